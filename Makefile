@@ -1,0 +1,32 @@
+# Thin wrapper: installs what is missing, configures, builds, and runs.
+#   make demo   build and start wr in front of a demo origin, with a demo room
+#   make test   build and run every test
+#   make bench  build with optimisations and compare against nginx (not part of make test)
+BUILD ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc)
+
+.PHONY: all deps test-deps build test demo bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh build
+
+test-deps:
+	@scripts/install-deps.sh test
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: test-deps build
+	ctest --test-dir $(BUILD) --output-on-failure
+
+demo: build
+	scripts/demo.sh $(BUILD)/wr
+
+clean:
+	rm -rf $(BUILD)

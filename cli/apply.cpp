@@ -1,0 +1,86 @@
+// `wr apply -f` and `wr export`: the whole configuration as one JSON file, for CI.
+#include <fstream>
+#include <iostream>
+
+#include "commands.h"
+#include "output.h"
+#include "util/files.h"
+
+namespace wr::cli {
+namespace {
+
+std::string read_input(const std::string& file) {
+    if (file == "-") return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    const auto content = util::read_text_file(file);
+    if (!content) throw CliError("cannot read " + file);
+    return *content;
+}
+
+void print_changes(const nlohmann::json& result) {
+    const nlohmann::json& changes = result["changes"];
+    if (changes.empty()) {
+        std::cout << "no changes\n";
+        return;
+    }
+    for (const auto& change : changes) {
+        const std::string action = change.value("action", "");
+        const char sign = action == "create" ? '+' : action == "delete" ? '-' : '~';
+        std::cout << sign << ' ' << action << ' ' << change.value("kind", "") << ' ' << change.value("target", "");
+        if (!change["fields"].empty()) {
+            std::string fields;
+            for (const auto& field : change["fields"]) fields += (fields.empty() ? "" : ", ") + field.get<std::string>();
+            std::cout << " (" << fields << ")";
+        }
+        std::cout << '\n';
+    }
+    if (result.value("dry_run", false))
+        std::cout << changes.size() << " change(s) planned; dry run, nothing was changed\n";
+    else
+        std::cout << changes.size() << " change(s) applied\n";
+}
+
+} // namespace
+
+void add_apply_commands(CLI::App& root, Context& context) {
+    {
+        struct Options {
+            std::string file;
+            bool dry_run = false;
+            bool prune = false;
+        };
+        auto options = std::make_shared<Options>();
+        CLI::App* apply = root.add_subcommand("apply", "Make the configuration match a file (one transaction; idempotent)");
+        apply->add_option("-f,--file", options->file, "The configuration ('-' for stdin), as `wr export` writes it")->required();
+        apply->add_flag("--dry-run", options->dry_run, "Check and show the changes without making them");
+        apply->add_flag("--prune", options->prune, "Also delete zones, rooms and events the file does not mention");
+        apply->footer("Example:\n  wr apply -f rooms.json --dry-run\n  wr apply -f rooms.json\n\n"
+                      "File shape: {\"zones\":[{\"name\",\"origin\",\"settings\":{…},\"waiting_rooms\":[{…,\"events\":[…],\"rules\":[…]}]}]}");
+        apply->callback([&context, options] {
+            const nlohmann::json document = nlohmann::json::parse(read_input(options->file), nullptr, false);
+            if (document.is_discarded()) throw CliError(options->file + " is not valid JSON");
+            std::string query = "?dry_run=" + std::string(options->dry_run ? "true" : "false") +
+                                "&prune=" + std::string(options->prune ? "true" : "false");
+            const nlohmann::json result = context.client().post("/client/v4/apply" + query, document);
+            if (context.json_output())
+                std::cout << result.dump(2) << '\n';
+            else
+                print_changes(result);
+        });
+    }
+    {
+        auto file = std::make_shared<std::string>();
+        CLI::App* exporter = root.add_subcommand("export", "Write the whole configuration as JSON (for wr apply)");
+        exporter->add_option("-f,--file", *file, "Write to this file instead of stdout");
+        exporter->footer("Example:\n  wr export > rooms.json");
+        exporter->callback([&context, file] {
+            const std::string text = context.client().get("/client/v4/export").dump(2) + "\n";
+            if (file->empty()) {
+                std::cout << text;
+            } else {
+                util::write_text_file(*file, text);
+            }
+        });
+    }
+}
+
+} // namespace wr::cli

@@ -1,0 +1,46 @@
+#pragma once
+// Command-line options that become fields of a JSON request body. Only the options a user gave
+// are sent, so `update` commands are partial (PATCH) and `create` leaves defaults to the server.
+#include <CLI/CLI.hpp>
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace wr::cli {
+
+class BodyOptions {
+public:
+    void add_string(CLI::App* command, const std::string& flags, std::string key, const std::string& help);
+    void add_integer(CLI::App* command, const std::string& flags, std::string key, const std::string& help);
+    // --flag sets true, --no-flag sets false.
+    void add_boolean(CLI::App* command, const std::string& flag, std::string key, const std::string& help);
+    void add_choice(CLI::App* command, const std::string& flags, std::string key, std::vector<std::string> choices,
+                    const std::string& help);
+    // The field's value is the content of the named file.
+    void add_file(CLI::App* command, const std::string& flags, std::string key, const std::string& help);
+    // An ISO 8601 time, or a time relative to now: "+30m", "+2h", "+1d".
+    void add_time(CLI::App* command, const std::string& flags, std::string key, const std::string& help);
+
+    // Throws CliError when a file cannot be read or a time cannot be understood.
+    nlohmann::json body() const;
+
+private:
+    enum class Kind { string, integer, boolean, file, time };
+    struct Entry {
+        Kind kind;
+        std::string key;
+        CLI::Option* option = nullptr;
+        std::string text;
+        int64_t integer = 0;
+        bool boolean = false;
+    };
+    Entry& add(Kind kind, std::string key);
+
+    std::deque<Entry> m_entries; // a deque: CLI11 keeps pointers into the entries
+};
+
+// "+30m" → now + 30 minutes, as ISO 8601; anything else is returned unchanged.
+std::string resolve_time(const std::string& text);
+
+} // namespace wr::cli

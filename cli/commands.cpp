@@ -1,0 +1,85 @@
+// Builds the command tree, runs the chosen command and maps failures to exit statuses:
+// 1 for errors (with "wr: error: …" on stderr), 2 for usage mistakes.
+#include "commands.h"
+
+#include <iostream>
+
+#include "util/files.h"
+
+namespace wr::cli {
+namespace {
+
+bool is_local(const std::string& url) {
+    for (const char* host : {"://127.0.0.1", "://localhost", "://[::1]"})
+        if (url.find(host) != std::string::npos) return true;
+    return false;
+}
+
+} // namespace
+
+ApiClient Context::client() const {
+    std::string secret = token;
+    if (secret.empty() && is_local(api_url)) {
+        if (const auto file = util::read_text_file(data_dir / "admin.token")) {
+            secret = *file;
+            while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r' || secret.back() == ' ')) secret.pop_back();
+        }
+    }
+    if (secret.empty())
+        throw CliError("no API token: pass --token, set WR_API_TOKEN, or run where " + (data_dir / "admin.token").string() +
+                       " can be read (see `wr tokens create`)");
+    return ApiClient(api_url, secret);
+}
+
+int run(int argc, char** argv) {
+    Context context;
+    CLI::App root{"wr: a self-hosted virtual waiting room.\n\n"
+                  "  wr serve                       run the edge and the admin API\n"
+                  "  wr zones|rooms|events|rules …  manage them through the admin API\n"
+                  "  wr apply -f rooms.json         make the configuration match a file",
+                  "wr"};
+    root.set_version_flag("--version", "wr 0.1.0");
+    root.require_subcommand(1);
+    root.fallthrough();
+    root.set_config("--config", "", "Read options from a TOML or INI file ([serve] section for serve's options)");
+    root.add_option("--api", context.api_url, "Admin API base URL")->envname("WR_API_URL")->capture_default_str();
+    root.add_option("--token", context.token, "Admin API token (default: <data-dir>/admin.token for a local API)")
+        ->envname("WR_API_TOKEN");
+    root.add_option("--data-dir", context.data_dir, "Data directory (database, keys, first admin token)")
+        ->envname("WR_DATA_DIR")
+        ->capture_default_str();
+    root.add_option("-o,--output", context.output, "Output format: a table, or the bare JSON result for scripts")
+        ->check(CLI::IsMember({"table", "json"}))
+        ->capture_default_str();
+
+    add_serve_commands(root, context);
+    add_zone_commands(root, context);
+    add_room_commands(root, context);
+    add_event_commands(root, context);
+    add_rule_commands(root, context);
+    add_settings_commands(root, context);
+    add_token_commands(root, context);
+    add_apply_commands(root, context);
+
+    try {
+        root.parse(argc, argv);
+    } catch (const CLI::CallForHelp& help) {
+        return root.exit(help);
+    } catch (const CLI::CallForAllHelp& help) {
+        return root.exit(help);
+    } catch (const CLI::CallForVersion& version) {
+        return root.exit(version);
+    } catch (const CLI::ParseError& error) {
+        std::cerr << "wr: error: " << error.what() << "\nRun with --help for usage.\n";
+        return 2;
+    } catch (const CliError& error) {
+        std::cerr << "wr: error: " << error.what() << '\n';
+        return 1;
+    } catch (const std::exception& error) {
+        std::cerr << "wr: error: " << error.what() << '\n';
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace wr::cli

@@ -1,0 +1,30 @@
+#pragma once
+// What every command shares: where the admin API is, how to authenticate, how to print.
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "api_client.h"
+
+namespace wr::cli {
+
+// A failure to report as "wr: error: <message>" with exit status 1.
+class CliError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct Context {
+    std::string api_url = "http://127.0.0.1:9090";
+    std::string token;
+    std::filesystem::path data_dir = "wr-data";
+    std::string output = "table"; // or "json"
+
+    bool json_output() const { return output == "json"; }
+
+    // A client for the admin API; the token comes from --token, WR_API_TOKEN, or, for an API on
+    // this machine, <data-dir>/admin.token.
+    ApiClient client() const;
+};
+
+} // namespace wr::cli

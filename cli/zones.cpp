@@ -1,0 +1,67 @@
+// `wr zones …`: the domains wr fronts and the origin each one proxies to.
+#include "body_options.h"
+#include "commands.h"
+#include "output.h"
+#include "resolve.h"
+
+namespace wr::cli {
+namespace {
+
+const std::vector<Column> k_zone_columns = {{"ID", "id"}, {"NAME", "name"}, {"ORIGIN", "origin"}, {"CREATED", "created_on"}};
+
+} // namespace
+
+void add_zone_commands(CLI::App& root, Context& context) {
+    CLI::App* zones = root.add_subcommand("zones", "Manage zones: a domain and the origin it proxies to");
+    zones->require_subcommand(1);
+
+    {
+        auto name = std::make_shared<std::string>();
+        auto origin = std::make_shared<std::string>();
+        CLI::App* create = zones->add_subcommand("create", "Create a zone");
+        create->add_option("name", *name, "Domain, e.g. example.com")->required();
+        create->add_option("--origin", *origin, "Upstream base URL, e.g. http://127.0.0.1:3000")->required();
+        create->footer("Example:\n  wr zones create example.com --origin http://127.0.0.1:3000");
+        create->callback([&context, name, origin] {
+            print_object(context, context.client().post("/client/v4/zones", {{"name", *name}, {"origin", *origin}}));
+        });
+    }
+    {
+        CLI::App* list = zones->add_subcommand("list", "List zones");
+        list->footer("Example:\n  wr zones list -o json");
+        list->callback([&context] { print_list(context, context.client().get_all("/client/v4/zones"), k_zone_columns); });
+    }
+    {
+        auto zone = std::make_shared<std::string>();
+        CLI::App* get = zones->add_subcommand("get", "Show a zone");
+        get->add_option("zone", *zone, "Zone id or name")->required();
+        get->footer("Example:\n  wr zones get example.com");
+        get->callback([&context, zone] { print_object(context, context.client().get("/client/v4/zones/" + path_segment(*zone))); });
+    }
+    {
+        auto zone = std::make_shared<std::string>();
+        auto body = std::make_shared<BodyOptions>();
+        CLI::App* update = zones->add_subcommand("update", "Change a zone's origin (or name)");
+        update->add_option("zone", *zone, "Zone id or name")->required();
+        body->add_string(update, "--origin", "origin", "Upstream base URL");
+        body->add_string(update, "--name", "name", "New domain");
+        update->footer("Example:\n  wr zones update example.com --origin http://10.0.0.5:8000");
+        update->callback([&context, zone, body] {
+            const ApiClient client = context.client();
+            print_object(context, client.patch(zone_path(client, *zone), body->body()));
+        });
+    }
+    {
+        auto zone = std::make_shared<std::string>();
+        CLI::App* remove = zones->add_subcommand("delete", "Delete a zone (it must have no waiting rooms)");
+        remove->add_option("zone", *zone, "Zone id or name")->required();
+        remove->footer("Example:\n  wr zones delete example.com");
+        remove->callback([&context, zone] {
+            const ApiClient client = context.client();
+            const nlohmann::json result = client.del(zone_path(client, *zone));
+            print_done(context, "deleted zone " + *zone, result);
+        });
+    }
+}
+
+} // namespace wr::cli

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages wr needs to build and test, skipping those already present.
+# Usage: scripts/install-deps.sh [build|test|bench|demo]
+set -euo pipefail
+
+build_packages=(
+  cmake ninja-build g++ pkg-config
+  libcpp-httplib-dev libboost-dev libcli11-dev libsqlitecpp-dev libsqlite3-dev
+  nlohmann-json3-dev libssl-dev doctest-dev libkainjow-mustache-dev
+  libre2-dev libhiredis-dev zlib1g-dev libbrotli-dev
+)
+test_packages=(nodejs npm redis-server chromium sqlite3)
+bench_packages=(nginx wrk)
+
+wanted=("${build_packages[@]}")
+case "${1:-build}" in
+  build|demo) ;;
+  test) wanted+=("${test_packages[@]}") ;;
+  bench) wanted+=("${bench_packages[@]}") ;;
+  *) echo "usage: $0 [build|test|bench|demo]" >&2; exit 2 ;;
+esac
+
+missing=()
+for package in "${wanted[@]}"; do
+  # node and npm may come from outside Debian (nvm, NodeSource); a working binary is enough.
+  if [[ $package == nodejs || $package == npm ]] && command -v "${package/nodejs/node}" >/dev/null; then
+    continue
+  fi
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "installing: ${missing[*]}"
+sudo=""
+[[ $(id -u) -ne 0 ]] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

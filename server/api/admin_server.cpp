@@ -1,0 +1,108 @@
+// Adapts cpp-httplib to the admin API: turns each httplib request into an api::Request,
+// dispatches it, and writes the Reply. Also works around Debian's precompiled httplib 0.11.4:
+// TCP_NODELAY and the accept backlog must be set at run time (DESIGN.md §9).
+#include "api/admin_server.h"
+
+#include <chrono>
+#include <httplib.h>
+#include <stdexcept>
+#include <sys/socket.h>
+
+#include "util/log.h"
+
+namespace wr::api {
+namespace {
+
+Request to_request(const httplib::Request& in) {
+    Request request;
+    request.method = in.method;
+    request.path = in.path;
+    for (const auto& [name, value] : in.params) request.query.emplace(name, value);
+    for (const auto& [name, value] : in.headers) {
+        std::string lower = name;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        request.headers[lower] = value;
+    }
+    request.body = in.body;
+    const std::string host = in.get_header_value("Host");
+    request.base_url = "http://" + (host.empty() ? std::string("127.0.0.1") : host);
+    return request;
+}
+
+} // namespace
+
+AdminServer::AdminServer(Services& services, AdminServerOptions options)
+    : m_services(services), m_options(std::move(options)), m_server(std::make_unique<httplib::Server>()) {
+    const int threads = m_options.threads;
+    m_server->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+    m_server->set_tcp_nodelay(true);
+    m_server->set_payload_max_length(m_options.max_body_bytes);
+    m_server->set_keep_alive_timeout(30);
+    m_server->set_socket_options([this](socket_t sock) {
+        m_socket = sock;
+        int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
+
+    const auto handle = [this](const httplib::Request& in, httplib::Response& out) {
+        const auto started = std::chrono::steady_clock::now();
+        Request request = to_request(in);
+        const Reply reply = dispatch(m_services, all_routes(), request);
+        out.status = reply.status;
+        out.set_content(*reply.raw_body, reply.content_type.c_str());
+        out.set_header("Cache-Control", "no-store");
+        if (util::log_enabled(util::LogLevel::info)) {
+            const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+            // The path only: never headers (tokens) or bodies.
+            util::log_info("admin", in.method + " " + in.path + " " + std::to_string(reply.status) + " " +
+                                        std::to_string(elapsed.count() / 1000.0).substr(0, 6) + "ms");
+        }
+    };
+    for (const char* pattern : {".*"}) {
+        m_server->Get(pattern, handle);
+        m_server->Post(pattern, handle);
+        m_server->Put(pattern, handle);
+        m_server->Patch(pattern, handle);
+        m_server->Delete(pattern, handle);
+    }
+    // httplib answers oversized bodies (413) and unknown methods itself; give those the envelope too.
+    m_server->set_error_handler([](const httplib::Request&, httplib::Response& out) {
+        if (!out.body.empty()) return;
+        if (out.status == 413) {
+            out.set_content(R"({"success":false,"errors":[{"code":1009,"message":"the request body is too large"}],"messages":[],"result":null})",
+                            "application/json");
+        } else {
+            out.set_content(R"({"success":false,"errors":[{"code":1011,"message":"the request could not be handled"}],"messages":[],"result":null})",
+                            "application/json");
+        }
+    });
+}
+
+AdminServer::~AdminServer() { stop(); }
+
+int AdminServer::bind() {
+    m_port = m_options.port == 0 ? m_server->bind_to_any_port(m_options.host.c_str())
+                                 : (m_server->bind_to_port(m_options.host.c_str(), m_options.port) ? m_options.port : -1);
+    if (m_port <= 0)
+        throw std::runtime_error("cannot listen on " + m_options.host + ":" + std::to_string(m_options.port) +
+                                 " for the admin API (in use, or not a local address)");
+    // httplib listens with a backlog of 5, which stalls bursts of connections for seconds.
+    if (m_socket >= 0) ::listen(m_socket, 4096);
+    return m_port;
+}
+
+void AdminServer::start() {
+    m_thread = std::thread([this] { m_server->listen_after_bind(); });
+    // httplib 0.11.4 has no wait_until_ready.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+    while (!m_server->is_running() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds{1});
+    if (!m_server->is_running()) throw std::runtime_error("the admin API did not start");
+}
+
+void AdminServer::stop() {
+    if (m_server) m_server->stop();
+    if (m_thread.joinable()) m_thread.join();
+}
+
+} // namespace wr::api

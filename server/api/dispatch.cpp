@@ -1,0 +1,167 @@
+// Routes a request, checks its token against the route's access and zone, runs the handler and
+// maps errors to statuses. One try block for the whole admin surface.
+#include "api/routes.h"
+
+#include <chrono>
+
+#include "api/envelope.h"
+#include "control/error.h"
+#include "control/tokens.h"
+#include "control/zones.h"
+#include "store/tokens_store.h"
+#include "util/log.h"
+
+namespace wr::api {
+namespace {
+
+using control::Error;
+using control::ErrorCode;
+
+std::vector<std::string> split_path(const std::string& path) {
+    std::vector<std::string> segments;
+    size_t start = 1;
+    while (start <= path.size()) {
+        const size_t slash = path.find('/', start);
+        segments.push_back(path.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+        if (slash == std::string::npos) break;
+        start = slash + 1;
+    }
+    return segments;
+}
+
+// Matches a path against a pattern; on success fills params and returns the number of literal
+// segments (more literals = more specific: /waiting_rooms/settings beats /waiting_rooms/{id}).
+int match(const std::string& pattern, const std::vector<std::string>& path, std::map<std::string, std::string>& params) {
+    const std::vector<std::string> parts = split_path(pattern);
+    if (parts.size() != path.size()) return -1;
+    int literals = 0;
+    std::map<std::string, std::string> found;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        if (parts[i].size() > 2 && parts[i].front() == '{' && parts[i].back() == '}') {
+            if (path[i].empty()) return -1;
+            found[parts[i].substr(1, parts[i].size() - 2)] = path[i];
+        } else if (parts[i] == path[i]) {
+            ++literals;
+        } else {
+            return -1;
+        }
+    }
+    params = std::move(found);
+    return literals;
+}
+
+const Route* find_route(const std::vector<Route>& routes, Request& request) {
+    const std::vector<std::string> path = split_path(request.path);
+    const Route* best = nullptr;
+    int best_literals = -1;
+    bool path_known = false;
+    std::map<std::string, std::string> best_params;
+    for (const Route& route : routes) {
+        std::map<std::string, std::string> params;
+        const int literals = match(route.pattern, path, params);
+        if (literals < 0) continue;
+        path_known = true;
+        if (request.method != route.method || literals <= best_literals) continue;
+        best = &route;
+        best_literals = literals;
+        best_params = std::move(params);
+    }
+    if (!best) {
+        if (path_known) throw Error::of(ErrorCode::method_not_allowed, 405, request.method + " is not allowed on " + request.path);
+        throw Error::of(ErrorCode::not_found, 404, "no such endpoint: " + request.method + " " + request.path);
+    }
+    request.params = std::move(best_params);
+    return best;
+}
+
+std::string bearer_token(const Request& request) {
+    const auto authorization = request.header("authorization");
+    if (!authorization) {
+        if (request.header("x-auth-key") || request.header("x-auth-email"))
+            throw Error::of(ErrorCode::missing_token, 401,
+                            "X-Auth-Email/X-Auth-Key authentication is not supported; send an API token as "
+                            "Authorization: Bearer <token>");
+        throw Error::of(ErrorCode::missing_token, 401, "an API token is required: Authorization: Bearer <token>");
+    }
+    constexpr std::string_view k_prefix = "Bearer ";
+    if (authorization->size() <= k_prefix.size() ||
+        !std::equal(k_prefix.begin(), k_prefix.end(), authorization->begin(),
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); }))
+        throw Error::of(ErrorCode::invalid_token, 401, "the Authorization header must be: Bearer <token>");
+    return authorization->substr(k_prefix.size());
+}
+
+void authenticate(Services& services, const Route& route, Request& request) {
+    const std::string secret = bearer_token(request);
+    const util::TimePoint now = services.clock.now();
+    std::optional<model::Token> token =
+        services.database.read([&](store::Connection& connection) { return control::authenticate(connection, secret); });
+    if (!token) throw Error::of(ErrorCode::invalid_token, 401, "the API token is not valid (revoked or mistyped)");
+    // Remember when a token was last used, at minute precision, so reads stay reads.
+    if (!token->last_used_on || now - *token->last_used_on > std::chrono::minutes{1})
+        services.database.write([&](store::Connection& connection) { store::touch_token(connection, token->id, now); });
+
+    const bool needs_edit = route.access == Access::edit || route.access == Access::admin_edit;
+    if (needs_edit && token->scope != model::TokenScope::edit)
+        throw Error::of(ErrorCode::insufficient_scope, 403, "this token may only read; the request needs a token with scope edit");
+    const bool needs_every_zone = route.access == Access::admin_read || route.access == Access::admin_edit;
+    if (needs_every_zone && token->zone_id)
+        throw Error::of(ErrorCode::wrong_zone, 403,
+                        "this token is limited to one zone; managing zones, tokens and whole configurations needs a "
+                        "token valid for every zone");
+    request.token = std::move(token);
+}
+
+void resolve_zone(Services& services, Request& request) {
+    const auto it = request.params.find("zone_id");
+    if (it == request.params.end()) return;
+    std::optional<model::Zone> zone;
+    try {
+        zone = services.database.read([&](store::Connection& connection) { return control::resolve_zone(connection, it->second); });
+    } catch (const Error&) {
+        if (request.token && request.token->zone_id)
+            throw Error::of(ErrorCode::wrong_zone, 403, "this token is not valid for zone " + it->second);
+        throw;
+    }
+    if (request.token && request.token->zone_id && *request.token->zone_id != zone->id)
+        throw Error::of(ErrorCode::wrong_zone, 403, "this token is not valid for zone " + it->second);
+    request.zone = std::move(zone);
+}
+
+Reply error_reply(const Error& error) {
+    Reply reply;
+    reply.status = error.http_status();
+    reply.raw_body = error_envelope(error).dump();
+    return reply;
+}
+
+} // namespace
+
+const std::vector<Route>& all_routes() {
+    static const std::vector<Route> k_routes = [] {
+        std::vector<Route> routes;
+        for (auto table : {zone_routes, room_routes, event_routes, rule_routes, token_routes, config_routes, page_routes,
+                           meta_routes})
+            for (const Route& route : table()) routes.push_back(route);
+        return routes;
+    }();
+    return k_routes;
+}
+
+Reply dispatch(Services& services, const std::vector<Route>& routes, Request& request) {
+    try {
+        const Route* route = find_route(routes, request);
+        if (route->access != Access::public_access) authenticate(services, *route, request);
+        resolve_zone(services, request);
+        Reply reply = route->handler(services, request);
+        if (!reply.raw_body) reply.raw_body = success_envelope(reply.result, reply.result_info).dump();
+        return reply;
+    } catch (const Error& error) {
+        return error_reply(error);
+    } catch (const std::exception& error) {
+        util::log_error("admin", request.method + " " + request.path + " failed: " + error.what());
+        return error_reply(Error::of(ErrorCode::internal, 500, "internal error; the server log has details"));
+    }
+}
+
+} // namespace wr::api

@@ -1,0 +1,114 @@
+// Template previews: POST stores a custom page and answers with a capability URL on the admin
+// listener; GET of that URL renders the page in the state its query parameters choose, with
+// the parameters of Cloudflare's preview (force_queue, queue_is_full, queueing_method, event,
+// shuffle_at_event_start, waitTime).
+#include "api/routes.h"
+#include "control/error.h"
+#include "control/previews.h"
+#include "page/render.h"
+#include "store/previews_store.h"
+#include "util/secure.h"
+
+namespace wr::api {
+namespace {
+
+bool bool_parameter(const Request& request, const std::string& name) {
+    const auto value = request.query_value(name);
+    if (!value || *value == "false" || *value == "0" || value->empty()) return false;
+    if (*value == "true" || *value == "1") return true;
+    throw control::Error::bad_query(name, "must be true or false");
+}
+
+// The state a preview shows, from its query parameters.
+struct PreviewState {
+    page::QueueView view;
+    bool shows_origin = false; // passthrough without a queue: the visitor would see the site
+};
+
+PreviewState preview_state(const Request& request, util::TimePoint now) {
+    PreviewState state;
+    page::QueueView& view = state.view;
+    view.now = now;
+    view.last_updated = now;
+    const bool force_queue = bool_parameter(request, "force_queue");
+    view.queue_is_full = bool_parameter(request, "queue_is_full");
+    if (const auto method = request.query_value("queueing_method")) {
+        const auto parsed = model::parse_enum<model::QueueingMethod>(*method);
+        if (!parsed) throw control::Error::bad_query("queueing_method", "must be one of " + model::enum_choices<model::QueueingMethod>());
+        view.queueing_method = *parsed;
+    }
+    const std::string event = request.query_value("event").value_or("none");
+    if (event != "none" && event != "prequeueing" && event != "started")
+        throw control::Error::bad_query("event", "must be one of none, prequeueing, started");
+    int64_t wait = 10;
+    if (const auto text = request.query_value("waitTime")) {
+        if (text->empty() || text->size() > 6 || text->find_first_not_of("0123456789") != std::string::npos)
+            throw control::Error::bad_query("waitTime", "must be a whole number of minutes");
+        wait = std::stoll(*text);
+    }
+    view.event_active = event != "none";
+    view.event_prequeueing = event == "prequeueing";
+    if (view.event_prequeueing) {
+        view.event_start = now + std::chrono::minutes{15};
+        view.event_end = now + std::chrono::minutes{75};
+    } else if (event == "started") {
+        view.event_start = now - std::chrono::minutes{5};
+        view.event_end = now + std::chrono::minutes{55};
+    }
+    view.shuffle_at_event_start = view.event_active && bool_parameter(request, "shuffle_at_event_start");
+    view.queue_all = force_queue || view.event_prequeueing;
+    view.wait_time_known = !view.queue_all;
+    view.wait_time_minutes = wait;
+    if (view.queueing_method == model::QueueingMethod::random) {
+        view.wait_time_p25_minutes = wait / 2;
+        view.wait_time_p50_minutes = wait;
+        view.wait_time_p75_minutes = wait + wait / 2;
+    }
+    state.shows_origin = view.queueing_method == model::QueueingMethod::passthrough && !view.queue_all;
+    return state;
+}
+
+Reply create_preview(Services& services, Request& request) {
+    const nlohmann::json body = request.json_body();
+    if (!body.is_object()) throw control::Error::invalid("", "the request body must be a JSON object");
+    const auto html = body.find("custom_html");
+    if (html == body.end() || html->is_null()) throw control::Error::invalid("custom_html", "is required");
+    if (!html->is_string()) throw control::Error::invalid("custom_html", "must be a string");
+    const std::string id = services.database.write([&](store::Connection& connection) {
+        return control::create_preview(connection, services.clock.now(), request.zone->id, html->get<std::string>());
+    });
+    return ok({{"preview_url", request.base_url + "/preview/" + id}});
+}
+
+Reply show_preview(Services& services, Request& request) {
+    const std::string& id = request.param("preview_id");
+    const util::TimePoint now = services.clock.now();
+    const auto preview = util::is_id(id) ? services.database.read([&](store::Connection& connection) {
+        return store::find_preview(connection, id, now);
+    }) : std::nullopt;
+    if (!preview) return raw("This preview does not exist or has expired (previews last 24 hours).\n", "text/plain; charset=utf-8", 404);
+    PreviewState state;
+    try {
+        state = preview_state(request, now);
+    } catch (const control::Error& error) {
+        return raw(std::string(error.what()) + "\n", "text/plain; charset=utf-8", 400);
+    }
+    if (state.shows_origin)
+        return raw("<!doctype html><title>Origin</title><p>Passthrough: the visitor goes straight to the site. "
+                   "Add ?force_queue=true or &amp;event=prequeueing to see the queue page.</p>\n",
+                   "text/html; charset=utf-8");
+    const auto rendered = page::render_template(preview->html, state.view);
+    if (!rendered) return raw("The template could not be rendered.\n", "text/plain; charset=utf-8", 500);
+    return raw(*rendered, "text/html; charset=utf-8");
+}
+
+} // namespace
+
+std::vector<Route> page_routes() {
+    return {
+        {"POST", "/client/v4/zones/{zone_id}/waiting_rooms/preview", Access::edit, create_preview},
+        {"GET", "/preview/{preview_id}", Access::public_access, show_preview},
+    };
+}
+
+} // namespace wr::api

@@ -1,0 +1,67 @@
+// Handlers of /tokens: create (the token is shown once), list (never the secrets), revoke.
+#include "api/routes.h"
+#include "control/error.h"
+#include "control/tokens.h"
+#include "control/zones.h"
+#include "model/json_codec.h"
+#include "store/tokens_store.h"
+
+namespace wr::api {
+namespace {
+
+Reply list_tokens(Services& services, Request&) {
+    return ok(services.database.read([](store::Connection& connection) {
+        nlohmann::json result = nlohmann::json::array();
+        for (const model::Token& token : store::list_tokens(connection)) result.push_back(model::to_json(token));
+        return result;
+    }));
+}
+
+Reply create_token(Services& services, Request& request) {
+    const nlohmann::json body = request.json_body();
+    if (!body.is_object()) throw control::Error::invalid("", "the request body must be a JSON object");
+    model::FieldErrors errors;
+    std::string name;
+    model::JsonFields fields(body, model::BodyMode::create, errors);
+    fields.string("name", name, "", model::Presence::required);
+    model::TokenScope scope = model::TokenScope::read;
+    if (!body.contains("scope")) errors.push_back({"scope", "is required (read or edit)"});
+    fields.enumeration("scope", scope, model::TokenScope::read);
+    std::string zone;
+    fields.string("zone_id", zone, "");
+    if (!errors.empty()) throw control::Error::invalid(std::move(errors));
+    return ok(services.database.write([&](store::Connection& connection) {
+        std::optional<std::string> zone_id;
+        if (!zone.empty()) {
+            try {
+                zone_id = control::resolve_zone(connection, zone).id;
+            } catch (const control::Error&) {
+                throw control::Error::invalid("zone_id", "no zone has the id or name " + zone);
+            }
+        }
+        const control::NewToken created = control::create_token(connection, services.clock.now(), name, scope, zone_id);
+        nlohmann::json result = model::to_json(created.token);
+        result["token"] = created.secret;
+        return result;
+    }));
+}
+
+Reply delete_token(Services& services, Request& request) {
+    const std::string& id = request.param("token_id");
+    services.database.write([&](store::Connection& connection) {
+        if (!store::delete_token(connection, id)) throw control::Error::not_found("token", id);
+    });
+    return ok({{"id", id}});
+}
+
+} // namespace
+
+std::vector<Route> token_routes() {
+    return {
+        {"GET", "/client/v4/tokens", Access::admin_edit, list_tokens},
+        {"POST", "/client/v4/tokens", Access::admin_edit, create_token},
+        {"DELETE", "/client/v4/tokens/{token_id}", Access::admin_edit, delete_token},
+    };
+}
+
+} // namespace wr::api

@@ -1,0 +1,41 @@
+#pragma once
+// Declarative configuration: `wr export` writes the whole configuration as one JSON document
+// without ids or timestamps, and `wr apply -f` makes the store match such a document, in one
+// transaction, so that CI can manage rooms as files.
+//
+// {"zones":[{"name","origin","settings":{…},
+//            "waiting_rooms":[{<room fields>,"events":[…],"rules":[…]}]}]}
+//
+// Zones match by name, rooms by name within their zone, events by name within their room,
+// rules by position. A room without an "events" (or "rules") key keeps its events (rules).
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "store/database.h"
+#include "util/clock.h"
+
+namespace wr::control {
+
+struct Change {
+    std::string action;              // create, update, delete
+    std::string kind;                // zone, settings, waiting_room, event, rules
+    std::string target;              // "example.com", "example.com/shop", "example.com/shop/launch"
+    std::vector<std::string> fields; // for updates: the fields that change
+};
+
+struct ApplyOptions {
+    bool prune = false; // delete zones, rooms and events the document does not mention
+};
+
+// Applies the document inside the caller's transaction; throws Error (400) naming the
+// document path of the first invalid part ("zones[0].waiting_rooms[1].total_active_users").
+std::vector<Change> apply_document(store::Connection& connection, util::TimePoint now, const nlohmann::json& document,
+                                   const ApplyOptions& options);
+
+// The whole configuration; two exports of an unchanged configuration are identical.
+nlohmann::json export_document(store::Connection& connection);
+
+nlohmann::json to_json(const Change& change);
+
+} // namespace wr::control

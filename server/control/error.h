@@ -1,0 +1,59 @@
+#pragma once
+// The one exception of the control plane. Handlers and services throw it; the admin server
+// turns it into a v4 error envelope with the matching HTTP status (never 409 or 5xx for bad
+// input: Cloudflare's SDKs retry those).
+#include <stdexcept>
+#include <string>
+
+#include "model/field_error.h"
+
+namespace wr::control {
+
+// wr's error codes; stable, documented in README.md.
+enum class ErrorCode {
+    invalid_json = 1001,
+    validation = 1002,
+    conflict = 1003,
+    not_found = 1004,
+    missing_token = 1005,
+    invalid_token = 1006,
+    insufficient_scope = 1007,
+    wrong_zone = 1008,
+    body_too_large = 1009,
+    unsupported_media_type = 1010,
+    method_not_allowed = 1011,
+    bad_query = 1012,
+    internal = 1099,
+};
+
+class Error : public std::runtime_error {
+public:
+    Error(ErrorCode code, int http_status, model::FieldErrors errors);
+
+    static Error invalid(model::FieldErrors errors) { return Error(ErrorCode::validation, 400, std::move(errors)); }
+    static Error invalid(std::string field, std::string message) { return invalid({{std::move(field), std::move(message)}}); }
+    static Error conflict(std::string field, std::string message) {
+        return Error(ErrorCode::conflict, 400, {{std::move(field), std::move(message)}});
+    }
+    // "waiting_room 1234… not found"
+    static Error not_found(const std::string& resource, const std::string& id) {
+        return Error(ErrorCode::not_found, 404, {{"", resource + " '" + id + "' not found"}});
+    }
+    static Error bad_query(std::string parameter, std::string message) {
+        return Error(ErrorCode::bad_query, 400, {{std::move(parameter), std::move(message)}});
+    }
+    static Error of(ErrorCode code, int http_status, std::string message) {
+        return Error(code, http_status, {{"", std::move(message)}});
+    }
+
+    ErrorCode code() const { return m_code; }
+    int http_status() const { return m_http_status; }
+    const model::FieldErrors& errors() const { return m_errors; }
+
+private:
+    ErrorCode m_code;
+    int m_http_status;
+    model::FieldErrors m_errors;
+};
+
+} // namespace wr::control

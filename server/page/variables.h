@@ -1,0 +1,25 @@
+#pragma once
+// The variables of a queue page, named and valued as in Cloudflare's templates, and the same
+// facts as the cfWaitingRoom JSON object.
+#include <kainjow/mustache.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "page/queue_view.h"
+
+namespace wr::page {
+
+// The names of the boolean variables (they render as "true"/"false" and drive sections).
+const std::vector<std::string_view>& boolean_variable_names();
+
+kainjow::mustache::data template_data(const QueueView& view);
+
+// {"cfWaitingRoom": {…}}
+nlohmann::json json_response(const QueueView& view);
+
+// "10 minutes", "1 hour 5 minutes"; for the *Formatted variables.
+std::string format_minutes(int64_t minutes, std::string_view language);
+
+} // namespace wr::page

@@ -1,0 +1,56 @@
+// Reads and atomically writes the small files of the data directory.
+#include "util/files.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace wr::util {
+namespace {
+
+void write_atomically(const std::filesystem::path& path, std::string_view content, mode_t mode) {
+    const std::filesystem::path temporary = path.string() + ".tmp";
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0) throw std::runtime_error("cannot write " + temporary.string() + ": " + std::strerror(errno));
+    // The mode given to open() is filtered by the umask; secrets must end up exactly 0600.
+    ::fchmod(fd, mode);
+    size_t written = 0;
+    while (written < content.size()) {
+        const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            const std::string reason = std::strerror(errno);
+            ::close(fd);
+            throw std::runtime_error("cannot write " + temporary.string() + ": " + reason);
+        }
+        written += static_cast<size_t>(n);
+    }
+    ::fsync(fd);
+    ::close(fd);
+    std::filesystem::rename(temporary, path);
+}
+
+} // namespace
+
+std::optional<std::string> read_text_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream content;
+    content << in.rdbuf();
+    return content.str();
+}
+
+void write_secret_file(const std::filesystem::path& path, std::string_view content) {
+    write_atomically(path, content, 0600);
+}
+
+void write_text_file(const std::filesystem::path& path, std::string_view content) {
+    write_atomically(path, content, 0644);
+}
+
+} // namespace wr::util

@@ -1,0 +1,13 @@
+// The one test binary. Unit tests run with -tse=integration; integration tests with -ts=integration.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include "util/log.h"
+
+int main(int argc, char** argv) {
+    // Servers started by tests log only what goes wrong; WR_TEST_LOG=debug shows everything.
+    const char* level = std::getenv("WR_TEST_LOG");
+    wr::util::set_log_level(level && std::string(level) == "debug" ? wr::util::LogLevel::debug : wr::util::LogLevel::warn);
+    doctest::Context context(argc, argv);
+    return context.run();
+}

@@ -1,0 +1,2 @@
+#!/usr/bin/env bash
+echo "SDK test not written yet"; exit 0
