@@ -1,0 +1,247 @@
+// The real `wr` binary against a running server: what an operator types and sees.
+#include <doctest/doctest.h>
+
+#include "support/process.h"
+#include "support/test_server.h"
+#include "util/files.h"
+
+using nlohmann::json;
+using wr::test::ProcessResult;
+using wr::test::run_wr;
+using wr::test::TestServer;
+
+namespace {
+
+// Runs wr against the test server with its admin token.
+ProcessResult wr_cli(TestServer& server, std::vector<std::string> arguments, const std::string& input = "") {
+    arguments.insert(arguments.begin(), {"--api", server.admin_url(), "--token", server.admin_token()});
+    return run_wr(arguments, {}, input);
+}
+
+json json_out(const ProcessResult& result) {
+    const json parsed = json::parse(result.out, nullptr, false);
+    REQUIRE_MESSAGE(!parsed.is_discarded(), result.out << result.err);
+    return parsed;
+}
+
+void require_ok(const ProcessResult& result) { REQUIRE_MESSAGE(result.exit_code == 0, result.out << result.err); }
+
+} // namespace
+
+TEST_SUITE("integration") {
+
+TEST_CASE("integration: wr creates a zone and the design card's room, and lists them") {
+    TestServer server;
+    require_ok(wr_cli(server, {"zones", "create", "example.com", "--origin", "http://127.0.0.1:3000"}));
+    const ProcessResult created = wr_cli(server, {"rooms", "create", "--zone", "example.com", "--name", "shop", "--host",
+                                                  "shop.example.com", "--total-active-users", "1000", "--new-users-per-minute", "300"});
+    require_ok(created);
+    CHECK(created.out.find("total_active_users              1000") != std::string::npos);
+
+    const ProcessResult table = wr_cli(server, {"rooms", "list"});
+    require_ok(table);
+    CHECK(table.out.starts_with("ID                                NAME  ROUTE             PATH  ACTIVE  NEW/MIN  METHOD  SUSPENDED\n"));
+    CHECK(table.out.find("shop  shop.example.com  /     1000    300      fifo    false") != std::string::npos);
+
+    const json rooms = json_out(wr_cli(server, {"-o", "json", "rooms", "list"}));
+    REQUIRE(rooms.is_array()); // the bare result, never the envelope
+    CHECK(rooms[0]["name"] == "shop");
+    const json room = json_out(wr_cli(server, {"-o", "json", "rooms", "get", "shop"}));
+    CHECK(room["new_users_per_minute"] == 300);
+    CHECK(json_out(wr_cli(server, {"-o", "json", "zones", "get", "example.com"}))["origin"] == "http://127.0.0.1:3000");
+}
+
+TEST_CASE("integration: wr reports the API's message on stderr with exit 1, and usage errors with exit 2") {
+    TestServer server;
+    server.create_zone();
+    const ProcessResult invalid = wr_cli(server, {"rooms", "create", "--zone", "example.com", "--name", "shop", "--host",
+                                                  "shop.example.com", "--total-active-users", "10", "--new-users-per-minute", "300"});
+    CHECK(invalid.exit_code == 1);
+    CHECK(invalid.err == "wr: error: total_active_users: must be at least 200\n");
+    CHECK(invalid.out.empty());
+
+    const ProcessResult missing = wr_cli(server, {"rooms", "get", "nothing"});
+    CHECK(missing.exit_code == 1);
+    CHECK(missing.err == "wr: error: no waiting room has the id or name nothing\n");
+
+    const ProcessResult usage = wr_cli(server, {"rooms", "create", "--name", "x"});
+    CHECK(usage.exit_code == 2);
+    CHECK(usage.err.starts_with("wr: error: --zone is required"));
+
+    const ProcessResult unreachable = run_wr({"--api", "http://127.0.0.1:1", "--token", "x", "zones", "list"});
+    CHECK(unreachable.exit_code == 1);
+    CHECK(unreachable.err.starts_with("wr: error: cannot reach the admin API at http://127.0.0.1:1"));
+
+    const ProcessResult no_token = run_wr({"--api", "http://10.0.0.1:9090", "zones", "list"});
+    CHECK(no_token.exit_code == 1);
+    CHECK(no_token.err.starts_with("wr: error: no API token"));
+}
+
+TEST_CASE("integration: wr uses the data dir's admin token for a local API") {
+    TestServer server;
+    const ProcessResult listed =
+        run_wr({"--api", server.admin_url(), "--data-dir", server.data_dir().string(), "-o", "json", "zones", "list"});
+    require_ok(listed);
+    CHECK(json_out(listed) == json::array());
+    const ProcessResult from_env = run_wr({"-o", "json", "zones", "list"}, {{"WR_API_URL", server.admin_url()}, {"WR_API_TOKEN", server.admin_token()}});
+    require_ok(from_env);
+}
+
+TEST_CASE("integration: wr manages rooms by name: update, suspend, resume, status, delete") {
+    TestServer server;
+    server.create_zone();
+    server.create_room("example.com", {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 1000}, {"new_users_per_minute", 300}});
+    const json updated = json_out(wr_cli(server, {"-o", "json", "rooms", "update", "shop", "--queueing-method", "random",
+                                                  "--route", "shop.example.com/cart", "--cookie-suffix", "shop", "--samesite", "lax",
+                                                  "--origin-revoke", "--no-json-response"}));
+    CHECK(updated["queueing_method"] == "random");
+    CHECK(updated["additional_routes"] == json::array({{{"host", "shop.example.com"}, {"path", "/cart"}}}));
+    CHECK(updated["cookie_attributes"]["samesite"] == "lax");
+    CHECK(updated["enabled_origin_commands"] == json::array({"revoke"}));
+    CHECK(updated["total_active_users"] == 1000); // untouched
+
+    const ProcessResult suspended = wr_cli(server, {"rooms", "suspend", "shop"});
+    require_ok(suspended);
+    CHECK(suspended.out == "suspended waiting room shop\n");
+    CHECK(json_out(wr_cli(server, {"-o", "json", "rooms", "status", "shop"}))["status"] == "suspended");
+    require_ok(wr_cli(server, {"rooms", "resume", "shop"}));
+    CHECK(json_out(wr_cli(server, {"-o", "json", "rooms", "status", "shop"}))["status"] == "not_queueing");
+
+    // The same name in two zones needs --zone.
+    server.create_zone("other.com");
+    server.create_room("other.com", {{"name", "shop"}, {"host", "other.com"}, {"total_active_users", 1000}, {"new_users_per_minute", 300}});
+    const ProcessResult ambiguous = wr_cli(server, {"rooms", "get", "shop"});
+    CHECK(ambiguous.exit_code == 1);
+    CHECK(ambiguous.err == "wr: error: several zones have a waiting room named shop (example.com, other.com); add --zone\n");
+    CHECK(json_out(wr_cli(server, {"-o", "json", "rooms", "get", "shop", "--zone", "other.com"}))["host"] == "other.com");
+
+    const ProcessResult deleted = wr_cli(server, {"rooms", "delete", "shop", "--zone", "other.com"});
+    require_ok(deleted);
+    CHECK(deleted.out == "deleted waiting room shop\n");
+    require_ok(wr_cli(server, {"rooms", "get", "shop"}));
+}
+
+TEST_CASE("integration: wr schedules events with relative times and edits rules by position") {
+    TestServer server;
+    server.create_zone();
+    server.create_room("example.com", {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 1000}, {"new_users_per_minute", 300}});
+    // Relative times resolve against the real clock; the server's fake clock is earlier, so they lie ahead.
+    const json event = json_out(wr_cli(server, {"-o", "json", "events", "create", "shop", "--name", "launch", "--prequeue", "+10m",
+                                                "--start", "+30m", "--end", "+2h", "--shuffle"}));
+    CHECK(event["shuffle_at_event_start"] == true);
+    CHECK(event["prequeue_start_time"].is_string());
+    const ProcessResult listed = wr_cli(server, {"events", "list", "shop"});
+    CHECK(listed.out.find("launch") != std::string::npos);
+    CHECK(json_out(wr_cli(server, {"-o", "json", "events", "details", "shop", "launch"}))["total_active_users"] == 1000);
+    CHECK(json_out(wr_cli(server, {"-o", "json", "events", "update", "shop", "launch", "--session-duration", "10"}))["session_duration"] == 10);
+    const ProcessResult bad_time = wr_cli(server, {"events", "create", "shop", "--name", "x", "--start", "+5x", "--end", "+1h"});
+    CHECK(bad_time.exit_code == 1);
+    CHECK(bad_time.err.starts_with("wr: error: cannot read the time +5x"));
+    require_ok(wr_cli(server, {"events", "delete", "shop", "launch"}));
+
+    require_ok(wr_cli(server, {"rules", "create", "shop", "--expression", "http.request.uri.path eq \"/health\"", "--description", "health"}));
+    require_ok(wr_cli(server, {"rules", "create", "shop", "--expression", "starts_with(http.request.uri.path, \"/static/\")",
+                               "--description", "assets"}));
+    const ProcessResult table = wr_cli(server, {"rules", "list", "shop"});
+    CHECK(table.out.find("1  ") != std::string::npos);
+    const json moved = json_out(wr_cli(server, {"-o", "json", "rules", "update", "shop", "assets", "--position", "1", "--no-enabled"}));
+    CHECK(moved[0]["description"] == "assets");
+    CHECK(moved[0]["enabled"] == false);
+    const ProcessResult bad = wr_cli(server, {"rules", "create", "shop", "--expression", "http.hots eq \"x\""});
+    CHECK(bad.err == "wr: error: expression: unknown field 'http.hots' at column 1\n");
+    CHECK(json_out(wr_cli(server, {"-o", "json", "rules", "delete", "shop", "2"})).size() == 1);
+
+    const ProcessResult replaced = wr_cli(server, {"-o", "json", "rules", "replace", "shop", "-f", "-"},
+                                          R"([{"expression":"http.host eq \"a.example.com\""},{"expression":"ip.src in {10.0.0.0/8}"}])");
+    require_ok(replaced);
+    CHECK(json_out(replaced).size() == 2);
+}
+
+TEST_CASE("integration: wr settings and tokens") {
+    TestServer server;
+    server.create_zone();
+    CHECK(json_out(wr_cli(server, {"-o", "json", "settings", "set", "example.com", "--search-engine-crawler-bypass"}))
+              ["search_engine_crawler_bypass"] == true);
+    CHECK(wr_cli(server, {"settings", "get", "example.com"}).out == "search_engine_crawler_bypass  true\n");
+
+    const ProcessResult created = wr_cli(server, {"tokens", "create", "--name", "ci", "--scope", "read", "--zone", "example.com"});
+    require_ok(created);
+    const std::string token = created.out.substr(0, created.out.find('\n'));
+    CHECK(token.starts_with("wr_"));
+    CHECK(created.err.find("shown only once") != std::string::npos);
+    const ProcessResult with_token = run_wr({"--api", server.admin_url(), "--token", token, "-o", "json", "rooms", "list", "--zone", "example.com"});
+    require_ok(with_token);
+    const ProcessResult listed = wr_cli(server, {"-o", "json", "tokens", "list"});
+    CHECK(listed.out.find(token) == std::string::npos);
+    std::string id;
+    for (const json& item : json_out(listed))
+        if (item["name"] == "ci") id = item["id"];
+    require_ok(wr_cli(server, {"tokens", "revoke", id}));
+    CHECK(run_wr({"--api", server.admin_url(), "--token", token, "zones", "list"}).exit_code == 1);
+}
+
+TEST_CASE("integration: wr apply is idempotent and wr export round-trips byte for byte") {
+    TestServer server;
+    wr::test::TempDir files;
+    const std::string config = (files.path() / "rooms.json").string();
+    wr::util::write_text_file(config, R"({"zones":[{"name":"example.com","origin":"http://127.0.0.1:3000",
+        "waiting_rooms":[{"name":"shop","host":"shop.example.com","total_active_users":1000,"new_users_per_minute":300,
+        "rules":[{"expression":"http.request.uri.path eq \"/health\""}]}]}]})");
+
+    const ProcessResult dry = wr_cli(server, {"apply", "-f", config, "--dry-run"});
+    require_ok(dry);
+    CHECK(dry.out == "+ create zone example.com\n+ create waiting_room example.com/shop\n+ create rules example.com/shop\n"
+                     "3 change(s) planned; dry run, nothing was changed\n");
+    CHECK(json_out(wr_cli(server, {"-o", "json", "zones", "list"})).empty());
+
+    const ProcessResult applied = wr_cli(server, {"apply", "-f", config});
+    require_ok(applied);
+    CHECK(applied.out.ends_with("3 change(s) applied\n"));
+    CHECK(wr_cli(server, {"apply", "-f", config}).out == "no changes\n");
+
+    const ProcessResult exported = wr_cli(server, {"export"});
+    require_ok(exported);
+    CHECK(wr_cli(server, {"export"}).out == exported.out);
+    CHECK(wr_cli(server, {"apply", "-f", "-"}, exported.out).out == "no changes\n");
+
+    wr::util::write_text_file(config, R"({"zones":[{"name":"example.com","origin":"http://127.0.0.1:3000",
+        "waiting_rooms":[{"name":"shop","host":"shop.example.com","total_active_users":2000,"new_users_per_minute":300}]}]})");
+    CHECK(wr_cli(server, {"apply", "-f", config}).out == "~ update waiting_room example.com/shop (total_active_users)\n1 change(s) applied\n");
+    const ProcessResult pruned = wr_cli(server, {"apply", "-f", config, "--prune"});
+    CHECK(pruned.out == "- delete rules example.com/shop\n1 change(s) applied\n");
+
+    wr::util::write_text_file(config, "{\"zones\": [");
+    const ProcessResult broken = wr_cli(server, {"apply", "-f", config});
+    CHECK(broken.exit_code == 1);
+    CHECK(broken.err == "wr: error: " + config + " is not valid JSON\n");
+}
+
+TEST_CASE("integration: wr migrate reports what it applied, then that the database is up to date") {
+    wr::test::TempDir data;
+    const ProcessResult first = run_wr({"migrate", "--data-dir", data.path().string()});
+    require_ok(first);
+    CHECK(first.out.find("schema version 0 -> 1") != std::string::npos);
+    CHECK(first.out.find("applied 0001_init.sql") != std::string::npos);
+    const ProcessResult second = run_wr({"migrate", "--data-dir", data.path().string()});
+    CHECK(second.out.find("is up to date (schema version 1)") != std::string::npos);
+}
+
+TEST_CASE("integration: every wr command has --help with an example") {
+    for (const std::vector<std::string>& command : std::vector<std::vector<std::string>>{
+             {"serve"}, {"migrate"}, {"zones", "create"}, {"zones", "list"}, {"zones", "get"}, {"zones", "update"},
+             {"zones", "delete"}, {"rooms", "create"}, {"rooms", "list"}, {"rooms", "get"}, {"rooms", "update"},
+             {"rooms", "delete"}, {"rooms", "suspend"}, {"rooms", "resume"}, {"rooms", "status"}, {"events", "create"},
+             {"events", "list"}, {"events", "get"}, {"events", "details"}, {"events", "update"}, {"events", "delete"},
+             {"rules", "create"}, {"rules", "list"}, {"rules", "update"}, {"rules", "delete"}, {"rules", "replace"},
+             {"settings", "get"}, {"settings", "set"}, {"tokens", "create"}, {"tokens", "list"}, {"tokens", "revoke"},
+             {"apply"}, {"export"}}) {
+        std::vector<std::string> arguments = command;
+        arguments.push_back("--help");
+        const ProcessResult help = run_wr(arguments);
+        CAPTURE(arguments);
+        CHECK(help.exit_code == 0);
+        CHECK(help.out.find("Example:\n  wr ") != std::string::npos);
+    }
+}
+
+} // TEST_SUITE

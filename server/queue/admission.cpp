@@ -1,0 +1,203 @@
+// The admission algorithm of DESIGN.md §4 and reference/000–002.
+//
+// Slots this minute = min(total_active_users − active users, new_users_per_minute − users
+// admitted this minute). FIFO reserves them for the oldest buckets first: a user may enter
+// when fewer users wait in older buckets than there are slots, and a user without a ticket only
+// when fewer wait than there are slots. Random queueing keeps the same bookkeeping (so
+// switching methods keeps arrival order) but gives every on-time check-in the same chance:
+// while more users wait than there are slots, the minute's slots are released one by one at
+// random moments spread over the minute, and the next check-in after a release takes it.
+#include "queue/admission.h"
+
+#include <algorithm>
+
+namespace wr::queue {
+namespace {
+
+// Check-ins up to a second early still count: the browser's refresh timer is not exact.
+constexpr util::Milliseconds k_early_tolerance{1000};
+
+// SplitMix64: a fixed, fast mix of 64 bits, so draws derived from ids are the same everywhere.
+uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+double unit_of(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+bool valid(const Ledger& ledger, const Policy& policy, const Ticket& ticket, util::TimePoint now) {
+    if (ticket.last_check_in > now + std::chrono::minutes{1}) return false; // from the future: not ours to trust
+    if (ticket.admitted() && ledger.is_revoked(ticket.session_id)) return false;
+    return ticket_expiry(ticket, policy) > now;
+}
+
+// How many of this minute's `capacity` slots have been released by `now`: slot k comes out at
+// a random moment within the k-th of `capacity` equal slices of the minute.
+int64_t released_slots(int64_t capacity, uint64_t seed, util::TimePoint now) {
+    if (capacity <= 0) return 0;
+    const double elapsed = static_cast<double>((now - minute_start(minute_of(now))).count()) / 60000.0;
+    const double position = elapsed * static_cast<double>(capacity);
+    const auto whole = static_cast<int64_t>(position);
+    const double fraction = position - static_cast<double>(whole);
+    const int64_t released = whole + (unit_of(mix(seed ^ static_cast<uint64_t>(whole))) <= fraction ? 1 : 0);
+    return std::min(capacity, released);
+}
+
+int refresh_interval(const Policy& policy, util::Random& random) {
+    if (policy.method != model::QueueingMethod::random) return k_refresh_interval_seconds;
+    return k_refresh_interval_seconds - k_refresh_jitter_seconds +
+           static_cast<int>(random.below(2 * k_refresh_jitter_seconds + 1));
+}
+
+void estimate_wait(Outcome& outcome, const Ledger& ledger, const Policy& policy, util::TimePoint now) {
+    if (policy.queue_all) return; // everyone waits for the start: no estimate
+    const double rate = ledger.admission_rate(now);
+    if (policy.method == model::QueueingMethod::random)
+        outcome.estimate = random_estimate(ledger.waiting_users(now), rate);
+    else
+        outcome.estimate = fifo_estimate(ledger.waiting_through(outcome.ticket.bucket, true, now), rate);
+    outcome.queue_is_full = outcome.estimate.known && outcome.estimate.minutes > k_queue_full_minutes;
+}
+
+void admit(Outcome& outcome, Ledger& ledger, util::TimePoint now, bool counted_as_waiting, util::TimePoint waiting_since) {
+    if (counted_as_waiting) ledger.remove_waiting(outcome.ticket.bucket, waiting_since, now);
+    outcome.ticket.accepted_at = now;
+    outcome.ticket.last_check_in = now;
+    ledger.add_active(now);
+    ledger.count_admission(now);
+    outcome.verdict = Verdict::admit;
+    outcome.counted = true;
+    outcome.newly_admitted = true;
+}
+
+} // namespace
+
+util::TimePoint ticket_expiry(const Ticket& ticket, const Policy& policy) {
+    if (!ticket.admitted()) return ticket.last_check_in + k_queued_ticket_lifetime;
+    return (policy.disable_session_renewal ? *ticket.accepted_at : ticket.last_check_in) + policy.session_duration;
+}
+
+util::TimePoint shuffled_bucket(uint64_t session_id, const Shuffle& shuffle) {
+    const int64_t span_seconds = std::max<int64_t>(
+        1, std::chrono::duration_cast<std::chrono::seconds>(shuffle.event_start - shuffle.prequeue_start).count());
+    const uint64_t draw = mix(session_id ^ mix(shuffle.event_key)) % static_cast<uint64_t>(span_seconds);
+    return shuffle.prequeue_start + std::chrono::seconds{static_cast<int64_t>(draw)};
+}
+
+Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticket>& presented, util::TimePoint now,
+                 util::Random& random) {
+    ledger.prune(now);
+    Outcome outcome;
+    const bool has_ticket = presented && valid(ledger, policy, *presented, now);
+
+    // Reject rooms let no one in (unless everyone is held for an event start anyway).
+    if (policy.method == model::QueueingMethod::reject && !policy.queue_all) {
+        outcome.verdict = Verdict::reject;
+        if (has_ticket) outcome.ticket = *presented;
+        return outcome;
+    }
+
+    // An admitted user stays admitted for their session, renewed by each request.
+    if (has_ticket && presented->admitted() && !presented->infinite_queue) {
+        outcome.verdict = Verdict::admit;
+        outcome.ticket = *presented;
+        if (!policy.disable_session_renewal) {
+            ledger.remove_active(presented->last_check_in, now);
+            ledger.add_active(now);
+            outcome.ticket.last_check_in = now;
+            outcome.counted = true;
+        }
+        return outcome;
+    }
+
+    if (has_ticket) {
+        outcome.ticket = *presented;
+    } else {
+        outcome.new_user = true;
+        outcome.ticket = Ticket{};
+        outcome.ticket.session_id = random.next();
+        outcome.ticket.bucket = now;
+        outcome.ticket.last_check_in = now;
+        outcome.ticket.refresh_interval_seconds = refresh_interval(policy, random);
+    }
+    Ticket& ticket = outcome.ticket;
+    const util::TimePoint previous_check_in = ticket.last_check_in;
+    bool counted_as_waiting = !outcome.new_user && Ledger::in_waiting_window(previous_check_in, now);
+
+    // A check-in before the user's interval is over gets the page again and changes nothing.
+    if (!outcome.new_user && now + k_early_tolerance < previous_check_in + std::chrono::seconds{ticket.refresh_interval_seconds}) {
+        outcome.verdict = Verdict::queue;
+        estimate_wait(outcome, ledger, policy, now);
+        return outcome;
+    }
+
+    // At the start of a shuffled event, prequeued users draw their place anew, once.
+    if (policy.shuffle && !ticket.shuffled && ticket.bucket >= policy.shuffle->prequeue_start &&
+        ticket.bucket < policy.shuffle->event_start) {
+        if (counted_as_waiting) ledger.remove_waiting(ticket.bucket, previous_check_in, now);
+        counted_as_waiting = false;
+        ticket.bucket = shuffled_bucket(ticket.session_id, *policy.shuffle);
+        ticket.shuffled = true;
+    }
+
+    if (policy.method == model::QueueingMethod::passthrough && !policy.queue_all && !ticket.infinite_queue) {
+        admit(outcome, ledger, now, counted_as_waiting, previous_check_in);
+        return outcome;
+    }
+
+    if (!policy.queue_all && !ticket.infinite_queue) {
+        const int64_t admitted_now = ledger.admitted_in_minute(now);
+        const int64_t slots = std::max<int64_t>(
+            0, std::min(policy.total_active_users - ledger.active_users(now, policy.session_duration),
+                        policy.new_users_per_minute - admitted_now));
+        const int64_t waiting_others = ledger.waiting_users(now) - (counted_as_waiting ? 1 : 0);
+        bool eligible = false;
+        if (policy.method == model::QueueingMethod::random) {
+            eligible = slots > 0 && (slots > waiting_others ||
+                                     admitted_now < released_slots(admitted_now + slots, ledger.release_seed(now, random), now));
+        } else {
+            const int64_t ahead = outcome.new_user ? waiting_others : ledger.waiting_through(ticket.bucket, false, now);
+            eligible = ahead < slots;
+        }
+        if (eligible) {
+            admit(outcome, ledger, now, counted_as_waiting, previous_check_in);
+            return outcome;
+        }
+    }
+
+    // Queue: the user's count moves to this minute.
+    if (counted_as_waiting) ledger.remove_waiting(ticket.bucket, previous_check_in, now);
+    ledger.add_waiting(ticket.bucket, now);
+    ticket.last_check_in = now;
+    if (!outcome.new_user) ticket.refresh_interval_seconds = refresh_interval(policy, random);
+    outcome.verdict = Verdict::queue;
+    outcome.counted = true;
+    estimate_wait(outcome, ledger, policy, now);
+    return outcome;
+}
+
+bool revoke(Ledger& ledger, const Policy& policy, const Ticket& ticket, util::TimePoint now) {
+    if (!ticket.admitted() || ledger.is_revoked(ticket.session_id) || ticket_expiry(ticket, policy) <= now) return false;
+    ledger.remove_active(ticket.last_check_in, now);
+    // Remember the id until the cookie would have expired anyway, so it cannot be replayed.
+    ledger.revoke(ticket.session_id, std::max(ticket_expiry(ticket, policy), ticket.last_check_in + std::chrono::minutes{30}));
+    return true;
+}
+
+RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimePoint now) {
+    RoomFigures figures;
+    figures.active_users = ledger.active_users(now, policy.session_duration);
+    figures.queued_users = ledger.waiting_users(now);
+    if (policy.queue_all || figures.queued_users == 0) return figures;
+    const double rate = ledger.admission_rate(now);
+    const WaitEstimate estimate = policy.method == model::QueueingMethod::random
+                                      ? random_estimate(figures.queued_users, rate)
+                                      : fifo_estimate(figures.queued_users, rate);
+    figures.estimate_known = estimate.known;
+    figures.max_estimated_minutes = policy.method == model::QueueingMethod::random ? estimate.p75_minutes : estimate.minutes;
+    return figures;
+}
+
+} // namespace wr::queue

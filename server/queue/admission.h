@@ -1,0 +1,55 @@
+#pragma once
+// Decides what happens to one request to a room — admit, queue or reject — and records it in
+// the room's ledger. Pure: time and randomness come in as arguments, so every rule is tested
+// deterministically and `wr simulate` runs the same code on virtual time.
+#include <optional>
+
+#include "queue/ledger.h"
+#include "queue/policy.h"
+#include "queue/ticket.h"
+#include "queue/wait_estimate.h"
+
+namespace wr::queue {
+
+enum class Verdict {
+    admit,  // on to the origin, with the (renewed) ticket
+    queue,  // the queue page, with the ticket
+    reject, // the reject page; nothing counted
+};
+
+struct Outcome {
+    Verdict verdict = Verdict::queue;
+    Ticket ticket;              // what the cookie should carry now
+    bool counted = false;       // the request changed the counts (not an early check-in)
+    bool new_user = false;      // arrived without a valid ticket
+    bool newly_admitted = false; // admitted by this request
+    WaitEstimate estimate;      // for queued users
+    bool queue_is_full = false; // the estimate exceeds a day
+};
+
+// `presented` is the ticket from the visitor's cookie, already opened and bound to this room,
+// or nullopt. Expired and revoked tickets count as absent.
+Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticket>& presented, util::TimePoint now,
+                 util::Random& random);
+
+// Ends an admitted user's session now: their slot frees at once and the ticket stops working.
+// Returns false when the ticket was not an admitted, unexpired one.
+bool revoke(Ledger& ledger, const Policy& policy, const Ticket& ticket, util::TimePoint now);
+
+// When a ticket stops being valid under the policy.
+util::TimePoint ticket_expiry(const Ticket& ticket, const Policy& policy);
+
+// The room-wide figures the status endpoint and the dashboards show.
+struct RoomFigures {
+    int64_t active_users = 0;
+    int64_t queued_users = 0;
+    int64_t max_estimated_minutes = 0; // the wait of the newest arrival
+    bool estimate_known = false;
+};
+RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimePoint now);
+
+// The virtual arrival a shuffled user gets in [prequeue_start, event_start): uniform, and the
+// same every time for the same user and event. Exposed for tests.
+util::TimePoint shuffled_bucket(uint64_t session_id, const Shuffle& shuffle);
+
+} // namespace wr::queue

@@ -1,0 +1,126 @@
+// Per-minute counts of a waiting room.
+#include "queue/ledger.h"
+
+#include <algorithm>
+
+namespace wr::queue {
+namespace {
+
+int64_t ms_of(util::TimePoint time) { return time.time_since_epoch().count(); }
+
+} // namespace
+
+int64_t minute_of(util::TimePoint time) {
+    return std::chrono::floor<std::chrono::minutes>(time.time_since_epoch()).count();
+}
+
+util::TimePoint minute_start(int64_t minute) {
+    return util::TimePoint{std::chrono::duration_cast<util::Milliseconds>(std::chrono::minutes{minute})};
+}
+
+int64_t Ledger::active_users(util::TimePoint now, std::chrono::minutes session_duration) const {
+    // A user counted in minute m checked in at the latest just before m + 1; they are active
+    // until that instant plus the session, so the minute counts while m + 1 + session > now.
+    const int64_t oldest = minute_of(now) - session_duration.count();
+    int64_t total = 0;
+    for (auto it = m_active_by_minute.lower_bound(oldest); it != m_active_by_minute.end(); ++it) total += it->second;
+    return std::max<int64_t>(0, total);
+}
+
+bool Ledger::in_waiting_window(util::TimePoint checked_in, util::TimePoint now) {
+    return minute_of(checked_in) >= minute_of(now) - k_waiting_window_minutes && checked_in <= now;
+}
+
+int64_t Ledger::waiting_through(util::TimePoint bucket, bool inclusive, util::TimePoint now) const {
+    const int64_t oldest = minute_of(now) - k_waiting_window_minutes;
+    const int64_t limit = ms_of(bucket);
+    int64_t total = 0;
+    for (const auto& [key, minutes] : m_waiting) {
+        if (key > limit || (!inclusive && key == limit)) break;
+        for (auto it = minutes.lower_bound(oldest); it != minutes.end(); ++it) total += it->second;
+    }
+    return std::max<int64_t>(0, total);
+}
+
+int64_t Ledger::waiting_users(util::TimePoint now) const {
+    return waiting_through(util::TimePoint{util::Milliseconds{INT64_MAX}}, true, now);
+}
+
+int64_t Ledger::admitted_in_minute(util::TimePoint now) const {
+    const auto it = m_admitted_by_minute.find(minute_of(now));
+    return it == m_admitted_by_minute.end() ? 0 : it->second;
+}
+
+double Ledger::admission_rate(util::TimePoint now) const {
+    if (m_first_minute < 0) return 0;
+    const int64_t current = minute_of(now);
+    const int64_t full_minutes = std::min(k_rate_window_minutes, current - m_first_minute);
+    if (full_minutes <= 0) {
+        // Younger than a minute: extrapolate from what this minute has seen so far.
+        const double elapsed = std::max(0.25, static_cast<double>((now - minute_start(current)).count()) / 60000.0);
+        return static_cast<double>(admitted_in_minute(now)) / elapsed;
+    }
+    int64_t admitted = 0;
+    for (auto it = m_admitted_by_minute.lower_bound(current - full_minutes); it != m_admitted_by_minute.end() && it->first < current; ++it)
+        admitted += it->second;
+    return static_cast<double>(admitted) / static_cast<double>(full_minutes);
+}
+
+void Ledger::add_active(util::TimePoint counted_at) { ++m_active_by_minute[minute_of(counted_at)]; }
+
+void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
+    const int64_t minute = minute_of(counted_at);
+    if (minute < minute_of(now) - k_active_retention_minutes) return;
+    const auto it = m_active_by_minute.find(minute);
+    // Absent means already forgotten (or never counted here); counts never go below zero.
+    if (it == m_active_by_minute.end()) return;
+    if (--it->second <= 0) m_active_by_minute.erase(it);
+}
+
+void Ledger::add_waiting(util::TimePoint bucket, util::TimePoint checked_in) {
+    ++m_waiting[ms_of(bucket)][minute_of(checked_in)];
+}
+
+void Ledger::remove_waiting(util::TimePoint bucket, util::TimePoint checked_in, util::TimePoint now) {
+    if (!in_waiting_window(checked_in, now)) return;
+    const auto bucket_it = m_waiting.find(ms_of(bucket));
+    if (bucket_it == m_waiting.end()) return;
+    const auto it = bucket_it->second.find(minute_of(checked_in));
+    if (it == bucket_it->second.end()) return;
+    if (--it->second <= 0) bucket_it->second.erase(it);
+    if (bucket_it->second.empty()) m_waiting.erase(bucket_it);
+}
+
+void Ledger::count_admission(util::TimePoint now) {
+    const int64_t minute = minute_of(now);
+    ++m_admitted_by_minute[minute];
+    if (m_first_minute < 0) m_first_minute = minute;
+}
+
+uint64_t Ledger::release_seed(util::TimePoint now, util::Random& random) {
+    const int64_t minute = minute_of(now);
+    if (minute != m_seed_minute) {
+        m_seed_minute = minute;
+        m_seed = random.next();
+    }
+    return m_seed;
+}
+
+void Ledger::prune(util::TimePoint now) {
+    const int64_t now_minute = minute_of(now);
+    if (now_minute == m_pruned_minute) return;
+    m_pruned_minute = now_minute;
+    prune_now(now_minute, now);
+}
+
+void Ledger::prune_now(int64_t now_minute, util::TimePoint now) {
+    m_active_by_minute.erase(m_active_by_minute.begin(), m_active_by_minute.lower_bound(now_minute - k_active_retention_minutes));
+    m_admitted_by_minute.erase(m_admitted_by_minute.begin(), m_admitted_by_minute.lower_bound(now_minute - k_rate_window_minutes - 1));
+    for (auto bucket = m_waiting.begin(); bucket != m_waiting.end();) {
+        bucket->second.erase(bucket->second.begin(), bucket->second.lower_bound(now_minute - k_waiting_window_minutes));
+        bucket = bucket->second.empty() ? m_waiting.erase(bucket) : std::next(bucket);
+    }
+    std::erase_if(m_revoked, [now](const auto& entry) { return entry.second <= now; });
+}
+
+} // namespace wr::queue

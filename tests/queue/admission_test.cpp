@@ -1,0 +1,385 @@
+// The admission algorithm, on virtual time: the worked examples of the reference and the
+// rules of DESIGN.md §4.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "queue/admission.h"
+#include "support/test_server.h"
+
+using namespace std::chrono_literals;
+using wr::model::QueueingMethod;
+using wr::queue::Ledger;
+using wr::queue::Outcome;
+using wr::queue::Policy;
+using wr::queue::Ticket;
+using wr::queue::Verdict;
+using wr::util::TimePoint;
+
+namespace {
+
+// 15:54:00 on the reference's day, so bucket names read like the article's.
+const TimePoint k_1554{std::chrono::sys_days{std::chrono::year{2021} / 5 / 27} + 15h + 54min};
+
+Policy limits(int64_t total_active_users, int64_t new_users_per_minute, QueueingMethod method = QueueingMethod::fifo) {
+    Policy policy;
+    policy.total_active_users = total_active_users;
+    policy.new_users_per_minute = new_users_per_minute;
+    policy.method = method;
+    return policy;
+}
+
+// A queued user who arrived at `bucket` and last checked in at `checked_in`.
+Ticket queued_ticket(TimePoint bucket, TimePoint checked_in, uint64_t id) {
+    Ticket ticket;
+    ticket.session_id = id;
+    ticket.bucket = bucket;
+    ticket.last_check_in = checked_in;
+    return ticket;
+}
+
+// A crowd of browsers on virtual time: each keeps its own ticket and checks in when its refresh
+// interval is over, like the page's Refresh header makes it.
+struct Browser {
+    std::optional<Ticket> ticket;
+    TimePoint next_visit;
+    TimePoint arrived;
+    std::optional<TimePoint> admitted_at;
+};
+
+} // namespace
+
+TEST_CASE("queue: slots are reserved for the oldest buckets first (reference/000's example)") {
+    // 10,000 total active users, 2,000 new per minute, 7,000 active: 2,000 slots. Waiting:
+    // 500 since 15:54, 1,000 since 15:55, 1,000 since 15:56.
+    const Policy policy = limits(10000, 2000);
+    const TimePoint now = k_1554 + 3min;
+    Ledger ledger;
+    for (int i = 0; i < 7000; ++i) ledger.add_active(now - 1min);
+    const TimePoint buckets[] = {k_1554, k_1554 + 1min, k_1554 + 2min};
+    const int waiting[] = {500, 1000, 1000};
+    for (int b = 0; b < 3; ++b)
+        for (int i = 0; i < waiting[b]; ++i) ledger.add_waiting(buckets[b], now - 30s);
+    wr::util::SeededRandom random(1);
+
+    // The newest bucket checks in first: only its share of 500 may enter.
+    int admitted_1556 = 0;
+    for (int i = 0; i < 1000; ++i)
+        if (wr::queue::check_in(ledger, policy, queued_ticket(buckets[2], now - 30s, 100000 + i), now, random).verdict == Verdict::admit)
+            ++admitted_1556;
+    CHECK(admitted_1556 == 500);
+    // A new user takes only what is left after every waiting bucket: nothing.
+    CHECK(wr::queue::check_in(ledger, policy, std::nullopt, now, random).verdict == Verdict::queue);
+    // The older buckets are covered whole.
+    int admitted_older = 0;
+    for (int b = 0; b < 2; ++b)
+        for (int i = 0; i < waiting[b]; ++i)
+            if (wr::queue::check_in(ledger, policy, queued_ticket(buckets[b], now - 30s, 200000 + b * 10000 + i), now, random).verdict ==
+                Verdict::admit)
+                ++admitted_older;
+    CHECK(admitted_older == 1500);
+    CHECK(ledger.admitted_in_minute(now) == 2000);
+    CHECK(ledger.active_users(now, policy.session_duration) == 9000);
+}
+
+TEST_CASE("queue: eligible slots and the FIFO estimate of reference/002") {
+    // 200/200 limits, 148 active: 52 slots for buckets of 2, 50 and 60 users; 30 admitted per minute.
+    const Policy policy = limits(200, 200);
+    const TimePoint now = k_1554 + 40min + 10s;
+    Ledger ledger;
+    for (int minute = 5; minute >= 1; --minute)
+        for (int i = 0; i < 30; ++i) ledger.count_admission(now - std::chrono::minutes{minute});
+    for (int i = 0; i < 148; ++i) ledger.add_active(now - 1min);
+    const TimePoint buckets[] = {k_1554, k_1554 + 1min, k_1554 + 2min};
+    const int waiting[] = {2, 50, 60};
+    for (int b = 0; b < 3; ++b)
+        for (int i = 0; i < waiting[b]; ++i) ledger.add_waiting(buckets[b], now - 10s);
+    wr::util::SeededRandom random(2);
+
+    // Each user last checked in 10 s ago... and 25 s ago for their refresh to be due.
+    const auto ticket = [&](int bucket, uint64_t id) {
+        Ticket t = queued_ticket(buckets[bucket], now - 10s, id);
+        t.refresh_interval_seconds = 5;
+        return t;
+    };
+    const Outcome last = wr::queue::check_in(ledger, policy, ticket(2, 1), now, random);
+    CHECK(last.verdict == Verdict::queue); // 52 slots, 52 users ahead
+    int admitted = 0;
+    for (int b = 0; b < 2; ++b)
+        for (int i = 0; i < waiting[b]; ++i)
+            admitted += wr::queue::check_in(ledger, policy, ticket(b, 1000 + b * 100 + i), now, random).verdict == Verdict::admit;
+    CHECK(admitted == 52);
+    // "There are 60 users ahead of them. With 30 per minute, the estimated time is 60/30: 2 minutes."
+    const Outcome estimate = wr::queue::check_in(ledger, policy, ticket(2, 2), now, random);
+    CHECK(estimate.verdict == Verdict::queue);
+    CHECK(estimate.estimate.known);
+    CHECK(estimate.estimate.minutes == 2);
+}
+
+TEST_CASE("queue: the random estimate follows n = log(1 - p) / log(1 - P)") {
+    CHECK(wr::queue::minutes_for_probability(0.5, 0.1) == doctest::Approx(6.5788).epsilon(0.001));
+    const wr::queue::WaitEstimate estimate = wr::queue::random_estimate(100, 10); // P = 0.1
+    CHECK(estimate.known);
+    CHECK(estimate.p25_minutes == 3); // 2.73 rounded up
+    CHECK(estimate.p50_minutes == 7); // 6.58
+    CHECK(estimate.p75_minutes == 14); // 13.16
+    CHECK(estimate.minutes == 7);
+    CHECK_FALSE(wr::queue::random_estimate(100, 0).known);
+    CHECK_FALSE(wr::queue::fifo_estimate(100, 0).known);
+    CHECK(wr::queue::fifo_estimate(90, 30).minutes == 3);
+}
+
+TEST_CASE("queue: a surge never admits more than the limits, and queues no one below them") {
+    const Policy policy = limits(300, 200);
+    Ledger ledger;
+    wr::util::SeededRandom random(3);
+    const TimePoint start = wr::test::k_test_start;
+    // 150 users in the first minute: all below both limits, none queued.
+    for (int i = 0; i < 150; ++i)
+        CHECK(wr::queue::check_in(ledger, policy, std::nullopt, start + std::chrono::milliseconds{i * 100}, random).verdict == Verdict::admit);
+    // 1,000 more in the same minute: 50 more fit the per-minute limit.
+    int admitted = 0;
+    std::vector<Ticket> queued;
+    for (int i = 0; i < 1000; ++i) {
+        const Outcome outcome = wr::queue::check_in(ledger, policy, std::nullopt, start + 20s, random);
+        if (outcome.verdict == Verdict::admit) ++admitted; else queued.push_back(outcome.ticket);
+    }
+    CHECK(admitted == 50);
+    CHECK(ledger.waiting_users(start + 20s) == 950);
+    // Next minute: the per-minute budget renews but only 100 more fit under 300 active, and a
+    // newcomer comes after those who wait.
+    CHECK(wr::queue::check_in(ledger, policy, std::nullopt, start + 61s, random).verdict == Verdict::queue);
+    admitted = 0;
+    for (const Ticket& ticket : queued) admitted += wr::queue::check_in(ledger, policy, ticket, start + 61s, random).verdict == Verdict::admit;
+    CHECK(admitted == 100);
+    CHECK(ledger.active_users(start + 61s, policy.session_duration) == 300);
+}
+
+TEST_CASE("queue: queued users get in in arrival order as sessions expire") {
+    Policy policy = limits(200, 200);
+    policy.session_duration = 2min;
+    Ledger ledger;
+    wr::util::SeededRandom random(4);
+    const TimePoint start = wr::test::k_test_start;
+    for (int i = 0; i < 200; ++i) wr::queue::check_in(ledger, policy, std::nullopt, start, random);
+
+    // Four minutes of arrivals, 100 a minute, all queued; each browser refreshes on time.
+    std::vector<Browser> browsers;
+    for (int minute = 0; minute < 4; ++minute)
+        for (int i = 0; i < 100; ++i) {
+            const TimePoint at = start + std::chrono::minutes{minute} + std::chrono::milliseconds{i * 500};
+            browsers.push_back({std::nullopt, at, at, std::nullopt});
+        }
+    for (TimePoint now = start; now < start + 20min; now += 1s)
+        for (Browser& browser : browsers) {
+            if (browser.admitted_at || browser.next_visit > now) continue;
+            const Outcome outcome = wr::queue::check_in(ledger, policy, browser.ticket, now, random);
+            browser.ticket = outcome.ticket;
+            if (outcome.verdict == Verdict::admit)
+                browser.admitted_at = now;
+            else
+                browser.next_visit = now + std::chrono::seconds{outcome.ticket.refresh_interval_seconds};
+        }
+    // Everyone got in, and no one overtook an earlier arrival: a later user enters only once
+    // slots are reserved for everyone before them, who then enter at their next check-in.
+    for (const Browser& browser : browsers) REQUIRE(browser.admitted_at);
+    int overtaken = 0;
+    for (const Browser& earlier : browsers)
+        for (const Browser& later : browsers)
+            if (earlier.arrived < later.arrived && *earlier.admitted_at > *later.admitted_at + 25s) ++overtaken;
+    CHECK(overtaken == 0);
+}
+
+TEST_CASE("queue: switching fifo to random and back keeps the arrival order of those still waiting") {
+    Policy policy = limits(200, 200);
+    Ledger ledger;
+    wr::util::SeededRandom random(5);
+    const TimePoint start = wr::test::k_test_start;
+    for (int i = 0; i < 200; ++i) wr::queue::check_in(ledger, policy, std::nullopt, start, random);
+    const Outcome early = wr::queue::check_in(ledger, policy, std::nullopt, start + 10s, random);
+    const Outcome late = wr::queue::check_in(ledger, policy, std::nullopt, start + 70s, random);
+    REQUIRE(early.verdict == Verdict::queue);
+    REQUIRE(late.verdict == Verdict::queue);
+
+    policy.method = QueueingMethod::random;
+    const Outcome early_random = wr::queue::check_in(ledger, policy, early.ticket, start + 90s, random);
+    const Outcome late_random = wr::queue::check_in(ledger, policy, late.ticket, start + 100s, random);
+    CHECK(early_random.ticket.bucket == early.ticket.bucket); // the bookkeeping is the same
+    CHECK(late_random.ticket.bucket == late.ticket.bucket);
+
+    policy.method = QueueingMethod::fifo;
+    // Sessions end after 5 minutes; one slot frees when one admitted user is revoked.
+    Ticket admitted;
+    admitted.session_id = 77;
+    admitted.bucket = start;
+    admitted.accepted_at = start;
+    admitted.last_check_in = start + 3min;
+    ledger.add_active(start + 3min);
+    ledger.remove_active(start, start + 3min);
+    CHECK(wr::queue::revoke(ledger, policy, admitted, start + 3min));
+    // The later arrival checks in first but must let the earlier one go ahead.
+    const Outcome late_again = wr::queue::check_in(ledger, policy, late_random.ticket, start + 3min + 1s, random);
+    CHECK(late_again.verdict == Verdict::queue);
+    const Outcome early_again = wr::queue::check_in(ledger, policy, early_random.ticket, start + 3min + 2s, random);
+    CHECK(early_again.verdict == Verdict::admit);
+}
+
+TEST_CASE("queue: random queueing spreads a minute's slots over the minute") {
+    const Policy policy = limits(10000, 200, QueueingMethod::random);
+    Ledger ledger;
+    wr::util::SeededRandom random(6);
+    const TimePoint start = wr::test::k_test_start;
+    // 2,000 users are waiting; then the minute starts and everyone checks in at random moments.
+    std::vector<std::optional<Ticket>> tickets(2000);
+    for (auto& ticket : tickets) ticket = wr::queue::check_in(ledger, limits(10000, 200, QueueingMethod::random), std::nullopt, start - 30s, random).ticket;
+    // (the first 200 of those were admitted in the previous minute)
+    int admitted_in_first_second = 0;
+    int admitted_in_minute = 0;
+    for (int step = 0; step < 60000; step += 30) {
+        const TimePoint now = start + std::chrono::milliseconds{step};
+        auto& ticket = tickets[static_cast<size_t>(step / 30)];
+        if (!ticket || ticket->admitted()) continue;
+        const Outcome outcome = wr::queue::check_in(ledger, policy, ticket, now, random);
+        if (outcome.verdict == Verdict::admit) {
+            ++admitted_in_minute;
+            if (step < 1000) ++admitted_in_first_second;
+        }
+    }
+    CHECK(admitted_in_minute == 200);
+    CHECK(admitted_in_first_second <= 5);
+}
+
+TEST_CASE("queue: a check-in before the refresh interval gets the page and changes nothing") {
+    const Policy policy = limits(200, 200);
+    Ledger ledger;
+    wr::util::SeededRandom random(7);
+    const TimePoint start = wr::test::k_test_start;
+    for (int i = 0; i < 200; ++i) wr::queue::check_in(ledger, policy, std::nullopt, start, random);
+    const Outcome queued = wr::queue::check_in(ledger, policy, std::nullopt, start + 1s, random);
+    REQUIRE(queued.verdict == Verdict::queue);
+    const Outcome spam = wr::queue::check_in(ledger, policy, queued.ticket, start + 5s, random);
+    CHECK(spam.verdict == Verdict::queue);
+    CHECK_FALSE(spam.counted);
+    CHECK(spam.ticket == queued.ticket);
+    CHECK(ledger.waiting_users(start + 5s) == 1);
+    const Outcome on_time = wr::queue::check_in(ledger, policy, queued.ticket, start + 21s, random);
+    CHECK(on_time.counted);
+    CHECK(on_time.ticket.last_check_in == start + 21s);
+}
+
+TEST_CASE("queue: sessions expire, renew on each request, or not with disable_session_renewal") {
+    Policy policy = limits(200, 200);
+    Ledger ledger;
+    wr::util::SeededRandom random(8);
+    const TimePoint start = wr::test::k_test_start;
+    const Outcome in = wr::queue::check_in(ledger, policy, std::nullopt, start, random);
+    REQUIRE(in.verdict == Verdict::admit);
+    const Outcome renewed = wr::queue::check_in(ledger, policy, in.ticket, start + 4min, random);
+    CHECK(renewed.verdict == Verdict::admit);
+    CHECK(renewed.ticket.last_check_in == start + 4min);
+    CHECK(ledger.active_users(start + 4min, policy.session_duration) == 1);
+    CHECK(wr::queue::ticket_expiry(renewed.ticket, policy) == start + 9min);
+    // Past the session: a new user again, in a new bucket.
+    const Outcome expired = wr::queue::check_in(ledger, policy, renewed.ticket, start + 9min + 1s, random);
+    CHECK(expired.new_user);
+    CHECK(expired.ticket.bucket == start + 9min + 1s);
+
+    policy.disable_session_renewal = true;
+    Ledger fixed;
+    const Outcome first = wr::queue::check_in(fixed, policy, std::nullopt, start, random);
+    const Outcome later = wr::queue::check_in(fixed, policy, first.ticket, start + 4min, random);
+    CHECK(later.ticket.last_check_in == start);
+    CHECK(wr::queue::ticket_expiry(later.ticket, policy) == start + 5min);
+    CHECK(wr::queue::check_in(fixed, policy, later.ticket, start + 5min + 1s, random).new_user);
+}
+
+TEST_CASE("queue: a revoked session frees its slot at once and cannot be replayed") {
+    const Policy policy = limits(200, 200);
+    Ledger ledger;
+    wr::util::SeededRandom random(9);
+    const TimePoint start = wr::test::k_test_start;
+    std::vector<Ticket> admitted;
+    for (int i = 0; i < 200; ++i) admitted.push_back(wr::queue::check_in(ledger, policy, std::nullopt, start, random).ticket);
+    const Outcome waiting = wr::queue::check_in(ledger, policy, std::nullopt, start + 61s, random);
+    REQUIRE(waiting.verdict == Verdict::queue);
+    CHECK(wr::queue::revoke(ledger, policy, admitted[0], start + 62s));
+    CHECK_FALSE(wr::queue::revoke(ledger, policy, admitted[0], start + 62s));
+    CHECK(ledger.active_users(start + 62s, policy.session_duration) == 199);
+    CHECK(wr::queue::check_in(ledger, policy, waiting.ticket, start + 82s, random).verdict == Verdict::admit);
+    const Outcome replay = wr::queue::check_in(ledger, policy, admitted[0], start + 83s, random);
+    CHECK(replay.new_user);
+    CHECK(replay.verdict == Verdict::queue);
+}
+
+TEST_CASE("queue: users who close the tab drop out of the count within three minutes") {
+    const Policy policy = limits(200, 200);
+    Ledger ledger;
+    wr::util::SeededRandom random(10);
+    const TimePoint start = wr::test::k_test_start;
+    for (int i = 0; i < 200; ++i) wr::queue::check_in(ledger, policy, std::nullopt, start, random);
+    for (int i = 0; i < 50; ++i) wr::queue::check_in(ledger, policy, std::nullopt, start + 1s, random);
+    CHECK(ledger.waiting_users(start + 1s) == 50);
+    CHECK(ledger.waiting_users(start + 2min) == 50);
+    CHECK(ledger.waiting_users(start + 3min) == 0);
+    ledger.prune(start + 3min);
+    CHECK(ledger.bucket_count() == 0);
+}
+
+TEST_CASE("queue: queue_all and reject let no one in; passthrough lets everyone in") {
+    Policy policy = limits(200, 200);
+    wr::util::SeededRandom random(11);
+    const TimePoint start = wr::test::k_test_start;
+    Ledger ledger;
+    const Outcome in = wr::queue::check_in(ledger, policy, std::nullopt, start, random);
+    policy.queue_all = true;
+    const Outcome held = wr::queue::check_in(ledger, policy, std::nullopt, start, random);
+    CHECK(held.verdict == Verdict::queue);
+    CHECK_FALSE(held.estimate.known);
+    CHECK(wr::queue::check_in(ledger, policy, in.ticket, start + 1s, random).verdict == Verdict::admit); // sessions continue
+    policy.queue_all = false;
+    policy.method = QueueingMethod::reject;
+    CHECK(wr::queue::check_in(ledger, policy, std::nullopt, start, random).verdict == Verdict::reject);
+    CHECK(wr::queue::check_in(ledger, policy, in.ticket, start + 2s, random).verdict == Verdict::reject);
+    policy.method = QueueingMethod::passthrough;
+    int admitted = 0;
+    for (int i = 0; i < 1000; ++i) admitted += wr::queue::check_in(ledger, policy, std::nullopt, start + 3s, random).verdict == Verdict::admit;
+    CHECK(admitted == 1000);
+}
+
+TEST_CASE("queue: an event start shuffles prequeued users uniformly, and the same way for each user") {
+    const TimePoint prequeue = wr::test::k_test_start;
+    wr::queue::Shuffle shuffle{42, prequeue, prequeue + 10min};
+    std::vector<int> deciles(10, 0);
+    for (uint64_t id = 1; id <= 10000; ++id) {
+        const TimePoint bucket = wr::queue::shuffled_bucket(id, shuffle);
+        REQUIRE(bucket >= prequeue);
+        REQUIRE(bucket < prequeue + 10min);
+        ++deciles[static_cast<size_t>((bucket - prequeue) / 1min)];
+        CHECK(wr::queue::shuffled_bucket(id, shuffle) == bucket);
+    }
+    double chi_square = 0;
+    for (const int count : deciles) chi_square += std::pow(count - 1000.0, 2) / 1000.0;
+    CHECK(chi_square < 21.67); // 9 degrees of freedom, p = 0.01
+    shuffle.event_key = 43;
+    int moved = 0;
+    for (uint64_t id = 1; id <= 100; ++id) moved += wr::queue::shuffled_bucket(id, shuffle) != wr::queue::shuffled_bucket(id, {42, prequeue, prequeue + 10min});
+    CHECK(moved > 90);
+
+    // In the admission path: a prequeued user's ticket is redrawn once, at the first check-in after the start.
+    Policy policy = limits(200, 200);
+    policy.queue_all = true;
+    Ledger ledger;
+    wr::util::SeededRandom random(12);
+    Outcome prequeued = wr::queue::check_in(ledger, policy, std::nullopt, prequeue + 1min, random);
+    for (TimePoint at = prequeue + 1min + 30s; at < prequeue + 10min; at += 30s)
+        prequeued = wr::queue::check_in(ledger, policy, prequeued.ticket, at, random);
+    REQUIRE(prequeued.verdict == Verdict::queue);
+    policy.queue_all = false;
+    policy.shuffle = shuffle;
+    const Outcome started = wr::queue::check_in(ledger, policy, prequeued.ticket, prequeue + 10min + 1s, random);
+    CHECK(started.ticket.shuffled);
+    CHECK(started.ticket.bucket == wr::queue::shuffled_bucket(prequeued.ticket.session_id, shuffle));
+    CHECK(started.verdict == Verdict::admit);
+}
