@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "app.h"
+#include "edge/key_ring.h"
 #include "store/database.h"
 #include "store/migrate.h"
 #include "util/log.h"
@@ -40,6 +41,12 @@ void wait_for_shutdown_signal() {
 void add_serve_commands(CLI::App& root, Context& context) {
     struct ServeOptions {
         std::string admin_listen = "127.0.0.1:9090";
+        std::string edge_listen = "0.0.0.0:8080";
+        int edge_threads = 0;
+        std::string tls_certificate;
+        std::string tls_private_key;
+        int origin_timeout = 30;
+        int idle_timeout = 60;
         std::string log_level = "info";
         size_t max_body_bytes = 4 * 1024 * 1024;
     };
@@ -48,14 +55,27 @@ void add_serve_commands(CLI::App& root, Context& context) {
     serve->add_option("--admin-listen", options->admin_listen, "Address of the admin API (keep it off the public network)")
         ->envname("WR_ADMIN_LISTEN")
         ->capture_default_str();
+    serve->add_option("--edge-listen", options->edge_listen, "Address of the public edge (the waiting room itself)")
+        ->envname("WR_EDGE_LISTEN")
+        ->capture_default_str();
+    serve->add_option("--edge-threads", options->edge_threads, "Edge threads (0: one per core)")->check(CLI::Range(0, 256))->capture_default_str();
+    serve->add_option("--tls-cert", options->tls_certificate, "PEM certificate chain: serve the edge over HTTPS")->check(CLI::ExistingFile);
+    serve->add_option("--tls-key", options->tls_private_key, "PEM private key for --tls-cert")->check(CLI::ExistingFile);
+    serve->add_option("--origin-timeout", options->origin_timeout, "Seconds to wait for an origin's answer before a 504")
+        ->check(CLI::Range(1, 3600))
+        ->capture_default_str();
+    serve->add_option("--idle-timeout", options->idle_timeout, "Seconds an idle keep-alive connection stays open on the edge")
+        ->check(CLI::Range(1, 3600))
+        ->capture_default_str();
     serve->add_option("--log-level", options->log_level, "Log level")
         ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
         ->capture_default_str();
     serve->add_option("--max-body-bytes", options->max_body_bytes, "Largest admin request body accepted (413 above)")
         ->check(CLI::Range(size_t{1024}, size_t{64} * 1024 * 1024))
         ->capture_default_str();
-    serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --admin-listen 127.0.0.1:9090\n\n"
-                  "On first start wr creates an admin API token in <data-dir>/admin.token (mode 0600).");
+    serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
+                  "On first start wr creates an admin API token in <data-dir>/admin.token and the cookie key\n"
+                  "in <data-dir>/cookie.key (both mode 0600).");
     serve->callback([&context, options] {
         util::set_log_level(log_level(options->log_level));
         // Signals are waited for by this thread; every thread started later inherits the mask.
@@ -69,12 +89,31 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.data_dir = context.data_dir;
         app_options.admin_listen = listen_address(options->admin_listen, "--admin-listen");
         app_options.max_body_bytes = options->max_body_bytes;
+        app_options.edge_listen = listen_address(options->edge_listen, "--edge-listen");
+        app_options.edge_threads = options->edge_threads;
+        app_options.tls_certificate = options->tls_certificate;
+        app_options.tls_private_key = options->tls_private_key;
+        app_options.origin_timeout = std::chrono::seconds{options->origin_timeout};
+        app_options.idle_timeout = std::chrono::seconds{options->idle_timeout};
         const util::SystemClock clock;
         App app(app_options, clock);
         app.start();
         util::log_info("serve", "data directory " + std::filesystem::absolute(context.data_dir).string());
         wait_for_shutdown_signal();
         app.stop();
+    });
+
+    CLI::App* keys = root.add_subcommand("keys", "Manage the keys that seal waiting-room cookies");
+    keys->require_subcommand(1);
+    CLI::App* rotate = keys->add_subcommand("rotate", "Add a new cookie key; cookies sealed with older keys keep working");
+    rotate->footer("Example:\n  wr keys rotate --data-dir /var/lib/wr\n\n"
+                   "A running `wr serve` picks the new key up within a second. The newest " +
+                   std::to_string(edge::k_kept_keys) + " keys are kept.");
+    rotate->callback([&context] {
+        std::filesystem::create_directories(context.data_dir);
+        const edge::KeyRing ring = edge::KeyRing::rotate(context.data_dir / "cookie.key");
+        std::cout << "new cookie key " << static_cast<int>(ring.current().id) << " in " << (context.data_dir / "cookie.key").string()
+                  << "; " << ring.keys().size() << " key(s) open cookies\n";
     });
 
     CLI::App* migrate = root.add_subcommand("migrate", "Bring the database in --data-dir to this binary's schema");

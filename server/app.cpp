@@ -4,6 +4,9 @@
 #include "api/admin_server.h"
 #include "api/routes.h"
 #include "control/tokens.h"
+#include "edge/config_source.h"
+#include "edge/edge_server.h"
+#include "state/memory_counters.h"
 #include "store/database.h"
 #include "store/migrate.h"
 #include "util/log.h"
@@ -17,7 +20,21 @@ App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(opt
     if (const auto token_file = control::bootstrap_admin_token(*m_database, m_clock.now(), m_options.data_dir))
         util::log_info("auth", "created the first admin API token; it is in " + token_file->string() +
                                    " (readable by this user only)");
-    m_services = std::make_unique<api::Services>(api::Services{*m_database, m_clock, nullptr});
+    m_counters = std::make_unique<state::MemoryCounters>();
+    if (m_options.edge_enabled) {
+        m_config_source = std::make_unique<edge::ConfigSource>(*m_database, m_options.data_dir / "cookie.key",
+                                                               m_options.config_poll_interval);
+        edge::EdgeOptions edge_options;
+        edge_options.host = m_options.edge_listen.host;
+        edge_options.port = m_options.edge_listen.port;
+        edge_options.threads = m_options.edge_threads;
+        edge_options.tls_certificate = m_options.tls_certificate;
+        edge_options.tls_private_key = m_options.tls_private_key;
+        edge_options.idle_timeout = m_options.idle_timeout;
+        edge_options.origin.response_timeout = m_options.origin_timeout;
+        m_edge = std::make_unique<edge::EdgeServer>(edge_options, *m_config_source, *m_counters, m_clock);
+    }
+    m_services = std::make_unique<api::Services>(api::Services{*m_database, m_clock, m_edge.get()});
     m_admin = std::make_unique<api::AdminServer>(
         *m_services, api::AdminServerOptions{m_options.admin_listen.host, m_options.admin_listen.port,
                                              m_options.max_body_bytes, m_options.admin_threads});
@@ -26,16 +43,31 @@ App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(opt
 App::~App() { stop(); }
 
 void App::start() {
+    // Bind everything first, so a taken port fails the start before anything serves.
     m_admin->bind();
+    if (m_edge) m_edge->bind();
     m_admin->start();
+    if (m_edge) {
+        m_config_source->start();
+        m_edge->start();
+        util::log_info("edge", std::string("listening on ") + (m_edge->tls() ? "https://" : "http://") +
+                                   util::ListenAddress{m_options.edge_listen.host, m_edge->port()}.text());
+    }
     util::log_info("admin", "API listening on http://" + util::ListenAddress{m_options.admin_listen.host, m_admin->port()}.text() +
                                 "/client/v4");
 }
 
 void App::stop() {
+    if (m_edge) m_edge->stop();
+    if (m_config_source) m_config_source->stop();
     if (m_admin) m_admin->stop();
 }
 
 int App::admin_port() const { return m_admin->port(); }
+int App::edge_port() const { return m_edge ? m_edge->port() : 0; }
+
+void App::refresh_edge_config() {
+    if (m_config_source) m_config_source->refresh();
+}
 
 } // namespace wr

@@ -1,6 +1,7 @@
 #pragma once
 // The composition root: the one place that builds the concrete parts of `wr serve` (store,
 // admin API, and later the edge) and wires them together. Tests build an App with fakes.
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -15,6 +16,13 @@ namespace wr::api {
 class AdminServer;
 struct Services;
 } // namespace wr::api
+namespace wr::edge {
+class ConfigSource;
+class EdgeServer;
+} // namespace wr::edge
+namespace wr::state {
+class Counters;
+}
 
 namespace wr {
 
@@ -23,6 +31,15 @@ struct AppOptions {
     util::ListenAddress admin_listen{"127.0.0.1", 9090};
     size_t max_body_bytes = 4 * 1024 * 1024;
     int admin_threads = 8;
+
+    bool edge_enabled = true;
+    util::ListenAddress edge_listen{"0.0.0.0", 8080};
+    int edge_threads = 0; // one per core
+    std::string tls_certificate;
+    std::string tls_private_key;
+    std::chrono::seconds idle_timeout{60};
+    std::chrono::seconds origin_timeout{30};
+    std::chrono::milliseconds config_poll_interval{200};
 };
 
 class App {
@@ -36,13 +53,20 @@ public:
     void stop();
 
     int admin_port() const;
+    int edge_port() const;
     store::Database& database() { return *m_database; }
+    // Publishes the current configuration to the edge now, instead of within the poll interval.
+    void refresh_edge_config();
+    state::Counters& counters() { return *m_counters; }
     const AppOptions& options() const { return m_options; }
 
 private:
     AppOptions m_options;
     const util::Clock& m_clock;
     std::unique_ptr<store::Database> m_database;
+    std::unique_ptr<state::Counters> m_counters;
+    std::unique_ptr<edge::ConfigSource> m_config_source;
+    std::unique_ptr<edge::EdgeServer> m_edge;
     std::unique_ptr<api::Services> m_services;
     std::unique_ptr<api::AdminServer> m_admin;
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <kainjow/mustache.hpp>
 
+#include "page/compiled_template.h"
 #include "page/variables.h"
 
 namespace wr::page {
@@ -86,11 +87,7 @@ std::string rewrite_boolean_variables(std::string_view html) {
 }
 
 std::optional<std::string> render_template(std::string_view html, const QueueView& view) {
-    kainjow::mustache::mustache compiled{rewrite_boolean_variables(html)};
-    if (!compiled.is_valid()) return std::nullopt;
-    std::string rendered = compiled.render(template_data(view));
-    if (!compiled.is_valid()) return std::nullopt;
-    return rendered;
+    return CompiledTemplate(html).render(view);
 }
 
 } // namespace wr::page

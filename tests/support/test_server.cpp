@@ -17,6 +17,9 @@ TestServer::TestServer(std::filesystem::path data_dir) {
     options.data_dir = m_data_dir;
     options.admin_listen = {"127.0.0.1", 0};
     options.admin_threads = 4;
+    options.edge_listen = {"127.0.0.1", 0};
+    options.edge_threads = 2;
+    options.origin_timeout = std::chrono::seconds{2};
     m_app = std::make_unique<App>(options, m_clock);
     m_app->start();
     m_admin_token = util::read_text_file(m_data_dir / "admin.token").value_or("");

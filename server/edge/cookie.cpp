@@ -1,0 +1,161 @@
+// Seals and opens waiting-room cookies with AES-256-GCM.
+#include "edge/cookie.h"
+
+#include <algorithm>
+#include <cstring>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <stdexcept>
+
+#include "util/base64.h"
+
+namespace wr::edge {
+namespace {
+
+constexpr uint8_t k_format_version = 1;
+constexpr size_t k_nonce_size = 12;
+constexpr size_t k_tag_size = 16;
+// version, flags, session id, bucket (ms), accepted at (s), last check-in (s), refresh interval
+constexpr size_t k_plaintext_size = 1 + 1 + 8 + 8 + 4 + 4 + 1;
+constexpr size_t k_sealed_size = 1 + k_nonce_size + k_plaintext_size + k_tag_size;
+
+constexpr uint8_t k_flag_admitted = 1;
+constexpr uint8_t k_flag_shuffled = 2;
+constexpr uint8_t k_flag_infinite_queue = 4;
+
+void put(uint8_t*& at, uint64_t value, int bytes) {
+    for (int i = 0; i < bytes; ++i) *at++ = static_cast<uint8_t>(value >> (8 * i));
+}
+
+uint64_t take(const uint8_t*& at, int bytes) {
+    uint64_t value = 0;
+    for (int i = 0; i < bytes; ++i) value |= uint64_t{*at++} << (8 * i);
+    return value;
+}
+
+uint32_t epoch_seconds(util::TimePoint time) {
+    const int64_t seconds = std::chrono::floor<std::chrono::seconds>(time.time_since_epoch()).count();
+    return static_cast<uint32_t>(std::clamp<int64_t>(seconds, 0, UINT32_MAX));
+}
+
+util::TimePoint from_seconds(uint32_t seconds) { return util::TimePoint{std::chrono::seconds{seconds}}; }
+
+} // namespace
+
+CookieCodec::CookieCodec() : m_context(EVP_CIPHER_CTX_new()) {
+    if (!m_context) throw std::runtime_error("cannot create an OpenSSL cipher context");
+}
+
+CookieCodec::~CookieCodec() { EVP_CIPHER_CTX_free(m_context); }
+
+std::string CookieCodec::seal(const queue::Ticket& ticket, std::string_view room_id, const KeyRing& keys) {
+    const CookieKey& key = keys.current();
+    uint8_t plaintext[k_plaintext_size];
+    uint8_t* at = plaintext;
+    put(at, k_format_version, 1);
+    put(at, (ticket.admitted() ? k_flag_admitted : 0) | (ticket.shuffled ? k_flag_shuffled : 0) |
+                (ticket.infinite_queue ? k_flag_infinite_queue : 0), 1);
+    put(at, ticket.session_id, 8);
+    put(at, static_cast<uint64_t>(ticket.bucket.time_since_epoch().count()), 8);
+    put(at, ticket.accepted_at ? epoch_seconds(*ticket.accepted_at) : 0, 4);
+    put(at, epoch_seconds(ticket.last_check_in), 4);
+    put(at, static_cast<uint64_t>(std::clamp(ticket.refresh_interval_seconds, 1, 255)), 1);
+
+    uint8_t sealed[k_sealed_size];
+    sealed[0] = key.id;
+    uint8_t* nonce = sealed + 1;
+    uint8_t* ciphertext = nonce + k_nonce_size;
+    if (RAND_bytes(nonce, k_nonce_size) != 1) throw std::runtime_error("the system random source failed");
+    int length = 0;
+    bool ok = EVP_EncryptInit_ex(m_context, EVP_aes_256_gcm(), nullptr, key.key.data(), nonce) == 1 &&
+              EVP_EncryptUpdate(m_context, nullptr, &length, reinterpret_cast<const uint8_t*>(room_id.data()),
+                                static_cast<int>(room_id.size())) == 1 &&
+              EVP_EncryptUpdate(m_context, ciphertext, &length, plaintext, static_cast<int>(k_plaintext_size)) == 1 &&
+              EVP_EncryptFinal_ex(m_context, ciphertext + length, &length) == 1 &&
+              EVP_CIPHER_CTX_ctrl(m_context, EVP_CTRL_GCM_GET_TAG, k_tag_size, ciphertext + k_plaintext_size) == 1;
+    if (!ok) throw std::runtime_error("sealing a cookie failed");
+    return util::base64url_encode(sealed, k_sealed_size);
+}
+
+std::optional<queue::Ticket> CookieCodec::open(std::string_view cookie, std::string_view room_id, const KeyRing& keys) {
+    if (cookie.size() != (k_sealed_size * 4 + 2) / 3) return std::nullopt;
+    std::string bytes;
+    bytes.reserve(k_sealed_size);
+    if (!util::base64url_decode(cookie, bytes) || bytes.size() != k_sealed_size) return std::nullopt;
+    const auto* sealed = reinterpret_cast<const uint8_t*>(bytes.data());
+    const CookieKey* key = keys.find(sealed[0]);
+    if (!key) return std::nullopt;
+    const uint8_t* nonce = sealed + 1;
+    const uint8_t* ciphertext = nonce + k_nonce_size;
+    uint8_t tag[k_tag_size];
+    std::memcpy(tag, ciphertext + k_plaintext_size, k_tag_size);
+    uint8_t plaintext[k_plaintext_size];
+    int length = 0;
+    const bool ok = EVP_DecryptInit_ex(m_context, EVP_aes_256_gcm(), nullptr, key->key.data(), nonce) == 1 &&
+                    EVP_DecryptUpdate(m_context, nullptr, &length, reinterpret_cast<const uint8_t*>(room_id.data()),
+                                      static_cast<int>(room_id.size())) == 1 &&
+                    EVP_DecryptUpdate(m_context, plaintext, &length, ciphertext, static_cast<int>(k_plaintext_size)) == 1 &&
+                    EVP_CIPHER_CTX_ctrl(m_context, EVP_CTRL_GCM_SET_TAG, k_tag_size, tag) == 1 &&
+                    EVP_DecryptFinal_ex(m_context, plaintext + length, &length) == 1;
+    if (!ok) return std::nullopt;
+
+    const uint8_t* at = plaintext;
+    if (take(at, 1) != k_format_version) return std::nullopt;
+    const auto flags = static_cast<uint8_t>(take(at, 1));
+    queue::Ticket ticket;
+    ticket.session_id = take(at, 8);
+    ticket.bucket = util::TimePoint{util::Milliseconds{static_cast<int64_t>(take(at, 8))}};
+    const auto accepted = static_cast<uint32_t>(take(at, 4));
+    if (flags & k_flag_admitted) ticket.accepted_at = from_seconds(accepted);
+    ticket.last_check_in = from_seconds(static_cast<uint32_t>(take(at, 4)));
+    ticket.refresh_interval_seconds = static_cast<int>(take(at, 1));
+    ticket.shuffled = flags & k_flag_shuffled;
+    ticket.infinite_queue = flags & k_flag_infinite_queue;
+    return ticket;
+}
+
+std::string cookie_name(std::string_view suffix) {
+    std::string name = "__cfwaitingroom";
+    if (!suffix.empty()) {
+        name += '_';
+        name += suffix;
+    }
+    return name;
+}
+
+std::optional<std::string_view> find_cookie(std::string_view header, std::string_view name) {
+    while (!header.empty()) {
+        const size_t end = header.find(';');
+        std::string_view pair = header.substr(0, end);
+        while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+        const size_t equals = pair.find('=');
+        if (equals != std::string_view::npos && pair.substr(0, equals) == name) {
+            std::string_view value = pair.substr(equals + 1);
+            while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
+            if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+            return value;
+        }
+        if (end == std::string_view::npos) break;
+        header.remove_prefix(end + 1);
+    }
+    return std::nullopt;
+}
+
+std::string remove_cookie(std::string_view header, std::string_view name) {
+    std::string kept;
+    while (!header.empty()) {
+        const size_t end = header.find(';');
+        std::string_view pair = header.substr(0, end);
+        while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+        const size_t equals = pair.find('=');
+        if (!pair.empty() && (equals == std::string_view::npos || pair.substr(0, equals) != name)) {
+            if (!kept.empty()) kept += "; ";
+            kept += pair;
+        }
+        if (end == std::string_view::npos) break;
+        header.remove_prefix(end + 1);
+    }
+    return kept;
+}
+
+} // namespace wr::edge

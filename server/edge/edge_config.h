@@ -1,0 +1,93 @@
+#pragma once
+// What the edge needs to know about the configuration, in an immutable snapshot built off the
+// request path: zones with their parsed origins, rooms with their routes, and each room's
+// schedule precomputed into phases, so a request finds the settings in force with a few
+// comparisons and no allocation.
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/event.h"
+#include "model/origin_url.h"
+#include "model/room.h"
+#include "model/rule.h"
+#include "model/zone.h"
+#include "queue/policy.h"
+
+namespace wr::edge {
+
+struct ZoneConfig {
+    std::string id;
+    std::string name;
+    model::OriginUrl origin;
+    bool search_engine_crawler_bypass = false;
+};
+
+// The room's settings during one span of time: outside events, an event's prequeue, or an
+// event's run.
+struct Phase {
+    util::TimePoint from{};
+    util::TimePoint until{};
+    queue::Policy policy;
+    std::string event_id;             // "" outside events
+    bool prequeueing = false;
+    std::optional<util::TimePoint> event_start;
+    std::optional<util::TimePoint> event_end;
+    bool shuffle_at_event_start = false;
+    model::QueueingMethod queueing_method = model::QueueingMethod::fifo; // as configured (policy.method also)
+    const std::string* custom_page_html = nullptr; // points into the room or event; empty means the default page
+    model::TurnstileMode turnstile_mode = model::TurnstileMode::invisible;
+    model::TurnstileAction turnstile_action = model::TurnstileAction::log;
+};
+
+struct RoomConfig {
+    std::string id;
+    const ZoneConfig* zone = nullptr;
+    model::RoomSettings settings;
+    std::vector<model::Event> events;
+    std::vector<model::Rule> rules;
+    std::string cookie_name;
+    Phase base;                 // outside events
+    std::vector<Phase> phases;  // event phases, in time order
+
+    const Phase& phase_at(util::TimePoint now) const;
+};
+
+struct RouteEntry {
+    std::string path;           // a plain prefix
+    const RoomConfig* room = nullptr;
+};
+
+// Hashing that accepts string_view keys, so lookups do not allocate.
+struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+};
+
+class EdgeConfig {
+public:
+    std::vector<std::unique_ptr<ZoneConfig>> zones;
+    std::vector<std::unique_ptr<RoomConfig>> rooms;
+
+    // The zone whose domain holds `host` (lowercase, without port), or nullptr.
+    const ZoneConfig* find_zone(std::string_view host) const;
+    // The room whose route is the longest prefix of `path` on `host`, or nullptr.
+    const RoomConfig* find_room(std::string_view host, std::string_view path) const;
+    const RoomConfig* find_room_by_id(std::string_view id) const;
+
+    // Builders fill these; call index() when done.
+    void index();
+
+private:
+    std::unordered_map<std::string, const ZoneConfig*, StringHash, std::equal_to<>> m_zones_by_name;
+    std::unordered_map<std::string, std::vector<RouteEntry>, StringHash, std::equal_to<>> m_routes_by_host;
+    std::unordered_map<std::string, const RoomConfig*, StringHash, std::equal_to<>> m_rooms_by_id;
+};
+
+// Builds a room's phases from its settings and events.
+void build_phases(RoomConfig& room);
+
+} // namespace wr::edge

@@ -1,0 +1,295 @@
+// Serves the public edge: accepts connections, reads requests, asks the Gate, answers or proxies.
+#include "edge/edge_server.h"
+
+#include <boost/asio/socket_base.hpp>
+#include <stdexcept>
+
+#include "edge/gate.h"
+#include "edge/request_path.h"
+#include "util/log.h"
+
+namespace wr::edge {
+namespace {
+
+using ReusePort = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) are between one client and one server: never forwarded.
+void strip_hop_by_hop(http::fields& fields) {
+    // Headers named in Connection are hop-by-hop too.
+    const std::string connection{fields[http::field::connection]};
+    size_t start = 0;
+    while (start < connection.size()) {
+        const size_t comma = connection.find(',', start);
+        std::string name = connection.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        while (!name.empty() && name.front() == ' ') name.erase(name.begin());
+        while (!name.empty() && name.back() == ' ') name.pop_back();
+        if (!name.empty() && name != "close" && name != "keep-alive") fields.erase(name);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    for (const http::field field : {http::field::connection, http::field::keep_alive, http::field::proxy_connection,
+                                    http::field::te, http::field::trailer, http::field::transfer_encoding,
+                                    http::field::upgrade, http::field::proxy_authorization, http::field::proxy_authenticate})
+        fields.erase(field);
+}
+
+std::string error_page(int status, std::string_view title, std::string_view text) {
+    return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, "
+           "initial-scale=1\"><title>" + std::to_string(status) + " " + std::string(title) + "</title><style>body{font:16px/1.5 "
+           "system-ui,sans-serif;display:grid;min-height:90vh;place-items:center;text-align:center}</style><main><h1>" +
+           std::string(title) + "</h1><p>" + std::string(text) + "</p></main></html>\n";
+}
+
+Response page_response(unsigned version, int status, std::string body, std::string_view content_type) {
+    Response response{static_cast<http::status>(status), version};
+    response.set(http::field::content_type, content_type);
+    response.set(http::field::cache_control, "no-store");
+    response.body() = std::move(body);
+    return response;
+}
+
+std::string peer_address(const tcp::socket& socket) {
+    boost::system::error_code ec;
+    const auto endpoint = socket.remote_endpoint(ec);
+    if (ec) return "";
+    const auto address = endpoint.address();
+    // Report IPv4 clients on a dual-stack socket as plain IPv4.
+    if (address.is_v6() && address.to_v6().is_v4_mapped()) return address.to_v6().to_v4().to_string();
+    return address.to_string();
+}
+
+} // namespace
+
+struct EdgeServer::Worker {
+    asio::io_context io{1};
+    tcp::acceptor acceptor{io};
+    Gate gate;
+    OriginPool origins;
+    Snapshot snapshot;
+    std::thread thread;
+
+    Worker(state::Counters& counters, uint64_t seed, const OriginOptions& options)
+        : gate(counters, seed), origins(io, options) {}
+
+    // This thread's copy of the configuration, refreshed when a new one was published.
+    Snapshot current(const ConfigSource& source) {
+        if (source.version() != snapshot.version) snapshot = source.snapshot();
+        return snapshot;
+    }
+};
+
+EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counters& counters, const util::Clock& clock)
+    : m_options(std::move(options)), m_config(config), m_counters(counters), m_clock(clock) {
+    if (!m_options.tls_certificate.empty() || !m_options.tls_private_key.empty()) {
+        if (m_options.tls_certificate.empty() || m_options.tls_private_key.empty())
+            throw std::runtime_error("TLS on the edge needs both --tls-cert and --tls-key");
+        m_tls.emplace(asio::ssl::context::tls_server);
+        m_tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                           asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+        try {
+            m_tls->use_certificate_chain_file(m_options.tls_certificate);
+            m_tls->use_private_key_file(m_options.tls_private_key, asio::ssl::context::pem);
+        } catch (const std::exception& error) {
+            throw std::runtime_error("cannot load the edge TLS certificate or key: " + std::string(error.what()));
+        }
+    }
+    const int threads = m_options.threads > 0 ? m_options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    std::random_device seeds;
+    for (int i = 0; i < threads; ++i)
+        m_workers.push_back(std::make_unique<Worker>(m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options.origin));
+}
+
+EdgeServer::~EdgeServer() { stop(); }
+
+int EdgeServer::bind() {
+    boost::system::error_code ec;
+    const auto address = asio::ip::make_address(m_options.host, ec);
+    if (ec) throw std::runtime_error("--edge-listen: " + m_options.host + " is not an IP address");
+    int port = m_options.port;
+    for (auto& worker : m_workers) {
+        const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
+        worker->acceptor.open(endpoint.protocol());
+        worker->acceptor.set_option(tcp::acceptor::reuse_address(true));
+        // Every thread accepts on its own socket; the kernel spreads connections between them.
+        worker->acceptor.set_option(ReusePort(true));
+        worker->acceptor.bind(endpoint, ec);
+        if (ec)
+            throw std::runtime_error("cannot listen on " + m_options.host + ":" + std::to_string(port) + " for the edge: " + ec.message());
+        worker->acceptor.listen(4096);
+        port = worker->acceptor.local_endpoint().port();
+    }
+    m_port = port;
+    return m_port;
+}
+
+void EdgeServer::start() {
+    m_running = true;
+    for (auto& worker : m_workers) {
+        Worker& w = *worker;
+        asio::co_spawn(w.io, accept_loop(w), asio::detached);
+        w.thread = std::thread([&w] { w.io.run(); });
+    }
+}
+
+void EdgeServer::stop() {
+    if (!m_running.exchange(false)) return;
+    for (auto& worker : m_workers) worker->io.stop();
+    for (auto& worker : m_workers)
+        if (worker->thread.joinable()) worker->thread.join();
+}
+
+asio::awaitable<void> EdgeServer::accept_loop(Worker& worker) {
+    while (m_running) {
+        boost::system::error_code ec;
+        tcp::socket socket = co_await worker.acceptor.async_accept(awaitable(ec));
+        if (ec) {
+            if (ec == asio::error::operation_aborted) co_return;
+            continue; // out of descriptors, a reset before accept: keep accepting
+        }
+        socket.set_option(tcp::no_delay(true), ec);
+        if (m_tls)
+            asio::co_spawn(worker.io, serve_tls(worker, std::move(socket)), asio::detached);
+        else
+            asio::co_spawn(worker.io, serve_plain(worker, std::move(socket)), asio::detached);
+    }
+}
+
+asio::awaitable<void> EdgeServer::serve_plain(Worker& worker, tcp::socket socket) {
+    std::string peer = peer_address(socket);
+    beast::tcp_stream stream(std::move(socket));
+    co_await serve(worker, stream, std::move(peer), false);
+    boost::system::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+asio::awaitable<void> EdgeServer::serve_tls(Worker& worker, tcp::socket socket) {
+    std::string peer = peer_address(socket);
+    beast::ssl_stream<beast::tcp_stream> stream(std::move(socket), *m_tls);
+    boost::system::error_code ec;
+    beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{10});
+    co_await stream.async_handshake(asio::ssl::stream_base::server, awaitable(ec));
+    if (ec) co_return;
+    co_await serve(worker, stream, std::move(peer), true);
+    beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{5});
+    co_await stream.async_shutdown(awaitable(ec));
+}
+
+template <typename Stream>
+asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, std::string peer, bool https) {
+    beast::flat_buffer buffer;
+    while (m_running) {
+        boost::system::error_code ec;
+        http::request_parser<http::string_body> parser;
+        parser.header_limit(16 * 1024);
+        parser.body_limit(m_options.max_request_body);
+        beast::get_lowest_layer(stream).expires_after(m_options.idle_timeout);
+        co_await http::async_read(stream, buffer, parser, awaitable(ec));
+        if (ec == http::error::body_limit || ec == http::error::header_limit) {
+            Response response = page_response(11, 413, error_page(413, "Request too large", "The request is larger than this site accepts."),
+                                              "text/html; charset=utf-8");
+            response.keep_alive(false);
+            response.prepare_payload();
+            co_await http::async_write(stream, response, awaitable(ec));
+            co_return;
+        }
+        if (ec) co_return; // closed, idle too long, or not HTTP
+
+        Request request = parser.release();
+        const bool keep_alive = request.keep_alive();
+        const unsigned version = request.version();
+        const bool head = request.method() == http::verb::head;
+        // Hold this snapshot for the whole request: the room and zone below point into it.
+        const Snapshot snapshot = worker.current(m_config);
+        const util::TimePoint now = m_clock.now();
+        const std::string host{request[http::field::host]};
+        IncomingRequest incoming;
+        incoming.method = request.method_string();
+        incoming.target = request.target();
+        incoming.host = host;
+        incoming.cookie_header = request[http::field::cookie];
+        incoming.accept = request[http::field::accept];
+        incoming.https = https;
+
+        Response response;
+        GateResult result;
+        try {
+            result = worker.gate.handle(snapshot, incoming, now);
+        } catch (const std::exception& error) {
+            // The data plane does not throw by design; if something does, fail closed for this
+            // request and keep serving.
+            util::log_error("edge", std::string("deciding a request failed: ") + error.what());
+            result = GateResult{};
+            result.status = 500;
+            result.body = error_page(500, "Something went wrong", "Please try again in a moment.");
+        }
+
+        if (result.action == GateResult::Action::respond) {
+            response = page_response(version, result.status, std::move(result.body), result.content_type);
+            if (result.refresh_seconds > 0) response.set("Refresh", std::to_string(result.refresh_seconds));
+            if (!result.set_cookie.empty()) response.set(http::field::set_cookie, result.set_cookie);
+            response.prepare_payload();
+        } else {
+            // Rewrite for the origin: hop-by-hop headers out, the room's cookie out, forwarding headers in.
+            strip_hop_by_hop(request);
+            request.erase(http::field::expect);
+            if (result.room) {
+                const std::string cookies = remove_cookie(request[http::field::cookie], result.room->cookie_name);
+                if (cookies.empty()) request.erase(http::field::cookie);
+                else request.set(http::field::cookie, cookies);
+            }
+            const std::string forwarded{request["X-Forwarded-For"]};
+            request.set("X-Forwarded-For", forwarded.empty() ? peer : forwarded + ", " + peer);
+            request.set("X-Forwarded-Proto", https ? "https" : "http");
+            request.set("X-Forwarded-Host", host);
+            const SplitTarget target = split_target(request.target());
+            std::string origin_target = result.zone->origin.path_prefix;
+            origin_target += target.path;
+            if (!target.query.empty()) {
+                origin_target += '?';
+                origin_target += target.query;
+            }
+            request.target(origin_target);
+            request.version(11);
+            request.keep_alive(true);
+            if (!request.body().empty() || request.method() == http::verb::post || request.method() == http::verb::put ||
+                request.method() == http::verb::patch)
+                request.prepare_payload();
+
+            OriginReply reply = co_await worker.origins.exchange(result.zone->origin, request);
+            if (reply.error != OriginError::none) {
+                const bool slow = reply.error == OriginError::timeout;
+                response = page_response(version, slow ? 504 : 502,
+                                         slow ? error_page(504, "The site is taking too long", "It did not answer in time. Please try again in a moment.")
+                                              : error_page(502, "The site cannot be reached", "Please try again in a moment."),
+                                         "text/html; charset=utf-8");
+                response.prepare_payload();
+            } else {
+                response = std::move(reply.response);
+                response.version(version);
+                strip_hop_by_hop(response);
+                const std::string command{response["Cf-Waiting-Room-Command"]};
+                response.erase("Cf-Waiting-Room-Command"); // never shown to visitors
+                std::string set_cookie = result.set_cookie;
+                if (result.room && result.room->settings.revoke_origin_command && command.find("revoke") != std::string::npos)
+                    set_cookie = worker.gate.revoke(result, m_clock.now());
+                if (!set_cookie.empty()) response.insert(http::field::set_cookie, set_cookie);
+                // HEAD answers keep the origin's Content-Length; everything else is re-framed.
+                if (!head) response.prepare_payload();
+            }
+        }
+        response.keep_alive(keep_alive);
+        beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{60});
+        co_await http::async_write(stream, response, awaitable(ec));
+        if (ec || !keep_alive) co_return;
+    }
+}
+
+control::LiveFigures EdgeServer::figures(const std::string& room_id, util::TimePoint now) const {
+    const Snapshot snapshot = m_config.snapshot();
+    const RoomConfig* room = snapshot.config->find_room_by_id(room_id);
+    if (!room) return {};
+    const queue::RoomFigures figures = m_counters.figures(room_id, room->phase_at(now).policy, now);
+    return control::LiveFigures{figures.queued_users, figures.active_users, figures.max_estimated_minutes};
+}
+
+} // namespace wr::edge

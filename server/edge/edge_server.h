@@ -1,0 +1,63 @@
+#pragma once
+// The public listener: Boost.Beast with C++20 coroutines, a few threads each running its own
+// io_context and accepting on its own SO_REUSEPORT socket, so thousands of idle browsers cost
+// only memory. Each request goes through the thread's Gate; admitted ones are proxied through
+// the thread's OriginPool.
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "control/status.h"
+#include "edge/config_source.h"
+#include "edge/origin_pool.h"
+#include "state/counters.h"
+#include "util/clock.h"
+
+namespace wr::edge {
+
+struct EdgeOptions {
+    std::string host = "0.0.0.0";
+    int port = 8080;          // 0: any free port
+    int threads = 0;          // 0: one per core
+    std::string tls_certificate; // PEM files; both empty for plain HTTP
+    std::string tls_private_key;
+    std::chrono::seconds idle_timeout{60};
+    size_t max_request_body = 16 * 1024 * 1024;
+    OriginOptions origin;
+};
+
+class EdgeServer final : public control::LiveStatus {
+public:
+    EdgeServer(EdgeOptions options, ConfigSource& config, state::Counters& counters, const util::Clock& clock);
+    ~EdgeServer() override;
+
+    int bind();   // throws when the address cannot be bound
+    void start();
+    void stop();
+    int port() const { return m_port; }
+    bool tls() const { return m_tls.has_value(); }
+
+    // Live figures for the admin API's status endpoint.
+    control::LiveFigures figures(const std::string& room_id, util::TimePoint now) const override;
+
+private:
+    struct Worker;
+    asio::awaitable<void> accept_loop(Worker& worker);
+    template <typename Stream> asio::awaitable<void> serve(Worker& worker, Stream& stream, std::string peer, bool https);
+    asio::awaitable<void> serve_plain(Worker& worker, tcp::socket socket);
+    asio::awaitable<void> serve_tls(Worker& worker, tcp::socket socket);
+
+    EdgeOptions m_options;
+    ConfigSource& m_config;
+    state::Counters& m_counters;
+    const util::Clock& m_clock;
+    std::optional<asio::ssl::context> m_tls;
+    std::vector<std::unique_ptr<Worker>> m_workers;
+    int m_port = 0;
+    std::atomic<bool> m_running{false};
+};
+
+} // namespace wr::edge

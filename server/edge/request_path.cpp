@@ -1,0 +1,95 @@
+// Host and path normalisation for routing (RFC 3986 §2.3, §5.2.4).
+#include "edge/request_path.h"
+
+#include <cctype>
+
+namespace wr::edge {
+namespace {
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+bool is_unreserved(unsigned char c) { return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~'; }
+
+} // namespace
+
+std::string normalize_host(std::string_view host) {
+    if (host.starts_with("[")) {
+        const size_t close = host.find(']');
+        host = host.substr(0, close == std::string_view::npos ? host.size() : close + 1);
+    } else if (const size_t colon = host.rfind(':'); colon != std::string_view::npos) {
+        host = host.substr(0, colon);
+    }
+    while (!host.empty() && host.back() == '.') host.remove_suffix(1);
+    std::string out(host);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+SplitTarget split_target(std::string_view target) {
+    // Absolute form: "http://host/path?query".
+    if (const size_t scheme = target.find("://"); scheme != std::string_view::npos && scheme < target.find('/')) {
+        const size_t path_start = target.find('/', scheme + 3);
+        target = path_start == std::string_view::npos ? std::string_view("/") : target.substr(path_start);
+    }
+    const size_t fragment = target.find('#');
+    if (fragment != std::string_view::npos) target = target.substr(0, fragment);
+    const size_t question = target.find('?');
+    if (question == std::string_view::npos) return {target, {}};
+    return {target.substr(0, question), target.substr(question + 1)};
+}
+
+std::string normalize_path(std::string_view raw) {
+    // 1. Decode escapes of unreserved characters; keep (upper-cased) the others.
+    std::string decoded;
+    decoded.reserve(raw.size() + 1);
+    for (size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] == '%' && i + 2 < raw.size() + 0 && hex_value(raw[i + 1]) >= 0 && hex_value(raw[i + 2]) >= 0) {
+            const auto c = static_cast<unsigned char>(hex_value(raw[i + 1]) * 16 + hex_value(raw[i + 2]));
+            if (is_unreserved(c)) {
+                decoded += static_cast<char>(c);
+            } else {
+                decoded += '%';
+                decoded += static_cast<char>(std::toupper(static_cast<unsigned char>(raw[i + 1])));
+                decoded += static_cast<char>(std::toupper(static_cast<unsigned char>(raw[i + 2])));
+            }
+            i += 2;
+        } else {
+            decoded += raw[i];
+        }
+    }
+    if (decoded.empty() || decoded[0] != '/') decoded.insert(decoded.begin(), '/');
+
+    // 2. Remove dot segments and empty segments, segment by segment.
+    std::string out;
+    out.reserve(decoded.size());
+    size_t at = 1;
+    bool trailing_slash = false;
+    while (at <= decoded.size()) {
+        const size_t slash = decoded.find('/', at);
+        const std::string_view segment =
+            std::string_view(decoded).substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+        const bool last = slash == std::string::npos;
+        if (segment == "..") {
+            const size_t previous = out.rfind('/');
+            out.erase(previous == std::string::npos ? 0 : previous);
+            trailing_slash = true;
+        } else if (segment == "." || segment.empty()) {
+            trailing_slash = true;
+        } else {
+            out += '/';
+            out += segment;
+            trailing_slash = false;
+        }
+        if (last) break;
+        at = slash + 1;
+    }
+    if (out.empty() || trailing_slash) out += '/';
+    return out;
+}
+
+} // namespace wr::edge

@@ -1,0 +1,31 @@
+#pragma once
+// A template parsed once and rendered many times. Not thread-safe (the library's render is
+// not const): each edge thread keeps its own.
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "page/queue_view.h"
+
+namespace kainjow::mustache {
+template <typename string_type> class basic_mustache;
+}
+
+namespace wr::page {
+
+class CompiledTemplate {
+public:
+    explicit CompiledTemplate(std::string_view html);
+    ~CompiledTemplate();
+    CompiledTemplate(CompiledTemplate&&) noexcept;
+
+    bool valid() const;
+    // The page, or nullopt if the library fails at render time.
+    std::optional<std::string> render(const QueueView& view);
+
+private:
+    std::unique_ptr<kainjow::mustache::basic_mustache<std::string>> m_template;
+};
+
+} // namespace wr::page

@@ -1,0 +1,29 @@
+#pragma once
+// The live admission state of every room, behind one interface: the in-memory implementation
+// serves one process; a shared one (Redis) serves several edge nodes. Callers pass everything
+// a decision needs and get the outcome; they never touch the counts directly, so nothing above
+// this interface assumes a single process.
+#include <optional>
+#include <string>
+
+#include "queue/admission.h"
+
+namespace wr::state {
+
+class Counters {
+public:
+    virtual ~Counters() = default;
+
+    // Decides one request (queue::check_in) and records it, atomically for the room.
+    virtual queue::Outcome check_in(const std::string& room_id, const queue::Policy& policy,
+                                    const std::optional<queue::Ticket>& ticket, util::TimePoint now,
+                                    util::Random& random) = 0;
+    // Ends an admitted session now (queue::revoke).
+    virtual bool revoke(const std::string& room_id, const queue::Policy& policy, const queue::Ticket& ticket,
+                        util::TimePoint now) = 0;
+    virtual queue::RoomFigures figures(const std::string& room_id, const queue::Policy& policy, util::TimePoint now) = 0;
+    // Drops the state of rooms that no longer exist.
+    virtual void forget(const std::string& room_id) = 0;
+};
+
+} // namespace wr::state

@@ -1,0 +1,14 @@
+#pragma once
+// base64url without padding (RFC 4648 §5), as cookies carry it.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wr::util {
+
+std::string base64url_encode(const uint8_t* data, size_t size);
+// Appends the decoded bytes to `out`; false when the text is not base64url.
+bool base64url_decode(std::string_view text, std::string& out);
+
+} // namespace wr::util
