@@ -1,7 +1,10 @@
 // Spawns the wr binary with posix_spawn and collects its output through temporary files.
 #include "support/process.h"
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <stdexcept>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -56,6 +59,58 @@ ProcessResult run_wr(const std::vector<std::string>& arguments, const std::map<s
     result.out = util::read_text_file(out_path).value_or("");
     result.err = util::read_text_file(err_path).value_or("");
     return result;
+}
+
+} // namespace wr::test
+
+namespace wr::test {
+
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& arguments, const std::string& ready_marker) {
+    int pipe_fds[2];
+    if (::pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
+    std::vector<std::string> storage = arguments;
+    std::vector<char*> argv;
+    for (std::string& argument : storage) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(pipe_fds[1]);
+    m_stdout = pipe_fds[0];
+    if (spawned != 0) throw std::runtime_error("cannot start " + arguments[0]);
+    m_pid = pid;
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+    char c = 0;
+    while (std::chrono::steady_clock::now() < deadline && ::read(m_stdout, &c, 1) == 1) {
+        if (c != '\n') {
+            line += c;
+            continue;
+        }
+        if (line.find(ready_marker) != std::string::npos) {
+            m_ready_line = line;
+            return;
+        }
+        line.clear();
+    }
+    throw std::runtime_error(arguments[0] + " did not get ready");
+}
+
+BackgroundProcess::~BackgroundProcess() {
+    if (m_pid > 0) {
+        ::kill(m_pid, SIGTERM);
+        int status = 0;
+        ::waitpid(m_pid, &status, 0);
+    }
+    if (m_stdout >= 0) ::close(m_stdout);
+}
+
+TestOrigin::TestOrigin() : m_process({WR_DEMO_ORIGIN, "--listen", "127.0.0.1:0"}, "listening on") {
+    m_port = std::stoi(m_process.ready_line().substr(m_process.ready_line().rfind(':') + 1));
 }
 
 } // namespace wr::test

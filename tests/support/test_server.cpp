@@ -7,7 +7,7 @@
 
 namespace wr::test {
 
-TestServer::TestServer(std::filesystem::path data_dir) {
+TestServer::TestServer(std::filesystem::path data_dir, const std::function<void(AppOptions&)>& configure) {
     if (data_dir.empty()) {
         m_temp = std::make_unique<TempDir>();
         data_dir = m_temp->path();
@@ -20,6 +20,7 @@ TestServer::TestServer(std::filesystem::path data_dir) {
     options.edge_listen = {"127.0.0.1", 0};
     options.edge_threads = 2;
     options.origin_timeout = std::chrono::seconds{2};
+    if (configure) configure(options);
     m_app = std::make_unique<App>(options, m_clock);
     m_app->start();
     m_admin_token = util::read_text_file(m_data_dir / "admin.token").value_or("");

@@ -1,6 +1,7 @@
 #pragma once
 // The same wr::App that `wr serve` runs, on an ephemeral port with a temporary data dir and a
 // fake clock, plus an HTTP client that speaks to its admin API.
+#include <functional>
 #include <httplib.h>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -25,12 +26,15 @@ struct HttpReply {
 class TestServer {
 public:
     // data_dir: reuse a directory (to test restarts); empty for a fresh one.
-    explicit TestServer(std::filesystem::path data_dir = {});
+    explicit TestServer(std::filesystem::path data_dir = {}, const std::function<void(AppOptions&)>& configure = {});
     ~TestServer();
 
     util::FakeClock& clock() { return m_clock; }
     App& app() { return *m_app; }
     int admin_port() const { return m_app->admin_port(); }
+    int edge_port() const { return m_app->edge_port(); }
+    // Makes configuration changes visible to the edge now (it would within the poll interval).
+    void sync_edge() { m_app->refresh_edge_config(); }
     std::string admin_url() const { return "http://127.0.0.1:" + std::to_string(admin_port()); }
     const std::filesystem::path& data_dir() const { return m_data_dir; }
     const std::string& admin_token() const { return m_admin_token; }
