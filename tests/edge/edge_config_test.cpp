@@ -1,0 +1,95 @@
+// Routing rooms by host and longest path, and the phases of a room's schedule.
+#include <doctest/doctest.h>
+
+#include "edge/edge_config.h"
+#include "support/test_server.h"
+#include "util/time_format.h"
+
+using namespace std::chrono_literals;
+using wr::edge::EdgeConfig;
+using wr::edge::RoomConfig;
+
+namespace {
+
+RoomConfig& add_room(EdgeConfig& config, const char* id, const char* host, const char* path) {
+    auto room = std::make_unique<RoomConfig>();
+    room->id = id;
+    room->zone = config.zones.front().get();
+    room->settings.host = host;
+    room->settings.path = path;
+    room->settings.total_active_users = 1000;
+    room->settings.new_users_per_minute = 500;
+    config.rooms.push_back(std::move(room));
+    return *config.rooms.back();
+}
+
+wr::model::Timestamp at(wr::util::TimePoint time) { return {wr::util::format_iso8601(time), time}; }
+
+} // namespace
+
+TEST_CASE("edge: the longest matching route wins, additional routes included") {
+    EdgeConfig config;
+    auto zone = std::make_unique<wr::edge::ZoneConfig>();
+    zone->name = "example.com";
+    config.zones.push_back(std::move(zone));
+    add_room(config, "root", "example.com", "/");
+    add_room(config, "shop", "example.com", "/shop");
+    RoomConfig& checkout = add_room(config, "checkout", "Shop.Example.com", "/");
+    checkout.settings.additional_routes.push_back({"example.com", "/shop/checkout"});
+    config.index();
+
+    CHECK(config.find_room("example.com", "/")->id == "root");
+    CHECK(config.find_room("example.com", "/shopping")->id == "shop"); // a plain prefix
+    CHECK(config.find_room("example.com", "/shop/checkout/pay")->id == "checkout");
+    CHECK(config.find_room("shop.example.com", "/x")->id == "checkout");
+    CHECK(config.find_room("www.example.com", "/") == nullptr);
+    CHECK(config.find_zone("www.example.com")->name == "example.com");
+    CHECK(config.find_zone("deep.www.example.com")->name == "example.com");
+    CHECK(config.find_zone("example.org") == nullptr);
+    CHECK(config.find_zone("notexample.com") == nullptr);
+    CHECK(config.find_room_by_id("shop")->settings.path == "/shop");
+}
+
+TEST_CASE("edge: a room's schedule becomes phases with the event's settings") {
+    RoomConfig room;
+    room.settings.total_active_users = 1000;
+    room.settings.new_users_per_minute = 500;
+    room.settings.custom_page_html = "room page";
+    const auto start = wr::test::k_test_start;
+    wr::model::Event event;
+    event.id = "00000000000000010000000000000000";
+    event.settings.name = "launch";
+    event.settings.prequeue_start_time = at(start + 10min);
+    event.settings.event_start_time = at(start + 20min);
+    event.settings.event_end_time = at(start + 60min);
+    event.settings.shuffle_at_event_start = true;
+    event.settings.total_active_users = 300;
+    event.settings.new_users_per_minute = 200;
+    event.settings.queueing_method = wr::model::QueueingMethod::random;
+    event.settings.custom_page_html = "event page";
+    room.events.push_back(event);
+    wr::model::Event suspended = event;
+    suspended.settings.suspended = true;
+    suspended.settings.event_start_time = at(start + 2h);
+    suspended.settings.event_end_time = at(start + 3h);
+    suspended.settings.prequeue_start_time.reset();
+    room.events.push_back(suspended);
+    wr::edge::build_phases(room);
+
+    CHECK(room.phases.size() == 2);
+    CHECK(room.phase_at(start).event_id.empty());
+    CHECK(*room.phase_at(start).custom_page_html == "room page");
+    const auto& prequeue = room.phase_at(start + 15min);
+    CHECK(prequeue.prequeueing);
+    CHECK(prequeue.policy.queue_all);
+    CHECK(prequeue.policy.total_active_users == 300);
+    CHECK(*prequeue.custom_page_html == "event page");
+    const auto& running = room.phase_at(start + 20min);
+    CHECK_FALSE(running.prequeueing);
+    CHECK(running.policy.method == wr::model::QueueingMethod::random);
+    REQUIRE(running.policy.shuffle);
+    CHECK(running.policy.shuffle->prequeue_start == start + 10min);
+    CHECK(running.policy.shuffle->event_key == 1);
+    CHECK(room.phase_at(start + 60min).event_id.empty());
+    CHECK(room.phase_at(start + 150min).event_id.empty()); // the suspended event is ignored
+}

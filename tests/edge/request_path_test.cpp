@@ -1,0 +1,33 @@
+// Host and path normalisation for routing.
+#include <doctest/doctest.h>
+
+#include "edge/request_path.h"
+
+TEST_CASE("edge: paths are normalised so no encoding slips past a room") {
+    struct Case {
+        const char* raw;
+        const char* normalized;
+    };
+    const Case cases[] = {
+        {"/shop", "/shop"},           {"/shop/", "/shop/"},         {"/", "/"},
+        {"", "/"},                    {"/%73hop", "/shop"},         {"/%7Euser", "/~user"},
+        {"/a/./b", "/a/b"},           {"/a/../shop", "/shop"},      {"/../../shop", "/shop"},
+        {"//shop//item", "/shop/item"}, {"/shop/%2e%2e/admin", "/admin"}, {"/a%2Fb", "/a%2Fb"},
+        {"/a%2fb", "/a%2Fb"},         {"/%zz", "/%zz"},             {"/shop/..", "/"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.raw);
+        CHECK(wr::edge::normalize_path(c.raw) == c.normalized);
+    }
+}
+
+TEST_CASE("edge: hosts lose case, port and trailing dot; targets split at the query") {
+    CHECK(wr::edge::normalize_host("Shop.Example.COM:8080") == "shop.example.com");
+    CHECK(wr::edge::normalize_host("example.com.") == "example.com");
+    CHECK(wr::edge::normalize_host("[::1]:8080") == "[::1]");
+    const auto split = wr::edge::split_target("/a/b?x=1&y#frag");
+    CHECK(split.path == "/a/b");
+    CHECK(split.query == "x=1&y");
+    CHECK(wr::edge::split_target("http://example.com/p?q").path == "/p");
+    CHECK(wr::edge::split_target("http://example.com").path == "/");
+}
