@@ -8,6 +8,7 @@
 #include "support/browser.h"
 #include "support/process.h"
 #include "support/test_server.h"
+#include "support/tls_files.h"
 
 using nlohmann::json;
 using wr::test::Browser;
@@ -336,6 +337,28 @@ TEST_CASE("integration: cookies sealed before a key rotation still open after it
     CHECK(browser.cookies["__cfwaitingroom"].substr(0, 2) != before.substr(0, 2)); // sealed with the new key id
     const auto permissions = std::filesystem::status(wr.data_dir() / "cookie.key").permissions();
     CHECK((permissions & (std::filesystem::perms::group_all | std::filesystem::perms::others_all)) == std::filesystem::perms::none);
+}
+
+} // TEST_SUITE
+
+TEST_SUITE("integration") {
+
+TEST_CASE("integration: the edge serves HTTPS with --tls-cert/--tls-key, and auto cookies become SameSite=None; Secure") {
+    wr::test::TempDir certificates;
+    const wr::test::TlsFiles tls = wr::test::write_self_signed_certificate(certificates.path());
+    TestOrigin origin;
+    TestServer wr(std::filesystem::path{}, [&](wr::AppOptions& options) {
+        options.tls_certificate = tls.certificate.string();
+        options.tls_private_key = tls.private_key.string();
+    });
+    set_up(wr, origin);
+    httplib::SSLClient client("127.0.0.1", wr.edge_port());
+    client.enable_server_certificate_verification(false);
+    const auto reply = client.Get("/echo", {{"Host", "shop.example.com"}});
+    REQUIRE(reply);
+    CHECK(reply->status == 200);
+    CHECK(json::parse(reply->body)["headers"]["X-Forwarded-Proto"] == "https");
+    CHECK(reply->get_header_value("Set-Cookie").ends_with("; SameSite=None; Secure"));
 }
 
 } // TEST_SUITE
