@@ -28,5 +28,11 @@ test: test-deps build
 demo: build
 	scripts/demo.sh $(BUILD)/wr
 
+bench:
+	@scripts/install-deps.sh bench
+	cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr_bench_decision
+	bench/run.sh build-bench
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-bench

@@ -42,11 +42,34 @@ util::TimePoint from_seconds(uint32_t seconds) { return util::TimePoint{std::chr
 
 } // namespace
 
-CookieCodec::CookieCodec() : m_context(EVP_CIPHER_CTX_new()) {
-    if (!m_context) throw std::runtime_error("cannot create an OpenSSL cipher context");
+CookieCodec::CookieCodec() : m_encrypt(EVP_CIPHER_CTX_new()), m_decrypt(EVP_CIPHER_CTX_new()) {
+    if (!m_encrypt || !m_decrypt) throw std::runtime_error("cannot create an OpenSSL cipher context");
+    if (RAND_bytes(m_nonce_prefix.data(), static_cast<int>(m_nonce_prefix.size())) != 1)
+        throw std::runtime_error("the system random source failed");
 }
 
-CookieCodec::~CookieCodec() { EVP_CIPHER_CTX_free(m_context); }
+CookieCodec::~CookieCodec() {
+    EVP_CIPHER_CTX_free(m_encrypt);
+    EVP_CIPHER_CTX_free(m_decrypt);
+}
+
+void CookieCodec::use_key(EVP_CIPHER_CTX* context, bool encrypt, const CookieKey& key, std::array<uint8_t, 32>& loaded,
+                          bool& has_key) {
+    if (has_key && loaded == key.key) return;
+    const int ok = encrypt ? EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nullptr, key.key.data(), nullptr)
+                           : EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nullptr, key.key.data(), nullptr);
+    if (ok != 1) throw std::runtime_error("loading a cookie key failed");
+    loaded = key.key;
+    has_key = true;
+}
+
+void CookieCodec::next_nonce(uint8_t* nonce) {
+    if (++m_nonce_counter == 0 &&
+        RAND_bytes(m_nonce_prefix.data(), static_cast<int>(m_nonce_prefix.size())) != 1)
+        throw std::runtime_error("the system random source failed");
+    std::memcpy(nonce, m_nonce_prefix.data(), m_nonce_prefix.size());
+    std::memcpy(nonce + m_nonce_prefix.size(), &m_nonce_counter, sizeof m_nonce_counter);
+}
 
 std::string CookieCodec::seal(const queue::Ticket& ticket, std::string_view room_id, const KeyRing& keys) {
     const CookieKey& key = keys.current();
@@ -65,24 +88,23 @@ std::string CookieCodec::seal(const queue::Ticket& ticket, std::string_view room
     sealed[0] = key.id;
     uint8_t* nonce = sealed + 1;
     uint8_t* ciphertext = nonce + k_nonce_size;
-    if (RAND_bytes(nonce, k_nonce_size) != 1) throw std::runtime_error("the system random source failed");
+    next_nonce(nonce);
+    use_key(m_encrypt, true, key, m_encrypt_key, m_has_encrypt_key);
     int length = 0;
-    bool ok = EVP_EncryptInit_ex(m_context, EVP_aes_256_gcm(), nullptr, key.key.data(), nonce) == 1 &&
-              EVP_EncryptUpdate(m_context, nullptr, &length, reinterpret_cast<const uint8_t*>(room_id.data()),
+    bool ok = EVP_EncryptInit_ex(m_encrypt, nullptr, nullptr, nullptr, nonce) == 1 &&
+              EVP_EncryptUpdate(m_encrypt, nullptr, &length, reinterpret_cast<const uint8_t*>(room_id.data()),
                                 static_cast<int>(room_id.size())) == 1 &&
-              EVP_EncryptUpdate(m_context, ciphertext, &length, plaintext, static_cast<int>(k_plaintext_size)) == 1 &&
-              EVP_EncryptFinal_ex(m_context, ciphertext + length, &length) == 1 &&
-              EVP_CIPHER_CTX_ctrl(m_context, EVP_CTRL_GCM_GET_TAG, k_tag_size, ciphertext + k_plaintext_size) == 1;
+              EVP_EncryptUpdate(m_encrypt, ciphertext, &length, plaintext, static_cast<int>(k_plaintext_size)) == 1 &&
+              EVP_EncryptFinal_ex(m_encrypt, ciphertext + length, &length) == 1 &&
+              EVP_CIPHER_CTX_ctrl(m_encrypt, EVP_CTRL_GCM_GET_TAG, k_tag_size, ciphertext + k_plaintext_size) == 1;
     if (!ok) throw std::runtime_error("sealing a cookie failed");
     return util::base64url_encode(sealed, k_sealed_size);
 }
 
 std::optional<queue::Ticket> CookieCodec::open(std::string_view cookie, std::string_view room_id, const KeyRing& keys) {
     if (cookie.size() != (k_sealed_size * 4 + 2) / 3) return std::nullopt;
-    std::string bytes;
-    bytes.reserve(k_sealed_size);
-    if (!util::base64url_decode(cookie, bytes) || bytes.size() != k_sealed_size) return std::nullopt;
-    const auto* sealed = reinterpret_cast<const uint8_t*>(bytes.data());
+    uint8_t sealed[k_sealed_size];
+    if (util::base64url_decode(cookie, sealed, k_sealed_size) != k_sealed_size) return std::nullopt;
     const CookieKey* key = keys.find(sealed[0]);
     if (!key) return std::nullopt;
     const uint8_t* nonce = sealed + 1;
@@ -91,12 +113,13 @@ std::optional<queue::Ticket> CookieCodec::open(std::string_view cookie, std::str
     std::memcpy(tag, ciphertext + k_plaintext_size, k_tag_size);
     uint8_t plaintext[k_plaintext_size];
     int length = 0;
-    const bool ok = EVP_DecryptInit_ex(m_context, EVP_aes_256_gcm(), nullptr, key->key.data(), nonce) == 1 &&
-                    EVP_DecryptUpdate(m_context, nullptr, &length, reinterpret_cast<const uint8_t*>(room_id.data()),
+    use_key(m_decrypt, false, *key, m_decrypt_key, m_has_decrypt_key);
+    const bool ok = EVP_DecryptInit_ex(m_decrypt, nullptr, nullptr, nullptr, nonce) == 1 &&
+                    EVP_DecryptUpdate(m_decrypt, nullptr, &length, reinterpret_cast<const uint8_t*>(room_id.data()),
                                       static_cast<int>(room_id.size())) == 1 &&
-                    EVP_DecryptUpdate(m_context, plaintext, &length, ciphertext, static_cast<int>(k_plaintext_size)) == 1 &&
-                    EVP_CIPHER_CTX_ctrl(m_context, EVP_CTRL_GCM_SET_TAG, k_tag_size, tag) == 1 &&
-                    EVP_DecryptFinal_ex(m_context, plaintext + length, &length) == 1;
+                    EVP_DecryptUpdate(m_decrypt, plaintext, &length, ciphertext, static_cast<int>(k_plaintext_size)) == 1 &&
+                    EVP_CIPHER_CTX_ctrl(m_decrypt, EVP_CTRL_GCM_SET_TAG, k_tag_size, tag) == 1 &&
+                    EVP_DecryptFinal_ex(m_decrypt, plaintext + length, &length) == 1;
     if (!ok) return std::nullopt;
 
     const uint8_t* at = plaintext;

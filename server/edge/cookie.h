@@ -4,6 +4,7 @@
 // associated data, so a cookie opens only in the room that issued it. Any cookie that is
 // truncated, tampered with, sealed by an unknown key or for another room opens to nothing:
 // the visitor is simply new.
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,7 +28,19 @@ public:
     std::optional<queue::Ticket> open(std::string_view cookie, std::string_view room_id, const KeyRing& keys);
 
 private:
-    EVP_CIPHER_CTX* m_context;
+    // Loads the key schedule only when the key changes; each seal or open then sets just the nonce.
+    void use_key(EVP_CIPHER_CTX* context, bool encrypt, const CookieKey& key, std::array<uint8_t, 32>& loaded, bool& has_key);
+    void next_nonce(uint8_t* nonce);
+
+    EVP_CIPHER_CTX* m_encrypt;
+    EVP_CIPHER_CTX* m_decrypt;
+    std::array<uint8_t, 32> m_encrypt_key{};
+    std::array<uint8_t, 32> m_decrypt_key{};
+    bool m_has_encrypt_key = false;
+    bool m_has_decrypt_key = false;
+    // Nonces: 8 random bytes drawn once, then a counter; unique per key without a syscall each.
+    std::array<uint8_t, 8> m_nonce_prefix{};
+    uint32_t m_nonce_counter = 0;
 };
 
 // "__cfwaitingroom" or "__cfwaitingroom_<suffix>".

@@ -90,6 +90,7 @@ page::CompiledTemplate& Gate::compiled(const Snapshot& snapshot, const std::stri
     // Snapshots own the template texts; a new snapshot may reuse addresses, so start over.
     if (snapshot.version != m_templates_version) {
         m_templates.clear();
+        m_rendered.clear();
         m_templates_version = snapshot.version;
     }
     auto it = m_templates.find(&html);
@@ -152,7 +153,10 @@ GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room
 
     if (room.settings.json_response_enabled && request.accept == "application/json") {
         result.content_type = "application/json";
-        result.body = page::json_response(view).dump();
+        static const char k_json_source = 0;
+        const page::RenderKey key = page::render_key(view, &k_json_source);
+        const std::string* cached = m_rendered.find(key);
+        result.body = cached ? *cached : m_rendered.store(key, page::json_response(view).dump());
         return result;
     }
     const std::string* custom = phase.custom_page_html;
@@ -162,8 +166,12 @@ GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room
         return result;
     }
     if (!has_custom) custom = &embedded_page("templates/queue.html");
-    if (auto rendered = compiled(snapshot, *custom).render(view)) {
-        result.body = std::move(*rendered);
+    page::CompiledTemplate& page_template = compiled(snapshot, *custom);
+    const page::RenderKey key = page::render_key(view, custom);
+    if (const std::string* cached = m_rendered.find(key)) {
+        result.body = *cached;
+    } else if (auto rendered = page_template.render(view)) {
+        result.body = m_rendered.store(key, std::move(*rendered));
     } else {
         // A template that parsed when stored always renders; this guards a hand-edited database.
         result.body = std::string(reject ? reject_page() : default_queue_page());

@@ -11,6 +11,7 @@
 #include "edge/config_source.h"
 #include "edge/cookie.h"
 #include "page/compiled_template.h"
+#include "page/render_cache.h"
 #include "queue/admission.h"
 #include "state/counters.h"
 #include "util/random.h"
@@ -64,6 +65,7 @@ private:
     CookieCodec m_codec;
     uint64_t m_templates_version = 0;
     std::unordered_map<const std::string*, page::CompiledTemplate> m_templates;
+    page::RenderCache m_rendered;
 };
 
 // The built-in pages.

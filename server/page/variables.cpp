@@ -40,7 +40,8 @@ json variables(const QueueView& view) {
         {"waitTimeFormatted", formatted},
         {"queueIsFull", view.queue_is_full},
         {"queueAll", view.queue_all},
-        {"lastUpdated", util::format_iso8601(view.last_updated)},
+        // To the second, as the cookie keeps it.
+        {"lastUpdated", util::format_iso8601(std::chrono::floor<std::chrono::seconds>(view.last_updated))},
         {"refreshIntervalSeconds", reject && !view.queue_all ? 0 : view.refresh_interval_seconds},
         {"queueingMethod", std::string(model::to_string(view.queueing_method))},
         {"isFIFOQueue", view.queueing_method == model::QueueingMethod::fifo},

@@ -80,10 +80,13 @@ util::TimePoint ticket_expiry(const Ticket& ticket, const Policy& policy) {
 }
 
 util::TimePoint shuffled_bucket(uint64_t session_id, const Shuffle& shuffle) {
-    const int64_t span_seconds = std::max<int64_t>(
-        1, std::chrono::duration_cast<std::chrono::seconds>(shuffle.event_start - shuffle.prequeue_start).count());
-    const uint64_t draw = mix(session_id ^ mix(shuffle.event_key)) % static_cast<uint64_t>(span_seconds);
-    return shuffle.prequeue_start + std::chrono::seconds{static_cast<int64_t>(draw)};
+    // Virtual buckets finer than a minute (a prequeue may last only five), but never more than
+    // k_shuffle_buckets of them, so memory stays bounded by the schedule, not by the crowd.
+    const int64_t span_ms = std::max<int64_t>(1, (shuffle.event_start - shuffle.prequeue_start).count());
+    const int64_t step_ms = std::max<int64_t>(1000, (span_ms + k_shuffle_buckets - 1) / k_shuffle_buckets);
+    const int64_t buckets = std::max<int64_t>(1, span_ms / step_ms);
+    const uint64_t draw = mix(session_id ^ mix(shuffle.event_key)) % static_cast<uint64_t>(buckets);
+    return shuffle.prequeue_start + util::Milliseconds{static_cast<int64_t>(draw) * step_ms};
 }
 
 Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticket>& presented, util::TimePoint now,
@@ -118,7 +121,8 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
         outcome.new_user = true;
         outcome.ticket = Ticket{};
         outcome.ticket.session_id = random.next();
-        outcome.ticket.bucket = now;
+        // Arrivals are grouped by minute: counts stay per minute however many arrive.
+        outcome.ticket.bucket = minute_start(minute_of(now));
         outcome.ticket.last_check_in = now;
         outcome.ticket.refresh_interval_seconds = refresh_interval(policy, random);
     }

@@ -48,8 +48,10 @@ struct RoomFigures {
 };
 RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimePoint now);
 
-// The virtual arrival a shuffled user gets in [prequeue_start, event_start): uniform, and the
-// same every time for the same user and event. Exposed for tests.
+inline constexpr int64_t k_shuffle_buckets = 1000;
+
+// The virtual arrival a shuffled user gets in [prequeue_start, event_start): uniform over at
+// most k_shuffle_buckets steps, and the same every time for the same user and event.
 util::TimePoint shuffled_bucket(uint64_t session_id, const Shuffle& shuffle);
 
 } // namespace wr::queue

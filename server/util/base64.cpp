@@ -43,6 +43,25 @@ std::string base64url_encode(const uint8_t* data, size_t size) {
     return out;
 }
 
+std::optional<size_t> base64url_decode(std::string_view text, uint8_t* out, size_t capacity) {
+    if (text.size() % 4 == 1 || text.size() / 4 * 3 + (text.size() % 4 ? text.size() % 4 - 1 : 0) > capacity) return std::nullopt;
+    uint32_t buffer = 0;
+    int bits = 0;
+    size_t size = 0;
+    for (const char c : text) {
+        const int8_t value = k_decoding[static_cast<uint8_t>(c)];
+        if (value < 0) return std::nullopt;
+        buffer = (buffer << 6) | static_cast<uint32_t>(value);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[size++] = static_cast<uint8_t>((buffer >> bits) & 0xff);
+        }
+    }
+    if ((buffer & ((1u << bits) - 1)) != 0) return std::nullopt;
+    return size;
+}
+
 bool base64url_decode(std::string_view text, std::string& out) {
     if (text.size() % 4 == 1) return false;
     uint32_t buffer = 0;

@@ -10,5 +10,8 @@ namespace wr::util {
 std::string base64url_encode(const uint8_t* data, size_t size);
 // Appends the decoded bytes to `out`; false when the text is not base64url.
 bool base64url_decode(std::string_view text, std::string& out);
+// Decodes into a caller's buffer; the decoded size, or nullopt when the text is not base64url or
+// does not fit.
+std::optional<size_t> base64url_decode(std::string_view text, uint8_t* out, size_t capacity);
 
 } // namespace wr::util

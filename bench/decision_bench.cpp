@@ -1,0 +1,107 @@
+// In-process cost of the admission path, against the cookie crypto alone (DESIGN.md §8):
+//   floor      seal + open of one cookie (AES-256-GCM): the least a cookie-based decision costs
+//   admitted   the edge's decision for an admitted visitor: route, open, decide (renew), seal
+//   queued     the same for a visitor who waits: route, open, decide, seal, page (rendered or cached)
+//   render     rendering the default queue page with Mustache, uncached
+// Prints one line per measurement: name, ns per operation, operations per second.
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "edge/cookie.h"
+#include "edge/gate.h"
+#include "page/compiled_template.h"
+#include "state/memory_counters.h"
+#include "util/random.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double measure(const char* name, int iterations, const std::function<void(int)>& work) {
+    for (int i = 0; i < iterations / 10; ++i) work(i); // warm up
+    const auto start = Clock::now();
+    for (int i = 0; i < iterations; ++i) work(i);
+    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count() / iterations;
+    std::printf("%-10s %10.1f ns/op %12.0f ops/s\n", name, ns, 1e9 / ns);
+    return ns;
+}
+
+std::unique_ptr<wr::edge::RoomConfig> room(const char* id, const char* host, int64_t limit, bool queue_all,
+                                           const wr::edge::ZoneConfig* zone) {
+    auto config = std::make_unique<wr::edge::RoomConfig>();
+    config->id = id;
+    config->zone = zone;
+    config->settings.host = host;
+    config->settings.total_active_users = limit;
+    config->settings.new_users_per_minute = limit;
+    config->settings.queue_all = queue_all;
+    config->cookie_name = "__cfwaitingroom";
+    wr::edge::build_phases(*config);
+    return config;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const int iterations = argc > 1 ? std::stoi(argv[1]) : 300000;
+    std::vector<wr::edge::CookieKey> keys(1);
+    keys[0].id = 1;
+    for (size_t i = 0; i < keys[0].key.size(); ++i) keys[0].key[i] = static_cast<uint8_t>(i * 7 + 3);
+
+    auto config = std::make_shared<wr::edge::EdgeConfig>();
+    auto zone = std::make_unique<wr::edge::ZoneConfig>();
+    zone->name = "bench.test";
+    config->zones.push_back(std::move(zone));
+    config->rooms.push_back(room("0123456789abcdef0123456789abcdef", "open.bench.test", 2147483647, false, config->zones[0].get()));
+    config->rooms.push_back(room("fedcba9876543210fedcba9876543210", "queue.bench.test", 200, true, config->zones[0].get()));
+    config->index();
+    const wr::edge::Snapshot snapshot{config, std::make_shared<const wr::edge::KeyRing>(keys), 1};
+
+    wr::state::MemoryCounters counters;
+    wr::edge::Gate gate(counters, 7);
+    wr::edge::CookieCodec codec;
+    const auto start = wr::util::TimePoint{std::chrono::milliseconds{1'800'000'000'000}};
+    size_t sink = 0;
+
+    wr::queue::Ticket ticket;
+    ticket.session_id = 42;
+    ticket.bucket = start;
+    ticket.accepted_at = start;
+    ticket.last_check_in = start;
+    const std::string& room_id = config->rooms[0]->id;
+    measure("floor", iterations, [&](int) {
+        const std::string sealed = codec.seal(ticket, room_id, *snapshot.keys);
+        sink += codec.open(sealed, room_id, *snapshot.keys)->refresh_interval_seconds;
+    });
+
+    // A crowd around the measured visitor, so the counts are not trivially small.
+    wr::edge::IncomingRequest open{"GET", "/", "open.bench.test", "", "text/html", false};
+    for (int i = 0; i < 5000; ++i) gate.handle(snapshot, open, start);
+    const wr::edge::GateResult first = gate.handle(snapshot, open, start);
+    std::string cookie = first.set_cookie.substr(0, first.set_cookie.find(';'));
+    measure("admitted", iterations, [&](int i) {
+        open.cookie_header = cookie;
+        const wr::edge::GateResult result = gate.handle(snapshot, open, start + std::chrono::milliseconds{i / 1000});
+        if (!result.set_cookie.empty()) cookie = result.set_cookie.substr(0, result.set_cookie.find(';'));
+        sink += result.set_cookie.size();
+    });
+
+    // A cookie that does not open: each request decrypts, decides (a new visitor, queued), seals
+    // a cookie and answers the page.
+    const std::string forged = "__cfwaitingroom=" + std::string(75, 'A');
+    wr::edge::IncomingRequest queued{"GET", "/", "queue.bench.test", forged, "text/html", false};
+    measure("queued", iterations, [&](int i) {
+        sink += gate.handle(snapshot, queued, start + std::chrono::milliseconds{i / 1000}).body.size();
+    });
+
+    wr::page::CompiledTemplate page{wr::edge::default_queue_page()};
+    wr::page::QueueView view;
+    view.now = start;
+    view.wait_time_known = true;
+    view.wait_time_minutes = 12;
+    measure("render", iterations / 20, [&](int) { sink += page.render(view)->size(); });
+    std::fprintf(stderr, "(checksum %zu)\n", sink);
+    return 0;
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# make bench: wr against nginx on this machine, in one run, as ratios (bench/README.md explains).
+#   bench/run.sh BUILD_DIR [SECONDS_PER_RUN]
+# The server under test (wr or nginx, one thread/worker each) is pinned to core 0; wrk and the
+# origin share core 1.
+set -euo pipefail
+build=${1:-build-bench}
+duration=${2:-${WR_BENCH_SECONDS:-5}}
+read -r -a connections <<<"${WR_BENCH_CONNECTIONS:-16 256 1024}"
+wr="$build/wr"
+decision_bin="$build/wr_bench_decision"
+work=$(mktemp -d /tmp/wr-bench.XXXXXX)
+wr_pid=""
+cleanup() {
+    [[ -n $wr_pid ]] && kill "$wr_pid" 2>/dev/null
+    for pidfile in "$work"/nginx*.pid; do [[ -f $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+cores=$(nproc)
+load_cpu=$((cores > 1 ? 1 : 0))
+pin_server=(taskset -c 0)
+pin_load=(taskset -c "$load_cpu")
+ulimit -n 65536 2>/dev/null || true
+
+base=$((20000 + RANDOM % 20000))
+origin_port=$base nginx_static_port=$((base + 1)) nginx_proxy_port=$((base + 2))
+wr_edge_port=$((base + 3)) wr_admin_port=$((base + 4))
+
+wait_for_port() {
+    for _ in $(seq 200); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.05
+    done
+    echo "bench: nothing listens on port $1" >&2
+    exit 1
+}
+
+start_nginx() { # config file
+    nginx -c "$1" -p "$work/nginx" -g 'daemon on; user root;' 2>/dev/null || nginx -c "$1" -p "$work/nginx" -g 'daemon on;'
+}
+
+http_get() { # port host path [cookie]: the whole response on stdout
+    exec 3<>"/dev/tcp/127.0.0.1/$1"
+    if [[ -n ${4:-} ]]; then
+        printf 'GET %s HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\nConnection: close\r\n\r\n' "$3" "$2" "$4" >&3
+    else
+        printf 'GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$3" "$2" >&3
+    fi
+    cat <&3
+    exec 3<&-
+}
+
+# run_wrk connections port host [cookie] → "requests/s p99_ms errors"
+run_wrk() {
+    local args=(-t1 -c"$1" -d"${duration}s" --latency --timeout 5s -H "Host: $3")
+    [[ -n ${4:-} ]] && args+=(-H "Cookie: $4")
+    local out
+    out=$("${pin_load[@]}" wrk "${args[@]}" "http://127.0.0.1:$2/" 2>&1)
+    local rps p99 errors
+    rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+    p99=$(awk '$1 == "99%" { v = $2
+        if (v ~ /us$/) { sub(/us$/, "", v); v = v / 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v = v * 1000 }
+        printf "%.2f", v }' <<<"$out")
+    errors=$(awk '/Socket errors/ { gsub(/,/, ""); e += $4 + $6 + $8 + $10 } /Non-2xx/ { e += $5 } END { print e + 0 }' <<<"$out")
+    echo "${rps:-0} ${p99:-0} ${errors:-0}"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+cpu_seconds() { awk '{ print ($14 + $15) / 100 }' "/proc/$1/stat"; }
+rss_kb() { awk '/VmRSS/ { print $2 }' "/proc/$1/status"; }
+
+# --- nginx as the origin (core 1): one static page for every proxy ---
+mkdir -p "$work/www" "$work/nginx"
+printf '<!doctype html><title>origin</title><p>hello from the origin</p>\n' > "$work/www/index.html"
+cat > "$work/nginx-origin.conf" <<CONF
+worker_processes 1;
+worker_cpu_affinity $( ((load_cpu == 1)) && echo 10 || echo 01 );
+pid $work/nginx-origin.pid;
+error_log $work/nginx/origin-error.log warn;
+events { worker_connections 16384; }
+http {
+    access_log off;
+    keepalive_requests 10000000;
+    server { listen 127.0.0.1:$origin_port; root $work/www; }
+}
+CONF
+start_nginx "$work/nginx-origin.conf"
+wait_for_port "$origin_port"
+
+# --- wr: one edge thread on core 0, like nginx's one worker ---
+"${pin_server[@]}" "$wr" serve --data-dir "$work/wr-data" --edge-listen "127.0.0.1:$wr_edge_port" \
+    --admin-listen "127.0.0.1:$wr_admin_port" --edge-threads 1 --log-level warn &
+wr_pid=$!
+wait_for_port "$wr_admin_port"
+api=("$wr" --data-dir "$work/wr-data" --api "http://127.0.0.1:$wr_admin_port")
+"${api[@]}" apply -f - >/dev/null <<JSON
+{"zones": [{"name": "bench.test", "origin": "http://127.0.0.1:$origin_port", "waiting_rooms": [
+  {"name": "queue", "host": "queue.bench.test", "total_active_users": 200, "new_users_per_minute": 200, "queue_all": true},
+  {"name": "open", "host": "open.bench.test", "total_active_users": 2147483647, "new_users_per_minute": 2147483647}]}]}
+JSON
+sleep 0.5 # the edge sees the configuration within its poll interval
+
+# --- memory first, on a fresh process: RSS after 1,000 and after 100,000 distinct visitors ---
+cat > "$work/count.lua" <<'LUA'
+local done = 0
+local limit = tonumber(os.getenv("WR_BENCH_REQUESTS"))
+function response(status, headers, body)
+    done = done + 1
+    if done >= limit then wrk.thread:stop() end
+end
+LUA
+visitors() { # N requests without a cookie: N new visitors, queued
+    WR_BENCH_REQUESTS=$1 "${pin_load[@]}" wrk -t1 -c1 -d300s -s "$work/count.lua" -H "Host: queue.bench.test" \
+        "http://127.0.0.1:$wr_edge_port/" >/dev/null 2>&1 || true
+}
+visitors 1000
+rss_1k=$(rss_kb "$wr_pid")
+visitors 99000
+rss_100k=$(rss_kb "$wr_pid")
+queued=$("${api[@]}" -o json rooms status queue | awk -F: '/estimated_queued_users/ { gsub(/[ ,]/, "", $2); print $2 }')
+
+# --- the pages nginx serves beside wr ---
+queue_page=$(http_get "$wr_edge_port" queue.bench.test / | sed '1,/^\r$/d')
+printf '%s' "$queue_page" > "$work/www/queue.html"
+page_bytes=$(wc -c < "$work/www/queue.html")
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+worker_cpu_affinity 01;
+pid $work/nginx.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 16384; }
+http {
+    access_log off;
+    keepalive_requests 10000000;
+    upstream origin { server 127.0.0.1:$origin_port; keepalive 64; }
+    server { listen 127.0.0.1:$nginx_static_port; root $work/www; location / { default_type text/html; try_files /queue.html =404; } }
+    server {
+        listen 127.0.0.1:$nginx_proxy_port;
+        location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection ""; }
+    }
+}
+CONF
+start_nginx "$work/nginx.conf"
+wait_for_port "$nginx_static_port"
+wait_for_port "$nginx_proxy_port"
+
+# An admitted visitor's cookie: every proxied request opens, decides (renews) and seals it.
+admitted_cookie=$(http_get "$wr_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
+# A well-formed cookie that does not open: every queue request decrypts, decides, seals, renders.
+forged_cookie="__cfwaitingroom=$(printf 'AAAAAAAAAAAAAAA%.0s' 1 2 3 4 5)"
+
+printf '\nwr bench: %ss per run; wr and nginx on core 0 (1 thread/worker), wrk and the origin on core %s\n' "$duration" "$load_cpu"
+printf 'queue page: %s bytes\n\n' "$page_bytes"
+printf '%-42s %6s %10s %11s %6s %9s %9s %7s\n' "workload" "conns" "wr req/s" "nginx req/s" "ratio" "wr p99ms" "ngx p99ms" "errors"
+for c in "${connections[@]}"; do
+    cpu_before=$(cpu_seconds "$wr_pid")
+    read -r q_rps q_p99 q_err <<<"$(run_wrk "$c" "$wr_edge_port" queue.bench.test "$forged_cookie")"
+    cpu_after=$(cpu_seconds "$wr_pid")
+    read -r n_rps n_p99 n_err <<<"$(run_wrk "$c" "$nginx_static_port" bench.test)"
+    cpu_us=$(awk -v a="$cpu_before" -v b="$cpu_after" -v r="$q_rps" -v d="$duration" 'BEGIN { if (r > 0) printf "%.1f", (b - a) * 1e6 / (r * d); else print "-" }')
+    printf '%-42s %6s %10.0f %11.0f %6s %9s %9s %7s\n' "queue page vs static (wr ${cpu_us} us cpu/req)" "$c" "$q_rps" "$n_rps" \
+        "$(ratio "$q_rps" "$n_rps")" "$q_p99" "$n_p99" "$q_err/$n_err"
+done
+for c in "${connections[@]}"; do
+    read -r a_rps a_p99 a_err <<<"$(run_wrk "$c" "$wr_edge_port" open.bench.test "$admitted_cookie")"
+    read -r p_rps p_p99 p_err <<<"$(run_wrk "$c" "$wr_edge_port" bench.test)"
+    read -r n_rps n_p99 n_err <<<"$(run_wrk "$c" "$nginx_proxy_port" bench.test)"
+    printf '%-42s %6s %10.0f %11.0f %6s %9s %9s %7s\n' "proxied, admitted vs proxy_pass" "$c" "$a_rps" "$n_rps" \
+        "$(ratio "$a_rps" "$n_rps")" "$a_p99" "$n_p99" "$a_err/$n_err"
+    printf '%-42s %6s %10.0f %11.0f %6s %9s %9s %7s\n' "proxied, no room vs proxy_pass" "$c" "$p_rps" "$n_rps" \
+        "$(ratio "$p_rps" "$n_rps")" "$p_p99" "$n_p99" "$p_err/$n_err"
+    printf '%-42s %6s %10s %11s %6s\n' "  admitted / no room (admission's cost)" "$c" "" "" "$(ratio "$a_rps" "$p_rps")"
+done
+
+printf '\nin-process admission path (one core):\n'
+"${pin_server[@]}" "$decision_bin" 2>/dev/null | tee "$work/decision.txt"
+awk '/^floor/ { f = $2 } /^admitted/ { a = $2 } END { if (f > 0) printf "admitted / floor = %.2f (budget <= 2.00)\n", a / f }' "$work/decision.txt"
+
+printf '\nmemory: wr RSS %s kB after 1,000 distinct visitors, %s kB after 100,000 (%s counted as queued)\n' "$rss_1k" "$rss_100k" "$queued"
+awk -v a="$rss_1k" -v b="$rss_100k" 'BEGIN { printf "RSS(100k) / RSS(1k) = %.3f (budget <= 1.10)\n", b / a }'
