@@ -31,7 +31,7 @@ demo: build
 bench:
 	@scripts/install-deps.sh bench
 	cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release
-	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr_bench_decision
+	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr_bench_decision wr_bench_visitors
 	bench/run.sh build-bench
 
 clean:

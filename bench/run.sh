@@ -104,23 +104,15 @@ JSON
 sleep 0.5 # the edge sees the configuration within its poll interval
 
 # --- memory first, on a fresh process: RSS after 1,000 and after 100,000 distinct visitors ---
-cat > "$work/count.lua" <<'LUA'
-local done = 0
-local limit = tonumber(os.getenv("WR_BENCH_REQUESTS"))
-function response(status, headers, body)
-    done = done + 1
-    if done >= limit then wrk.thread:stop() end
-end
-LUA
 visitors() { # N requests without a cookie: N new visitors, queued
-    WR_BENCH_REQUESTS=$1 "${pin_load[@]}" wrk -t1 -c1 -d300s -s "$work/count.lua" -H "Host: queue.bench.test" \
-        "http://127.0.0.1:$wr_edge_port/" >/dev/null 2>&1 || true
+    "${pin_load[@]}" "$build/wr_bench_visitors" "$wr_edge_port" queue.bench.test "$1"
 }
 visitors 1000
 rss_1k=$(rss_kb "$wr_pid")
 visitors 99000
 rss_100k=$(rss_kb "$wr_pid")
 queued=$("${api[@]}" -o json rooms status queue | awk -F: '/estimated_queued_users/ { gsub(/[ ,]/, "", $2); print $2 }')
+[[ -n $queued ]] || queued="?"
 
 # --- the pages nginx serves beside wr ---
 queue_page=$(http_get "$wr_edge_port" queue.bench.test / | sed '1,/^\r$/d')
