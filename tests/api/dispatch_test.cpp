@@ -1,0 +1,421 @@
+// The admin API's dispatcher without sockets: route matching, authentication, scopes and zones,
+// the v4 envelope, and the bounds of pagination.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "api/envelope.h"
+#include "api/routes.h"
+#include "control/rooms.h"
+#include "control/tokens.h"
+#include "control/zones.h"
+#include "store/migrate.h"
+#include "store/tokens_store.h"
+#include "support/temp_dir.h"
+#include "support/test_server.h"
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using wr::api::Reply;
+using wr::api::Request;
+using wr::store::Connection;
+
+namespace {
+
+// A migrated database with two zones, a room in the first, and four tokens.
+struct Admin {
+    wr::test::TempDir dir;
+    wr::store::Database database{dir.path()};
+    wr::util::FakeClock clock{wr::test::k_test_start};
+    wr::api::Services services{database, clock, nullptr};
+    std::string zone_id;
+    std::string edit;        // edit, every zone
+    std::string read;        // read, every zone
+    std::string zoned_edit;  // edit, example.com only
+    std::string zoned_read;  // read, example.com only
+
+    Admin() {
+        wr::store::migrate(database);
+        database.write([&](Connection& c) {
+            const wr::model::Zone zone = wr::control::create_zone(c, clock.now(), {"example.com", "http://127.0.0.1:3000"});
+            zone_id = zone.id;
+            wr::control::create_zone(c, clock.now(), {"other.com", "http://127.0.0.1:4000"});
+            wr::model::RoomSettings room;
+            room.name = "shop";
+            room.host = "shop.example.com";
+            room.total_active_users = 1000;
+            room.new_users_per_minute = 300;
+            wr::control::create_room(c, clock.now(), zone, room);
+            edit = wr::control::create_token(c, clock.now(), "edit", wr::model::TokenScope::edit, std::nullopt).secret;
+            read = wr::control::create_token(c, clock.now(), "read", wr::model::TokenScope::read, std::nullopt).secret;
+            zoned_edit = wr::control::create_token(c, clock.now(), "zoned-edit", wr::model::TokenScope::edit, zone_id).secret;
+            zoned_read = wr::control::create_token(c, clock.now(), "zoned-read", wr::model::TokenScope::read, zone_id).secret;
+        });
+    }
+
+    Reply send(const std::string& method, const std::string& path, const std::string& token,
+               std::multimap<std::string, std::string> query = {}, const std::string& body = "") {
+        Request request;
+        request.method = method;
+        request.path = path;
+        request.query = std::move(query);
+        request.body = body;
+        request.base_url = "http://127.0.0.1:9090";
+        if (!token.empty()) request.headers["authorization"] = "Bearer " + token;
+        return wr::api::dispatch(services, wr::api::all_routes(), request);
+    }
+};
+
+json body_of(const Reply& reply) {
+    REQUIRE(reply.raw_body);
+    return json::parse(*reply.raw_body);
+}
+
+// The one error of an error reply: {code, message}.
+json error_of(const Reply& reply) {
+    const json body = body_of(reply);
+    REQUIRE(body["errors"].size() == 1);
+    return body["errors"][0];
+}
+
+json error(int code, const std::string& message) { return {{"code", code}, {"message", message}}; }
+
+const std::string k_rooms = "/client/v4/zones/example.com/waiting_rooms";
+
+} // namespace
+
+TEST_CASE("api::dispatch prefers literal segments: /waiting_rooms/settings is not a room") {
+    Admin admin;
+    const Reply settings = admin.send("GET", k_rooms + "/settings", admin.edit);
+    CHECK(settings.status == 200);
+    CHECK(body_of(settings)["result"] == json{{"search_engine_crawler_bypass", false}});
+
+    const Reply room = admin.send("GET", k_rooms + "/shop", admin.edit);
+    CHECK(room.status == 200);
+    CHECK(body_of(room)["result"]["name"] == "shop");
+
+    const Reply patched = admin.send("PATCH", k_rooms + "/settings", admin.edit, {}, R"({"search_engine_crawler_bypass":true})");
+    CHECK(patched.status == 200);
+    CHECK(body_of(patched)["result"] == json{{"search_engine_crawler_bypass", true}});
+    CHECK(body_of(admin.send("GET", k_rooms + "/settings", admin.edit))["result"]["search_engine_crawler_bypass"] == true);
+}
+
+TEST_CASE("api::dispatch picks the route with the most literal segments whatever the table order") {
+    const wr::api::Route routes[] = {
+        {"GET", "/x/{id}/y", wr::api::Access::public_access,
+         [](wr::api::Services&, Request& request) { return wr::api::ok({{"route", "param"}, {"id", request.param("id")}}); }},
+        {"GET", "/x/{id}/{part}", wr::api::Access::public_access,
+         [](wr::api::Services&, Request& request) {
+             return wr::api::ok({{"route", "two params"}, {"id", request.param("id")}, {"part", request.param("part")}});
+         }},
+        {"GET", "/x/literal/y", wr::api::Access::public_access,
+         [](wr::api::Services&, Request&) { return wr::api::ok({{"route", "literal"}}); }},
+    };
+    const std::vector<wr::api::Route> table(std::begin(routes), std::end(routes));
+    Admin admin;
+    const auto run = [&](const std::string& path) {
+        Request request;
+        request.method = "GET";
+        request.path = path;
+        const Reply reply = wr::api::dispatch(admin.services, table, request);
+        return std::make_pair(body_of(reply)["result"], request.params);
+    };
+    CHECK(run("/x/literal/y").first == json{{"route", "literal"}});
+    const auto [param, params] = run("/x/abc/y");
+    CHECK(param == json{{"route", "param"}, {"id", "abc"}});
+    CHECK(params == std::map<std::string, std::string>{{"id", "abc"}});
+    CHECK(run("/x/abc/z").first == json{{"route", "two params"}, {"id", "abc"}, {"part", "z"}});
+    CHECK(run("/x/literal/z").first == json{{"route", "two params"}, {"id", "literal"}, {"part", "z"}});
+}
+
+TEST_CASE("api::dispatch answers 404 for an unknown path and 405 for a known path with another method") {
+    Admin admin;
+    struct Case {
+        const char* method;
+        const char* path;
+        int status;
+        json error;
+    };
+    const Case cases[] = {
+        {"GET", "/client/v4/nothing", 404, error(1004, "no such endpoint: GET /client/v4/nothing")},
+        {"GET", "/client/v4/zones/", 404, error(1004, "no such endpoint: GET /client/v4/zones/")},
+        {"GET", "/client/v4/zones//waiting_rooms", 404, error(1004, "no such endpoint: GET /client/v4/zones//waiting_rooms")},
+        {"GET", "/client/v4/zones/example.com/waiting_rooms/shop/nothing", 404,
+         error(1004, "no such endpoint: GET /client/v4/zones/example.com/waiting_rooms/shop/nothing")},
+        {"GET", "/", 404, error(1004, "no such endpoint: GET /")},
+        {"DELETE", "/client/v4/zones", 405, error(1011, "DELETE is not allowed on /client/v4/zones")},
+        {"PUT", "/client/v4/tokens", 405, error(1011, "PUT is not allowed on /client/v4/tokens")},
+        {"POST", "/client/v4/zones/example.com/waiting_rooms/shop", 405,
+         error(1011, "POST is not allowed on /client/v4/zones/example.com/waiting_rooms/shop")},
+        {"POST", "/healthz", 405, error(1011, "POST is not allowed on /healthz")},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.method);
+        CAPTURE(c.path);
+        // Routing comes before authentication: the answer is the same with or without a token.
+        for (const std::string& token : {std::string(), admin.edit}) {
+            const Reply reply = admin.send(c.method, c.path, token);
+            CHECK(reply.status == c.status);
+            CHECK(error_of(reply) == c.error);
+        }
+    }
+}
+
+TEST_CASE("api::dispatch answers 401 without a valid bearer token") {
+    Admin admin;
+    const std::string legacy = "X-Auth-Email/X-Auth-Key authentication is not supported; send an API token as "
+                               "Authorization: Bearer <token>";
+    struct Case {
+        const char* name;
+        std::map<std::string, std::string> headers;
+        json error;
+    };
+    const Case cases[] = {
+        {"no header", {}, error(1005, "an API token is required: Authorization: Bearer <token>")},
+        {"legacy key", {{"x-auth-key", "k"}, {"x-auth-email", "a@example.com"}}, error(1005, legacy)},
+        {"legacy email alone", {{"x-auth-email", "a@example.com"}}, error(1005, legacy)},
+        {"basic", {{"authorization", "Basic YTpi"}}, error(1006, "the Authorization header must be: Bearer <token>")},
+        {"bare token", {{"authorization", admin.edit}}, error(1006, "the Authorization header must be: Bearer <token>")},
+        {"empty bearer", {{"authorization", "Bearer "}}, error(1006, "the Authorization header must be: Bearer <token>")},
+        {"unknown token", {{"authorization", "Bearer wr_0000"}}, error(1006, "the API token is not valid (revoked or mistyped)")},
+        {"token with a trailing space", {{"authorization", "Bearer " + admin.edit + " "}},
+         error(1006, "the API token is not valid (revoked or mistyped)")},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        Request request;
+        request.method = "GET";
+        request.path = "/client/v4/zones";
+        request.headers = c.headers;
+        const Reply reply = wr::api::dispatch(admin.services, wr::api::all_routes(), request);
+        CHECK(reply.status == 401);
+        CHECK(error_of(reply) == c.error);
+    }
+
+    Request lowercase;
+    lowercase.method = "GET";
+    lowercase.path = "/client/v4/zones";
+    lowercase.headers["authorization"] = "bearer " + admin.edit; // the scheme is case-insensitive
+    CHECK(wr::api::dispatch(admin.services, wr::api::all_routes(), lowercase).status == 200);
+
+    // A revoked token stops working at once.
+    const std::string id = admin.database.read([](Connection& c) { return wr::store::list_tokens(c)[1].id; });
+    CHECK(admin.send("DELETE", "/client/v4/tokens/" + id, admin.edit).status == 200);
+    const Reply revoked = admin.send("GET", "/client/v4/zones", admin.read);
+    CHECK(revoked.status == 401);
+    CHECK(error_of(revoked) == error(1006, "the API token is not valid (revoked or mistyped)"));
+
+    // Public routes need no token.
+    const Reply health = admin.send("GET", "/healthz", "");
+    CHECK(health.status == 200);
+    CHECK(*health.raw_body == "{\"status\":\"ok\"}\n");
+}
+
+TEST_CASE("api::dispatch answers 403 when the token's scope or zone does not cover the route") {
+    Admin admin;
+    const json read_only = error(1007, "this token may only read; the request needs a token with scope edit");
+    const json one_zone = error(1008, "this token is limited to one zone; managing zones, tokens and whole configurations "
+                                      "needs a token valid for every zone");
+    const std::string zone_body = R"({"name":"new.com","origin":"http://127.0.0.1:5000"})";
+    struct Case {
+        const char* name;
+        std::string method;
+        std::string path;
+        std::string token;
+        std::string body;
+        int status;
+        json error; // null for success
+    };
+    const Case cases[] = {
+        {"read token reads", "GET", k_rooms, admin.read, "", 200, nullptr},
+        {"read token edits a room", "PATCH", k_rooms + "/shop", admin.read, "{}", 403, read_only},
+        {"read token creates a zone", "POST", "/client/v4/zones", admin.read, zone_body, 403, read_only},
+        {"read token lists tokens", "GET", "/client/v4/tokens", admin.read, "", 403, read_only},
+        {"read token exports", "GET", "/client/v4/export", admin.read, "", 200, nullptr},
+        {"zoned token reads its zone", "GET", k_rooms, admin.zoned_read, "", 200, nullptr},
+        {"zoned token reads its zone by id", "GET", "/client/v4/zones/" + admin.zone_id + "/waiting_rooms", admin.zoned_read, "",
+         200, nullptr},
+        {"zoned token edits its zone", "PATCH", k_rooms + "/shop", admin.zoned_edit, "{}", 200, nullptr},
+        {"zoned read token edits its zone", "PATCH", k_rooms + "/shop", admin.zoned_read, "{}", 403, read_only},
+        {"zoned token reads another zone", "GET", "/client/v4/zones/other.com/waiting_rooms", admin.zoned_edit, "", 403,
+         error(1008, "this token is not valid for zone other.com")},
+        {"zoned token reads a zone that does not exist", "GET", "/client/v4/zones/nope.com/waiting_rooms", admin.zoned_edit, "",
+         403, error(1008, "this token is not valid for zone nope.com")},
+        {"zoned token creates a zone", "POST", "/client/v4/zones", admin.zoned_edit, zone_body, 403, one_zone},
+        {"zoned token changes its own zone", "PATCH", "/client/v4/zones/example.com", admin.zoned_edit, "{}", 403, one_zone},
+        {"zoned token lists tokens", "GET", "/client/v4/tokens", admin.zoned_edit, "", 403, one_zone},
+        {"zoned token exports", "GET", "/client/v4/export", admin.zoned_edit, "", 403, one_zone},
+        {"zoned token applies", "POST", "/client/v4/apply", admin.zoned_edit, R"({"zones":[]})", 403, one_zone},
+        {"edit token reads a zone that does not exist", "GET", "/client/v4/zones/nope.com/waiting_rooms", admin.edit, "", 404,
+         error(1004, "zone 'nope.com' not found")},
+        {"edit token creates a zone", "POST", "/client/v4/zones", admin.edit, zone_body, 200, nullptr},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        const Reply reply = admin.send(c.method, c.path, c.token, {}, c.body);
+        CHECK(reply.status == c.status);
+        if (c.error.is_null())
+            CHECK(body_of(reply)["success"] == true);
+        else
+            CHECK(error_of(reply) == c.error);
+    }
+
+    // A zoned token lists its own zone only.
+    const json zones = body_of(admin.send("GET", "/client/v4/zones", admin.zoned_read));
+    REQUIRE(zones["result"].size() == 1);
+    CHECK(zones["result"][0]["name"] == "example.com");
+    CHECK(zones["result_info"]["total_count"] == 1);
+}
+
+TEST_CASE("api::dispatch wraps results and errors in the v4 envelope") {
+    Admin admin;
+    const Reply zone = admin.send("GET", "/client/v4/zones/example.com", admin.read);
+    CHECK(zone.status == 200);
+    CHECK(zone.content_type == "application/json");
+    const json success = body_of(zone);
+    CHECK(success.size() == 4);
+    CHECK(success["success"] == true);
+    CHECK(success["errors"] == json::array());
+    CHECK(success["messages"] == json::array());
+    CHECK(success["result"]["id"] == admin.zone_id);
+    CHECK_FALSE(success.contains("result_info"));
+
+    const json list = body_of(admin.send("GET", "/client/v4/zones", admin.read));
+    CHECK(list.size() == 5);
+    CHECK(list["result"].size() == 2);
+    CHECK(list["result_info"] == json{{"page", 1}, {"per_page", 25}, {"count", 2}, {"total_count", 2}, {"total_pages", 1}});
+
+    const Reply invalid = admin.send("POST", "/client/v4/zones", admin.edit, {}, "{}");
+    CHECK(invalid.status == 400);
+    CHECK(body_of(invalid) == json{{"success", false},
+                                   {"errors", {error(1002, "name: is required"), error(1002, "origin: is required")}},
+                                   {"messages", json::array()},
+                                   {"result", nullptr}});
+
+    const Reply duplicate = admin.send("POST", "/client/v4/zones", admin.edit, {}, R"({"name":"other.com","origin":"http://x"})");
+    CHECK(duplicate.status == 400); // never 409: the SDKs retry it
+    CHECK(error_of(duplicate) == error(1003, "name: a zone named other.com already exists"));
+
+    const Reply malformed = admin.send("POST", "/client/v4/zones", admin.edit, {}, R"({"name" 1})");
+    CHECK(malformed.status == 400);
+    CHECK(error_of(malformed) == error(1001, "the request body is not valid JSON (at byte 9)")); // the 1 is the 9th byte
+
+    Request form;
+    form.method = "POST";
+    form.path = "/client/v4/zones";
+    form.headers = {{"authorization", "Bearer " + admin.edit}, {"content-type", "application/x-www-form-urlencoded"}};
+    form.body = "name=a.com";
+    const Reply unsupported = wr::api::dispatch(admin.services, wr::api::all_routes(), form);
+    CHECK(unsupported.status == 415);
+    CHECK(error_of(unsupported) ==
+          error(1010, "the request body must be JSON (Content-Type: application/json), not application/x-www-form-urlencoded"));
+
+    const Reply deleted = admin.send("DELETE", "/client/v4/zones/other.com", admin.edit);
+    CHECK(deleted.status == 200);
+    CHECK(body_of(deleted)["result"].size() == 1);
+    CHECK(body_of(deleted)["result"]["id"].get<std::string>().size() == 32);
+}
+
+TEST_CASE("api::page_request takes page >= 1 and per_page 5..1000, with exact messages") {
+    const std::string page_range = "page: must be an integer between 1 and 1000000000";
+    const std::string per_page_range = "per_page: must be an integer between 5 and 1000";
+    struct Case {
+        std::multimap<std::string, std::string> query;
+        int64_t page;
+        int64_t per_page;
+        std::string error; // "" when accepted
+    };
+    const Case cases[] = {
+        {{}, 1, 25, ""},
+        {{{"page", "1"}}, 1, 25, ""},
+        {{{"page", "3"}, {"per_page", "5"}}, 3, 5, ""},
+        {{{"per_page", "1000"}}, 1, 1000, ""},
+        {{{"page", "1000000000"}}, 1000000000, 25, ""},
+        {{{"page", "007"}}, 7, 25, ""},
+        {{{"page", "0"}}, 0, 0, page_range},
+        {{{"page", "-1"}}, 0, 0, page_range},
+        {{{"page", ""}}, 0, 0, page_range},
+        {{{"page", "abc"}}, 0, 0, page_range},
+        {{{"page", "1.5"}}, 0, 0, page_range},
+        {{{"page", "+1"}}, 0, 0, page_range},
+        {{{"page", "1000000001"}}, 0, 0, page_range},
+        {{{"page", "99999999999"}}, 0, 0, page_range},
+        {{{"per_page", "4"}}, 0, 0, per_page_range},
+        {{{"per_page", "0"}}, 0, 0, per_page_range},
+        {{{"per_page", "1001"}}, 0, 0, per_page_range},
+        {{{"per_page", "ten"}}, 0, 0, per_page_range},
+    };
+    for (const Case& c : cases) {
+        std::string query_text;
+        for (const auto& [key, value] : c.query) query_text += key + "=" + value + "&";
+        CAPTURE(query_text);
+        Request request;
+        request.query = c.query;
+        if (c.error.empty()) {
+            const wr::api::PageRequest page = wr::api::page_request(request);
+            CHECK(page.page == c.page);
+            CHECK(page.per_page == c.per_page);
+        } else {
+            try {
+                wr::api::page_request(request);
+                FAIL("accepted");
+            } catch (const wr::control::Error& error) {
+                CHECK(error.code() == wr::control::ErrorCode::bad_query);
+                CHECK(error.http_status() == 400);
+                CHECK(std::string(error.what()) == c.error);
+            }
+        }
+    }
+    CHECK(wr::api::PageRequest{3, 10}.offset() == 20);
+    CHECK(wr::api::result_info({1, 25}, 0, 0) ==
+          json{{"page", 1}, {"per_page", 25}, {"count", 0}, {"total_count", 0}, {"total_pages", 0}});
+    CHECK(wr::api::result_info({2, 25}, 1, 26)["total_pages"] == 2);
+    CHECK(wr::api::result_info({1, 5}, 5, 5)["total_pages"] == 1);
+}
+
+TEST_CASE("api::dispatch pages lists: bounds are 400s, a page past the end is an empty 200") {
+    Admin admin;
+    const Reply small = admin.send("GET", k_rooms, admin.read, {{"per_page", "4"}});
+    CHECK(small.status == 400);
+    CHECK(error_of(small) == error(1012, "per_page: must be an integer between 5 and 1000"));
+    const Reply zero = admin.send("GET", k_rooms, admin.read, {{"page", "0"}});
+    CHECK(zero.status == 400);
+    CHECK(error_of(zero) == error(1012, "page: must be an integer between 1 and 1000000000"));
+
+    const json first = body_of(admin.send("GET", k_rooms, admin.read, {{"per_page", "5"}}));
+    CHECK(first["result"].size() == 1);
+    CHECK(first["result_info"] == json{{"page", 1}, {"per_page", 5}, {"count", 1}, {"total_count", 1}, {"total_pages", 1}});
+
+    const Reply past = admin.send("GET", k_rooms, admin.read, {{"page", "2"}});
+    CHECK(past.status == 200);
+    const json past_body = body_of(past);
+    CHECK(past_body["result"] == json::array());
+    CHECK(past_body["result_info"] == json{{"page", 2}, {"per_page", 25}, {"count", 0}, {"total_count", 1}, {"total_pages", 1}});
+}
+
+TEST_CASE("api::dispatch records when a token was last used, at most once a minute") {
+    Admin admin;
+    const auto last_used = [&] {
+        return admin.database.read([](Connection& c) { return wr::store::list_tokens(c)[1].last_used_on; }); // the read token
+    };
+    CHECK_FALSE(last_used());
+    const uint64_t generation = admin.database.generation();
+    admin.send("GET", "/client/v4/zones", admin.read);
+    CHECK(last_used() == wr::test::k_test_start);
+    CHECK(admin.database.generation() == generation + 1);
+
+    admin.clock.advance(59s);
+    admin.send("GET", "/client/v4/zones", admin.read);
+    CHECK(last_used() == wr::test::k_test_start); // reads stay reads
+    CHECK(admin.database.generation() == generation + 1);
+
+    admin.clock.advance(2s);
+    admin.send("GET", "/client/v4/zones", admin.read);
+    CHECK(last_used() == wr::test::k_test_start + 61s);
+
+    // A request that never reaches authentication does not count as a use.
+    admin.clock.advance(1h);
+    admin.send("GET", "/client/v4/nothing", admin.read);
+    CHECK(last_used() == wr::test::k_test_start + 61s);
+}

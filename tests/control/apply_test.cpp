@@ -1,0 +1,401 @@
+// Declarative configuration on a real database: apply creates, a second apply changes nothing,
+// export and apply are inverses, prune deletes what a document leaves out, and errors name
+// the document path of the part at fault.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "control/apply.h"
+#include "control/error.h"
+#include "store/events_store.h"
+#include "store/migrate.h"
+#include "store/rooms_store.h"
+#include "store/zones_store.h"
+#include "support/temp_dir.h"
+#include "support/test_server.h"
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using wr::control::ApplyOptions;
+using wr::control::Change;
+using wr::store::Connection;
+
+namespace {
+
+struct Store {
+    wr::test::TempDir dir;
+    wr::store::Database database{dir.path()};
+    wr::util::FakeClock clock{wr::test::k_test_start};
+    Store() { wr::store::migrate(database); }
+
+    std::vector<std::string> apply(const json& document, ApplyOptions options = {}) {
+        const std::vector<Change> changes = database.write(
+            [&](Connection& c) { return wr::control::apply_document(c, clock.now(), document, options); });
+        std::vector<std::string> lines;
+        for (const Change& change : changes) {
+            std::string line = change.action + " " + change.kind + " " + change.target;
+            if (!change.fields.empty()) {
+                line += " [";
+                for (size_t i = 0; i < change.fields.size(); ++i) line += (i ? ", " : "") + change.fields[i];
+                line += "]";
+            }
+            lines.push_back(line);
+        }
+        return lines;
+    }
+    json exported() {
+        return database.read([](Connection& c) { return wr::control::export_document(c); });
+    }
+};
+
+using Lines = std::vector<std::string>;
+
+json shop_room() {
+    return {{"name", "shop"},
+            {"host", "shop.example.com"},
+            {"path", "/shop"},
+            {"total_active_users", 1000},
+            {"new_users_per_minute", 300},
+            {"cookie_suffix", "shop"},
+            {"additional_routes", json::array({{{"host", "m.example.com"}, {"path", "/shop"}}})},
+            {"events", json::array({{{"name", "launch"},
+                                     {"event_start_time", "2026-12-01T10:00:00.000Z"},
+                                     {"event_end_time", "2026-12-01T12:00:00.000Z"},
+                                     {"prequeue_start_time", "2026-12-01T09:00:00.000Z"},
+                                     {"total_active_users", 2000},
+                                     {"new_users_per_minute", 500}}})},
+            {"rules", json::array({{{"expression", "ip.src in {10.0.0.0/8}"}, {"description", "office"}},
+                                   {{"expression", "http.request.uri.path matches \"^/static/\""}, {"enabled", false}}})}};
+}
+
+json blog_room() {
+    return {{"name", "blog"}, {"host", "blog.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}};
+}
+
+json document() {
+    return {{"zones", json::array({{{"name", "example.com"},
+                                    {"origin", "http://127.0.0.1:3000"},
+                                    {"settings", {{"search_engine_crawler_bypass", true}}},
+                                    {"waiting_rooms", json::array({shop_room(), blog_room()})}}})}};
+}
+
+json other_zone() {
+    return {{"name", "other.com"},
+            {"origin", "http://127.0.0.1:4000"},
+            {"waiting_rooms", json::array({{{"name", "store"}, {"host", "other.com"}, {"total_active_users", 500},
+                                            {"new_users_per_minute", 250}}})}};
+}
+
+// The error an apply throws, as "field: message" lines.
+Lines apply_errors(Store& store, const json& document, ApplyOptions options = {}) {
+    try {
+        store.apply(document, options);
+    } catch (const wr::control::Error& error) {
+        CHECK(error.http_status() == 400); // never 409: the SDKs retry it
+        Lines lines;
+        for (const auto& field_error : error.errors()) lines.push_back(field_error.text());
+        return lines;
+    }
+    return {"(applied)"};
+}
+
+} // namespace
+
+TEST_CASE("control::apply_document creates what the document describes, then finds nothing to change") {
+    Store store;
+    CHECK(store.apply(document()) == Lines{
+                                         "create zone example.com",
+                                         "update settings example.com [search_engine_crawler_bypass]",
+                                         "create waiting_room example.com/shop",
+                                         "create event example.com/shop/launch",
+                                         "create rules example.com/shop",
+                                         "create waiting_room example.com/blog",
+                                     });
+    store.database.read([](Connection& c) {
+        const auto zone = wr::store::find_zone_by_name(c, "example.com");
+        REQUIRE(zone);
+        CHECK(zone->settings.origin == "http://127.0.0.1:3000");
+        CHECK(wr::store::get_zone_room_settings(c, zone->id).search_engine_crawler_bypass);
+        const auto shop = wr::store::find_room_by_name(c, zone->id, "shop");
+        REQUIRE(shop);
+        CHECK(shop->settings.path == "/shop");
+        CHECK(shop->settings.additional_routes == std::vector<wr::model::Route>{{"m.example.com", "/shop"}});
+        CHECK(shop->created_on == wr::test::k_test_start);
+        const auto events = wr::store::all_events(c, shop->id);
+        REQUIRE(events.size() == 1);
+        CHECK(events[0].settings.total_active_users == 2000);
+        CHECK(events[0].settings.prequeue_start_time->text == "2026-12-01T09:00:00.000Z");
+    });
+
+    store.clock.advance(1h);
+    CHECK(store.apply(document()).empty());
+    store.database.read([](Connection& c) {
+        const auto zone = wr::store::find_zone_by_name(c, "example.com");
+        const auto shop = wr::store::find_room_by_name(c, zone->id, "shop");
+        CHECK(shop->modified_on == wr::test::k_test_start); // an unchanged room is not rewritten
+    });
+}
+
+TEST_CASE("control::export_document writes a stable document that apply finds nothing to change in") {
+    Store store;
+    store.apply(document());
+    store.apply({{"zones", json::array({other_zone()})}});
+    const json first = store.exported();
+    const json second = store.exported();
+    CHECK(first.dump() == second.dump());
+
+    // Sorted by name, with every field, and without ids or timestamps.
+    REQUIRE(first["zones"].size() == 2);
+    CHECK(first["zones"][0]["name"] == "example.com");
+    CHECK(first["zones"][1]["name"] == "other.com");
+    CHECK(first["zones"][1]["settings"] == json{{"search_engine_crawler_bypass", false}});
+    const json& rooms = first["zones"][0]["waiting_rooms"];
+    REQUIRE(rooms.size() == 2);
+    CHECK(rooms[0]["name"] == "blog");
+    CHECK(rooms[0]["events"] == json::array());
+    CHECK(rooms[0]["rules"] == json::array());
+    CHECK(rooms[0]["session_duration"] == 5);
+    CHECK(rooms[1]["name"] == "shop");
+    CHECK(rooms[1]["events"][0]["event_start_time"] == "2026-12-01T10:00:00.000Z");
+    CHECK(rooms[1]["rules"][1] == json{{"action", "bypass_waiting_room"},
+                                       {"expression", "http.request.uri.path matches \"^/static/\""},
+                                       {"description", ""},
+                                       {"enabled", false}});
+    for (const char* key : {"id", "created_on", "modified_on", "next_event_start_time"}) {
+        CAPTURE(key);
+        CHECK_FALSE(first["zones"][0].contains(key));
+        CHECK_FALSE(rooms[1].contains(key));
+        CHECK_FALSE(rooms[1]["events"][0].contains(key));
+    }
+    CHECK_FALSE(rooms[1]["rules"][0].contains("id"));
+    CHECK_FALSE(rooms[1]["rules"][0].contains("version"));
+
+    CHECK(store.apply(first).empty());
+    CHECK(store.exported().dump() == first.dump());
+
+    // The export rebuilds the same configuration elsewhere.
+    Store copy;
+    CHECK(copy.apply(first) == Lines{
+                                   "create zone example.com",
+                                   "update settings example.com [search_engine_crawler_bypass]",
+                                   "create waiting_room example.com/blog",
+                                   "create waiting_room example.com/shop",
+                                   "create event example.com/shop/launch",
+                                   "create rules example.com/shop",
+                                   "create zone other.com",
+                                   "create waiting_room other.com/store",
+                               });
+    CHECK(copy.exported().dump() == first.dump());
+    CHECK(copy.apply(first).empty());
+}
+
+TEST_CASE("control::apply_document reports the fields that change") {
+    Store store;
+    store.apply(document());
+    json changed = document();
+    changed["zones"][0]["origin"] = "http://10.0.0.1:8080";
+    changed["zones"][0]["settings"]["search_engine_crawler_bypass"] = false;
+    changed["zones"][0]["waiting_rooms"][0]["total_active_users"] = 1500;
+    changed["zones"][0]["waiting_rooms"][0]["description"] = "new";
+    changed["zones"][0]["waiting_rooms"][0]["events"][0]["event_end_time"] = "2026-12-01T13:00:00.000Z";
+    changed["zones"][0]["waiting_rooms"][0]["rules"][1]["enabled"] = true;
+    CHECK(store.apply(changed) == Lines{
+                                      "update zone example.com [origin]",
+                                      "update settings example.com [search_engine_crawler_bypass]",
+                                      "update waiting_room example.com/shop [description, total_active_users]",
+                                      "update event example.com/shop/launch [event_end_time]",
+                                      "update rules example.com/shop",
+                                  });
+    CHECK(store.apply(changed).empty());
+
+    changed["zones"][0]["waiting_rooms"][0]["rules"] = json::array();
+    CHECK(store.apply(changed) == Lines{"delete rules example.com/shop"});
+}
+
+TEST_CASE("control::apply_document keeps what a document leaves out, unless pruning") {
+    Store store;
+    store.apply(document());
+    store.apply({{"zones", json::array({other_zone()})}});
+
+    // Without prune: a room without "events" and "rules" keeps them; a missing room or zone stays.
+    json partial = document();
+    json shop = shop_room();
+    shop.erase("events");
+    shop.erase("rules");
+    partial["zones"][0]["waiting_rooms"] = json::array({shop});
+    CHECK(store.apply(partial).empty());
+    CHECK(store.exported()["zones"].size() == 2);
+
+    // An "events" key lists all the room's events: one left out is deleted, prune or not.
+    json without_event = document();
+    without_event["zones"][0]["waiting_rooms"][0]["events"] = json::array();
+    CHECK(store.apply(without_event) == Lines{"delete event example.com/shop/launch"});
+    store.apply(document());
+
+    CHECK(store.apply(partial, {.prune = true}) == Lines{
+                                                        "delete event example.com/shop/launch",
+                                                        "delete rules example.com/shop",
+                                                        "delete waiting_room example.com/blog",
+                                                        "delete waiting_room other.com/store",
+                                                        "delete zone other.com",
+                                                    });
+    const json left = store.exported();
+    REQUIRE(left["zones"].size() == 1);
+    REQUIRE(left["zones"][0]["waiting_rooms"].size() == 1);
+    CHECK(left["zones"][0]["waiting_rooms"][0]["name"] == "shop");
+    CHECK(left["zones"][0]["waiting_rooms"][0]["events"] == json::array());
+    CHECK(left["zones"][0]["waiting_rooms"][0]["rules"] == json::array());
+    CHECK(store.apply(partial, {.prune = true}).empty());
+
+    CHECK(store.apply({{"zones", json::array()}}, {.prune = true}) ==
+          Lines{"delete waiting_room example.com/shop", "delete zone example.com"});
+    CHECK(store.exported() == json{{"zones", json::array()}});
+}
+
+TEST_CASE("control::apply_document names the document path of every error") {
+    struct Case {
+        const char* name;
+        json document;
+        Lines errors;
+    };
+    const auto with_room_field = [](const char* key, json value) {
+        json changed = document();
+        changed["zones"][0]["waiting_rooms"][0][key] = std::move(value);
+        return changed;
+    };
+    const auto with_event_field = [](const char* key, json value) {
+        json changed = document();
+        changed["zones"][0]["waiting_rooms"][0]["events"][0][key] = std::move(value);
+        return changed;
+    };
+    json duplicate_zone = document();
+    duplicate_zone["zones"].push_back(document()["zones"][0]);
+    json duplicate_room = document();
+    duplicate_room["zones"][0]["waiting_rooms"].push_back(shop_room());
+    json duplicate_event = document();
+    duplicate_event["zones"][0]["waiting_rooms"][0]["events"].push_back(document()["zones"][0]["waiting_rooms"][0]["events"][0]);
+    json overlapping = document();
+    overlapping["zones"][0]["waiting_rooms"][0]["events"].push_back({{"name", "encore"},
+                                                                     {"event_start_time", "2026-12-01T11:00:00Z"},
+                                                                     {"event_end_time", "2026-12-01T14:00:00Z"}});
+    json nameless_room = document();
+    nameless_room["zones"][0]["waiting_rooms"][1].erase("name");
+    json bad_zone = document();
+    bad_zone["zones"][0]["name"] = "Example.com";
+    json taken_route = document();
+    taken_route["zones"][0]["waiting_rooms"][1]["host"] = "shop.example.com";
+    taken_route["zones"][0]["waiting_rooms"][1]["path"] = "/shop";
+
+    const Case cases[] = {
+        {"a room limit", with_room_field("total_active_users", 10),
+         {"zones[0].waiting_rooms[0].total_active_users: must be at least 200"}},
+        {"a room field of the wrong type", with_room_field("session_duration", "5"),
+         {"zones[0].waiting_rooms[0].session_duration: must be an integer"}},
+        {"two room problems",
+         [] {
+             json changed = document();
+             changed["zones"][0]["waiting_rooms"][0]["host"] = "shop.other.com";
+             changed["zones"][0]["waiting_rooms"][0]["queueing_status_code"] = 201;
+             return changed;
+         }(),
+         {"zones[0].waiting_rooms[0].host: must lie inside the zone example.com",
+          "zones[0].waiting_rooms[0].queueing_status_code: must be 200, 202 or 429"}},
+        {"a route of another room", taken_route,
+         {"zones[0].waiting_rooms[1].host: shop.example.com/shop is already the route of waiting room shop ("}},
+        {"an event that ends before it starts", with_event_field("event_end_time", "2026-12-01T09:59:00Z"),
+         {"zones[0].waiting_rooms[0].events[0].event_start_time: must be at least 1 minute before event_end_time"}},
+        {"an event time without a zone", with_event_field("event_start_time", "2026-12-01T10:00:00"),
+         {"zones[0].waiting_rooms[0].events[0].event_start_time: must be an ISO 8601 date-time with a time zone, such as "
+          "2026-11-22T10:00:00.000Z"}},
+        {"an event in the past", with_event_field("event_end_time", "2026-11-22T09:00:00Z"),
+         {"zones[0].waiting_rooms[0].events[0].event_start_time: must be at least 1 minute before event_end_time",
+          "zones[0].waiting_rooms[0].events[0].event_end_time: must be in the future"}},
+        {"overlapping events", overlapping,
+         {"zones[0].waiting_rooms[0].events[1].event_start_time: the event overlaps event launch (2026-12-01T09:00:00.000Z "
+          "to 2026-12-01T12:00:00.000Z); the events of a room, prequeue included, must not overlap"}},
+        {"a zone name", bad_zone, {"zones[0].name: must be a lowercase domain name such as example.com"}},
+        {"a zone twice", duplicate_zone, {"zones[1].name: zone example.com appears twice"}},
+        {"a room twice", duplicate_room, {"zones[0].waiting_rooms[2].name: waiting room shop appears twice"}},
+        {"an event twice", duplicate_event, {"zones[0].waiting_rooms[0].events[1].name: event launch appears twice"}},
+        {"a room without a name", nameless_room, {"zones[0].waiting_rooms[1].name: is required"}},
+        {"rooms that are not an array", [] {
+             json changed = document();
+             changed["zones"][0]["waiting_rooms"] = json::object();
+             return changed;
+         }(),
+         {"zones[0].waiting_rooms: must be an array"}},
+        {"a room that is not an object", [] {
+             json changed = document();
+             changed["zones"][0]["waiting_rooms"][1] = "blog";
+             return changed;
+         }(),
+         {"zones[0].waiting_rooms[1]: must be an object"}},
+        {"rules that are not an array",
+         [] {
+             json changed = document();
+             changed["zones"][0]["waiting_rooms"][0]["rules"] = "ip.src eq 10.0.0.1";
+             return changed;
+         }(),
+         {"zones[0].waiting_rooms[0].rules: must be an array"}},
+        {"events that are not an array",
+         [] {
+             json changed = document();
+             changed["zones"][0]["waiting_rooms"][0]["events"] = json::object();
+             return changed;
+         }(),
+         {"zones[0].waiting_rooms[0].events: must be an array"}},
+        {"no zones", json::object(), {"zones: is required"}},
+        {"not an object", json::array(), {"the document must be a JSON object with a \"zones\" array"}},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        Store store;
+        const Lines errors = apply_errors(store, c.document);
+        REQUIRE(errors.size() == c.errors.size());
+        for (size_t i = 0; i < errors.size(); ++i) CHECK(errors[i].starts_with(c.errors[i]));
+        CHECK(store.exported() == json{{"zones", json::array()}});
+    }
+}
+
+TEST_CASE("control::apply_document inside Database::write changes nothing when any part fails") {
+    Store store;
+    store.apply(document());
+    const json before = store.exported();
+    const uint64_t generation = store.database.generation();
+
+    // Valid changes first (a new zone, a new origin, a new room), then an invalid event.
+    json failing = document();
+    failing["zones"][0]["origin"] = "http://10.0.0.1:8080";
+    failing["zones"][0]["waiting_rooms"].push_back({{"name", "news"}, {"host", "news.example.com"}, {"total_active_users", 300},
+                                                    {"new_users_per_minute", 300}});
+    failing["zones"].push_back(other_zone());
+    failing["zones"][1]["waiting_rooms"][0]["events"] = json::array({{{"name", "x"}}});
+    CHECK(apply_errors(store, failing, {.prune = true}) ==
+          Lines{"zones[1].waiting_rooms[0].events[0].event_start_time: is required",
+                "zones[1].waiting_rooms[0].events[0].event_end_time: is required"});
+
+    CHECK(store.exported().dump() == before.dump());
+    CHECK(store.database.generation() == generation);
+    CHECK(store.database.read([](Connection& c) { return wr::store::count_zones(c); }) == 1);
+    CHECK(store.database.read([](Connection& c) { return wr::store::count_rooms(c, ""); }) == 2);
+}
+
+TEST_CASE("control::apply_document keeps an event that has ended when the document still names it") {
+    Store store;
+    store.apply(document());
+    store.clock.set(wr::test::k_test_start + std::chrono::days{30}); // past the launch
+    const json exported = store.exported();
+    CHECK(store.apply(exported).empty());
+    CHECK(store.apply(document()).empty());
+    // Moving its end is a change, and a new end must lie ahead.
+    json moved = document();
+    moved["zones"][0]["waiting_rooms"][0]["events"][0]["event_end_time"] = "2026-12-01T13:00:00.000Z";
+    CHECK(apply_errors(store, moved) == Lines{"zones[0].waiting_rooms[0].events[0].event_end_time: must be in the future"});
+}
+
+TEST_CASE("control::to_json of a change names action, kind, target and fields") {
+    const Change change{"update", "waiting_room", "example.com/shop", {"description"}};
+    CHECK(wr::control::to_json(change) ==
+          json{{"action", "update"}, {"kind", "waiting_room"}, {"target", "example.com/shop"}, {"fields", {"description"}}});
+}
