@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
         sink += gate.handle(snapshot, queued, start + std::chrono::milliseconds{i / 1000}).body.size();
     });
 
-    wr::page::CompiledTemplate page{wr::edge::default_queue_page()};
+    wr::page::CompiledTemplate page{wr::edge::default_queue_page("en-US")};
     wr::page::QueueView view;
     view.now = start;
     view.wait_time_known = true;

@@ -71,9 +71,11 @@ Reply list_rules(Services& services, Request& request) {
 }
 
 Reply create_rules(Services& services, Request& request) {
-    const auto rules = read_rule_list(request.json_body(), true);
+    const nlohmann::json body = request.json_body();
+    const auto rules = read_rule_list(body, true);
+    const std::string prefix = body.is_array() ? "rules" : "";
     return with_room(services, request, true, [&](store::Connection& connection, const model::Room& room) {
-        return control::append_rules(connection, services.clock.now(), room, rules);
+        return control::append_rules(connection, services.clock.now(), room, rules, prefix);
     });
 }
 

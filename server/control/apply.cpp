@@ -38,7 +38,7 @@ const json& array_field(const json& object, const char* key, const std::string& 
     const auto it = object.find(key);
     present = it != object.end() && !it->is_null();
     if (!present) return k_empty;
-    if (!it->is_array()) throw Error::invalid(path + "." + key, "must be an array");
+    if (!it->is_array()) throw Error::invalid(path.empty() ? std::string(key) : path + "." + key, "must be an array");
     return *it;
 }
 
@@ -207,7 +207,8 @@ private:
                           std::equal(before.begin(), before.end(), wanted.begin(),
                                      [](const model::Rule& rule, const model::RuleSettings& s) { return rule.settings == s; });
         if (same) return;
-        at_path(path + ".rules", [&] { return replace_rules(m_connection, m_now, room, wanted); });
+        // replace_rules names its fields "rules[i]…" itself.
+        at_path(path, [&] { return replace_rules(m_connection, m_now, room, wanted); });
         record(before.empty() ? "create" : wanted.empty() ? "delete" : "update", "rules", target);
     }
 

@@ -39,8 +39,8 @@ std::vector<model::Rule>::iterator find_rule(std::vector<model::Rule>& rules, st
 } // namespace
 
 std::vector<model::Rule> append_rules(store::Connection& connection, util::TimePoint now, const model::Room& room,
-                                      const std::vector<model::RuleSettings>& rules) {
-    check_rules(rules, rules.size() > 1 ? "rules" : "");
+                                      const std::vector<model::RuleSettings>& rules, const std::string& field_prefix) {
+    check_rules(rules, field_prefix);
     std::vector<model::Rule> all = store::list_rules(connection, room.id);
     for (const model::RuleSettings& settings : rules) all.push_back(new_rule(settings, now));
     check_count(all.size());

@@ -19,8 +19,10 @@ struct RulePosition {
     std::string rule_id;
 };
 
+// field_prefix: "" when the client sent one rule object, "rules" when it sent an array (errors
+// then name "rules[i].expression").
 std::vector<model::Rule> append_rules(store::Connection& connection, util::TimePoint now, const model::Room& room,
-                                      const std::vector<model::RuleSettings>& rules);
+                                      const std::vector<model::RuleSettings>& rules, const std::string& field_prefix);
 // Rules that stay the same at the same position keep their id, version and time.
 std::vector<model::Rule> replace_rules(store::Connection& connection, util::TimePoint now, const model::Room& room,
                                        const std::vector<model::RuleSettings>& rules);

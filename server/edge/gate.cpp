@@ -3,17 +3,10 @@
 
 #include "edge/request_path.h"
 #include "page/variables.h"
-#include "util/embedded_files.h"
+#include "page/translations.h"
 
 namespace wr::edge {
 namespace {
-
-// The pages ship inside the binary; empty only in a broken build.
-const std::string& embedded_page(const char* path) {
-    static const std::string k_queue{util::embedded_file("templates/queue.html").value_or("")};
-    static const std::string k_reject{util::embedded_file("templates/reject.html").value_or("")};
-    return std::string_view(path) == "templates/queue.html" ? k_queue : k_reject;
-}
 
 int64_t seconds_until(util::TimePoint from, util::TimePoint to) {
     return std::max<int64_t>(0, std::chrono::ceil<std::chrono::seconds>(to - from).count());
@@ -44,8 +37,8 @@ page::QueueView queue_view(const RoomConfig& room, const Phase& phase, const que
 
 } // namespace
 
-std::string_view default_queue_page() { return embedded_page("templates/queue.html"); }
-std::string_view reject_page() { return embedded_page("templates/reject.html"); }
+const std::string& default_queue_page(std::string_view language) { return page::Catalog::embedded().locale(language).queue_page; }
+const std::string& reject_page(std::string_view language) { return page::Catalog::embedded().locale(language).reject_page; }
 
 std::string misdirected_page(std::string_view host) {
     std::string escaped;
@@ -161,11 +154,12 @@ GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room
     }
     const std::string* custom = phase.custom_page_html;
     const bool has_custom = custom && !custom->empty();
+    const std::string& language = room.settings.default_template_language;
     if (reject && !has_custom) {
-        result.body = std::string(reject_page());
+        result.body = reject_page(language);
         return result;
     }
-    if (!has_custom) custom = &embedded_page("templates/queue.html");
+    if (!has_custom) custom = &default_queue_page(language);
     page::CompiledTemplate& page_template = compiled(snapshot, *custom);
     const page::RenderKey key = page::render_key(view, custom);
     if (const std::string* cached = m_rendered.find(key)) {
@@ -174,7 +168,7 @@ GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room
         result.body = m_rendered.store(key, std::move(*rendered));
     } else {
         // A template that parsed when stored always renders; this guards a hand-edited database.
-        result.body = std::string(reject ? reject_page() : default_queue_page());
+        result.body = reject ? reject_page(language) : default_queue_page(language);
     }
     return result;
 }

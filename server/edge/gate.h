@@ -68,9 +68,9 @@ private:
     page::RenderCache m_rendered;
 };
 
-// The built-in pages.
-std::string_view default_queue_page();
-std::string_view reject_page();
+// The built-in pages, in a room's default_template_language.
+const std::string& default_queue_page(std::string_view language);
+const std::string& reject_page(std::string_view language);
 std::string misdirected_page(std::string_view host);
 
 } // namespace wr::edge

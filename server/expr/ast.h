@@ -72,5 +72,6 @@ struct Node {
 
 const char* field_name(Field field);
 const char* type_name(ValueType type);
+std::string with_article(ValueType type); // "a string", "an integer", "an IP address"
 
 } // namespace wr::expr

@@ -197,7 +197,7 @@ public:
         NodePtr root = parse_or(0);
         if (peek().kind != TokenKind::end) fail(peek().column, "unexpected '" + describe(peek()) + "'");
         if (root->type != ValueType::boolean)
-            fail(root->column, std::string("the expression is a ") + type_name(root->type) + ", not a condition");
+            fail(root->column, "the expression is " + with_article(root->type) + ", not a condition");
         return root;
     }
 
@@ -234,7 +234,7 @@ private:
     NodePtr logical(LogicalOp op, NodePtr left, NodePtr right) {
         for (const NodePtr* side : {&left, &right})
             if ((*side)->type != ValueType::boolean)
-                fail((*side)->column, std::string("expected a condition, found a ") + type_name((*side)->type) +
+                fail((*side)->column, "expected a condition, found " + with_article((*side)->type) +
                                           " (compare it with an operator such as eq)");
         auto node = std::make_unique<Node>(Node::Kind::logical);
         node->logical = op;
@@ -269,7 +269,7 @@ private:
             check_depth(depth + 1);
             NodePtr operand = parse_not(depth + 1);
             if (operand->type != ValueType::boolean)
-                fail(operand->column, std::string("'not' needs a condition, found a ") + type_name(operand->type));
+                fail(operand->column, "'not' needs a condition, found " + with_article(operand->type));
             auto node = std::make_unique<Node>(Node::Kind::logical_not);
             node->column = column;
             node->children.push_back(std::move(operand));
@@ -311,7 +311,7 @@ private:
 
     static void check_operator(CompareOp op, const Token& token, const Node& left) {
         const auto refuse = [&] {
-            fail(token.column, "'" + token.text + "' cannot compare a " + type_name(left.type));
+            fail(token.column, "'" + token.text + "' cannot compare " + with_article(left.type));
         };
         switch (left.type) {
         case ValueType::boolean: refuse(); break;
@@ -424,7 +424,9 @@ private:
                 return node;
             }
         }
-        if (is_integer_text(name) || parse_ip_network(name))
+        if (is_integer_text(name))
+            fail(column, "a literal cannot stand on the left; write the field or function first, as in 'len(http.request.uri.path) eq " + name + "'");
+        if (parse_ip_network(name))
             fail(column, "a literal cannot stand on the left; write the field first, as in 'ip.src eq " + name + "'");
         fail(column, "unknown field '" + name + "'");
     }
@@ -442,7 +444,7 @@ private:
         const bool takes_pattern = info->function == Function::starts_with || info->function == Function::ends_with;
         NodePtr subject = parse_value(depth + 1);
         if (subject->type != ValueType::string)
-            fail(subject->column, name + "() needs a string, found a " + type_name(subject->type));
+            fail(subject->column, name + "() needs a string, found " + with_article(subject->type));
         node->children.push_back(std::move(subject));
         if (takes_pattern) {
             expect(TokenKind::comma, "',' and a second argument");
@@ -479,6 +481,11 @@ const char* field_name(Field field) {
     for (const FieldInfo& info : k_fields)
         if (info.field == field) return info.name.data();
     return "http.request.headers";
+}
+
+std::string with_article(ValueType type) {
+    const std::string name = type_name(type);
+    return (type == ValueType::integer || type == ValueType::ip ? "an " : "a ") + name;
 }
 
 const char* type_name(ValueType type) {

@@ -127,6 +127,9 @@ FieldErrors validate_zone(const ZoneSettings& zone) {
 FieldErrors validate_room(const RoomSettings& room, std::string_view zone_name) {
     FieldErrors errors;
     check_name(errors, "name", room.name);
+    // Paths take a room's name where its id goes; these two are literal segments of the API.
+    if (room.name == "settings" || room.name == "preview")
+        errors.push_back({"name", room.name + " is reserved: /zones/{zone_id}/waiting_rooms/" + room.name + " is an API path"});
     check_host(errors, "host", room.host, zone_name);
     check_path(errors, "path", room.path);
 

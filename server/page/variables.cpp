@@ -1,6 +1,7 @@
 // Computes the values of every queue-page variable from a QueueView.
 #include "page/variables.h"
 
+#include "page/translations.h"
 #include "util/time_format.h"
 
 namespace wr::page {
@@ -20,11 +21,10 @@ json variables(const QueueView& view) {
     const bool reject = view.queueing_method == model::QueueingMethod::reject;
     const bool known = view.wait_time_known && !view.queue_all;
     const int64_t wait = known ? view.wait_time_minutes : 0;
-    std::string formatted = "unavailable";
+    std::string formatted = unavailable_text(view.language);
     if (known)
         formatted = random && view.wait_time_p25_minutes != view.wait_time_p75_minutes
-                        ? format_minutes(view.wait_time_p25_minutes, view.language) + " to " +
-                              format_minutes(view.wait_time_p75_minutes, view.language)
+                        ? format_minute_range(view.wait_time_p25_minutes, view.wait_time_p75_minutes, view.language)
                         : format_minutes(wait, view.language);
     const int64_t until_start = view.event_active ? minutes_until(view.now, view.event_start) : 0;
     const int64_t until_end = view.event_active ? minutes_until(view.now, view.event_end) : 0;
@@ -51,9 +51,9 @@ json variables(const QueueView& view) {
         {"isEventActive", view.event_active},
         {"isEventPrequeueing", view.event_prequeueing},
         {"timeUntilEventStart", until_start},
-        {"timeUntilEventStartFormatted", view.event_active ? format_minutes(until_start, view.language) : "unavailable"},
+        {"timeUntilEventStartFormatted", view.event_active ? format_minutes(until_start, view.language) : unavailable_text(view.language)},
         {"timeUntilEventEnd", until_end},
-        {"timeUntilEventEndFormatted", view.event_active ? format_minutes(until_end, view.language) : "unavailable"},
+        {"timeUntilEventEndFormatted", view.event_active ? format_minutes(until_end, view.language) : unavailable_text(view.language)},
         {"shuffleAtEventStart", view.event_active && view.shuffle_at_event_start},
         {"turnstile", view.turnstile_html},
         {"infiniteQueue", view.infinite_queue},
@@ -68,14 +68,6 @@ const std::vector<std::string_view>& boolean_variable_names() {
         "isPassthroughQueue", "isRejectQueue", "isEventActive", "isEventPrequeueing", "shuffleAtEventStart",
         "infiniteQueue"};
     return k_names;
-}
-
-std::string format_minutes(int64_t minutes, std::string_view) {
-    const auto unit = [](int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
-    if (minutes < 60) return unit(minutes, "minute", "minutes");
-    const int64_t hours = minutes / 60;
-    const int64_t rest = minutes % 60;
-    return rest == 0 ? unit(hours, "hour", "hours") : unit(hours, "hour", "hours") + " " + unit(rest, "minute", "minutes");
 }
 
 kainjow::mustache::data template_data(const QueueView& view) {

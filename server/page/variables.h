@@ -19,7 +19,4 @@ kainjow::mustache::data template_data(const QueueView& view);
 // {"cfWaitingRoom": {…}}
 nlohmann::json json_response(const QueueView& view);
 
-// "10 minutes", "1 hour 5 minutes"; for the *Formatted variables.
-std::string format_minutes(int64_t minutes, std::string_view language);
-
 } // namespace wr::page

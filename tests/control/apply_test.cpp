@@ -287,7 +287,11 @@ TEST_CASE("control::apply_document names the document path of every error") {
     taken_route["zones"][0]["waiting_rooms"][1]["host"] = "shop.example.com";
     taken_route["zones"][0]["waiting_rooms"][1]["path"] = "/shop";
 
+    json bad_rule = document();
+    bad_rule["zones"][0]["waiting_rooms"][0]["rules"] = json::array({{{"expression", "http.host eq \"a\""}}, {{"expression", "foo eq 1"}}});
     const Case cases[] = {
+        {"a rule expression", bad_rule, {"zones[0].waiting_rooms[0].rules[1].expression: unknown field 'foo' at column 1"}},
+        {"zones that are not an array", json{{"zones", "x"}}, {"zones: must be an array"}},
         {"a room limit", with_room_field("total_active_users", 10),
          {"zones[0].waiting_rooms[0].total_active_users: must be at least 200"}},
         {"a room field of the wrong type", with_room_field("session_duration", "5"),

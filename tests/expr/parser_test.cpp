@@ -385,6 +385,12 @@ TEST_CASE("expr::parse names each mistake and its column") {
         {"ip.src eq 10.0.0", "'10.0.0' is not an IP address or network at column 11"},
         {"ip.src eq 10.0.0.0/33", "'10.0.0.0/33' is not an IP address or network at column 11"},
         {"starts_with(http.host, \"a\") eq \"b\"", "'eq' cannot compare a condition at column 29"},
+        {"ip.src contains \"x\"", "'contains' cannot compare an IP address at column 8"},
+        {"len(http.host)", "the expression is an integer, not a condition at column 1"},
+        {"lower(len(http.host)) eq \"1\"", "lower() needs a string, found an integer at column 7"},
+        {"5 eq len(http.host)", "a literal cannot stand on the left; write the field or function first, as in "
+                                "'len(http.request.uri.path) eq 5' at column 1"},
+        {"10.0.0.1 eq ip.src", "a literal cannot stand on the left; write the field first, as in 'ip.src eq 10.0.0.1' at column 1"},
         {"http.host matches \"(\"", "invalid regular expression: missing ): ( at column 19"},
         {"http.host ~ r\"[a-\"", "invalid regular expression: missing ]: [a- at column 13"},
         {"http.host in {}", "the set is empty at column 14"},
