@@ -60,6 +60,7 @@ int run(int argc, char** argv) {
     add_settings_commands(root, context);
     add_token_commands(root, context);
     add_apply_commands(root, context);
+    add_template_commands(root, context);
 
     try {
         root.parse(argc, argv);

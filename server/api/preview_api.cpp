@@ -5,6 +5,7 @@
 #include "api/routes.h"
 #include "control/error.h"
 #include "control/previews.h"
+#include "page/preview.h"
 #include "page/render.h"
 #include "store/previews_store.h"
 #include "util/secure.h"
@@ -19,53 +20,27 @@ bool bool_parameter(const Request& request, const std::string& name) {
     throw control::Error::bad_query(name, "must be true or false");
 }
 
-// The state a preview shows, from its query parameters.
-struct PreviewState {
-    page::QueueView view;
-    bool shows_origin = false; // passthrough without a queue: the visitor would see the site
-};
-
-PreviewState preview_state(const Request& request, util::TimePoint now) {
-    PreviewState state;
-    page::QueueView& view = state.view;
-    view.now = now;
-    view.last_updated = now;
-    const bool force_queue = bool_parameter(request, "force_queue");
-    view.queue_is_full = bool_parameter(request, "queue_is_full");
+// The preview options a request's query parameters choose (the parameters of Cloudflare's preview).
+page::PreviewOptions preview_options(const Request& request) {
+    page::PreviewOptions options;
+    options.force_queue = bool_parameter(request, "force_queue");
+    options.queue_is_full = bool_parameter(request, "queue_is_full");
     if (const auto method = request.query_value("queueing_method")) {
         const auto parsed = model::parse_enum<model::QueueingMethod>(*method);
         if (!parsed) throw control::Error::bad_query("queueing_method", "must be one of " + model::enum_choices<model::QueueingMethod>());
-        view.queueing_method = *parsed;
+        options.method = *parsed;
     }
-    const std::string event = request.query_value("event").value_or("none");
-    if (event != "none" && event != "prequeueing" && event != "started")
+    options.event = request.query_value("event").value_or("none");
+    if (options.event != "none" && options.event != "prequeueing" && options.event != "started")
         throw control::Error::bad_query("event", "must be one of none, prequeueing, started");
-    int64_t wait = 10;
+    options.shuffle_at_event_start = bool_parameter(request, "shuffle_at_event_start");
     if (const auto text = request.query_value("waitTime")) {
         if (text->empty() || text->size() > 6 || text->find_first_not_of("0123456789") != std::string::npos)
             throw control::Error::bad_query("waitTime", "must be a whole number of minutes");
-        wait = std::stoll(*text);
+        options.wait_minutes = std::stoll(*text);
     }
-    view.event_active = event != "none";
-    view.event_prequeueing = event == "prequeueing";
-    if (view.event_prequeueing) {
-        view.event_start = now + std::chrono::minutes{15};
-        view.event_end = now + std::chrono::minutes{75};
-    } else if (event == "started") {
-        view.event_start = now - std::chrono::minutes{5};
-        view.event_end = now + std::chrono::minutes{55};
-    }
-    view.shuffle_at_event_start = view.event_active && bool_parameter(request, "shuffle_at_event_start");
-    view.queue_all = force_queue || view.event_prequeueing;
-    view.wait_time_known = !view.queue_all;
-    view.wait_time_minutes = wait;
-    if (view.queueing_method == model::QueueingMethod::random) {
-        view.wait_time_p25_minutes = wait / 2;
-        view.wait_time_p50_minutes = wait;
-        view.wait_time_p75_minutes = wait + wait / 2;
-    }
-    state.shows_origin = view.queueing_method == model::QueueingMethod::passthrough && !view.queue_all;
-    return state;
+    if (const auto language = request.query_value("language")) options.language = *language;
+    return options;
 }
 
 Reply create_preview(Services& services, Request& request) {
@@ -87,9 +62,9 @@ Reply show_preview(Services& services, Request& request) {
         return store::find_preview(connection, id, now);
     }) : std::nullopt;
     if (!preview) return raw("This preview does not exist or has expired (previews last 24 hours).\n", "text/plain; charset=utf-8", 404);
-    PreviewState state;
+    page::PreviewPage state;
     try {
-        state = preview_state(request, now);
+        state = page::preview_page(preview_options(request), now);
     } catch (const control::Error& error) {
         return raw(std::string(error.what()) + "\n", "text/plain; charset=utf-8", 400);
     }

@@ -16,9 +16,9 @@ CompiledTemplate::CompiledTemplate(CompiledTemplate&&) noexcept = default;
 
 bool CompiledTemplate::valid() const { return m_template->is_valid(); }
 
-std::optional<std::string> CompiledTemplate::render(const QueueView& view) {
+std::optional<std::string> CompiledTemplate::render(const QueueView& view, const std::map<std::string, std::string>* overrides) {
     if (!m_template->is_valid()) return std::nullopt;
-    std::string rendered = m_template->render(template_data(view));
+    std::string rendered = m_template->render(template_data(view, overrides));
     if (!m_template->is_valid()) return std::nullopt;
     return rendered;
 }

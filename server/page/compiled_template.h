@@ -1,6 +1,7 @@
 #pragma once
 // A template parsed once and rendered many times. Not thread-safe (the library's render is
 // not const): each edge thread keeps its own.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,7 +23,7 @@ public:
 
     bool valid() const;
     // The page, or nullopt if the library fails at render time.
-    std::optional<std::string> render(const QueueView& view);
+    std::optional<std::string> render(const QueueView& view, const std::map<std::string, std::string>* overrides = nullptr);
 
 private:
     std::unique_ptr<kainjow::mustache::basic_mustache<std::string>> m_template;

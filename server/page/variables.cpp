@@ -70,7 +70,7 @@ const std::vector<std::string_view>& boolean_variable_names() {
     return k_names;
 }
 
-kainjow::mustache::data template_data(const QueueView& view) {
+kainjow::mustache::data template_data(const QueueView& view, const Overrides* overrides) {
     kainjow::mustache::data data{kainjow::mustache::data::type::object};
     const json values = variables(view);
     for (const auto& [name, value] : values.items()) {
@@ -82,6 +82,16 @@ kainjow::mustache::data template_data(const QueueView& view) {
             data.set(name, std::to_string(value.get<int64_t>()));
         } else {
             data.set(name, value.get<std::string>());
+        }
+    }
+    if (overrides) {
+        for (const auto& [name, value] : *overrides) {
+            if (value == "true" || value == "false") {
+                data.set(name, value == "true" ? kainjow::mustache::data::type::bool_true : kainjow::mustache::data::type::bool_false);
+                data.set(name + "__text", value);
+            } else {
+                data.set(name, value);
+            }
         }
     }
     return data;

@@ -1,0 +1,37 @@
+#pragma once
+// The states a template can be previewed in, shared by the API's preview pages and
+// `wr templates preview`: a queue with a known wait, a random queue, a full queue, a prequeue, …
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "page/queue_view.h"
+
+namespace wr::page {
+
+struct PreviewOptions {
+    bool force_queue = false;       // everyone queued (queueAll): no estimate
+    bool queue_is_full = false;
+    model::QueueingMethod method = model::QueueingMethod::fifo;
+    std::string event = "none";     // none, prequeueing, started
+    bool shuffle_at_event_start = false;
+    int64_t wait_minutes = 10;
+    bool wait_known = true;
+    std::string language = "en-US";
+};
+
+struct PreviewPage {
+    QueueView view;
+    bool reject = false;       // the reject page, not the queue page
+    bool shows_origin = false; // passthrough without a queue: a visitor would see the site
+};
+
+PreviewPage preview_page(const PreviewOptions& options, util::TimePoint now);
+
+// The named states of `wr templates preview --state`: fifo, random, queue-full, queue-all,
+// unknown, prequeue, prequeue-shuffle, event, reject, passthrough. nullopt for another name.
+std::optional<PreviewOptions> preview_state(std::string_view name);
+const char* preview_state_names();
+
+} // namespace wr::page
