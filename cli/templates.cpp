@@ -99,6 +99,7 @@ void serve(const TemplateSource& source, const PreviewCommand& command, const pa
     if (!address) throw CliError("--serve: expected host:port, such as 127.0.0.1:8081");
     httplib::Server server;
     server.set_tcp_nodelay(true);
+    server.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& response) { response.status = 204; });
     server.Get("/__wr/version", [&](const httplib::Request&, httplib::Response& response) {
         response.set_content(file_version(source.file), "text/plain");
     });
@@ -117,9 +118,11 @@ void serve(const TemplateSource& source, const PreviewCommand& command, const pa
                                  "text/html; charset=utf-8");
         }
     });
-    const bool bound = address->port == 0 ? server.bind_to_any_port(address->host) > 0 : server.bind_to_port(address->host, address->port);
-    if (!bound) throw CliError("--serve: cannot listen on " + command.serve);
-    std::cout << "previewing on http://" << command.serve << "/ (add ?state=random or ?language=de-DE; Ctrl-C to stop)" << std::endl;
+    const int port = address->port == 0 ? server.bind_to_any_port(address->host)
+                                        : (server.bind_to_port(address->host, address->port) ? address->port : -1);
+    if (port <= 0) throw CliError("--serve: cannot listen on " + command.serve);
+    std::cout << "previewing on http://" << util::ListenAddress{address->host, port}.text()
+              << "/ (add ?state=random or ?language=de-DE; Ctrl-C to stop)" << std::endl;
     server.listen_after_bind();
 }
 

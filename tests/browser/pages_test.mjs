@@ -1,0 +1,89 @@
+// The default queue page and the example custom page in headless Chromium (Debian's chromium,
+// driven by playwright-core): each state renders with no console errors and shows the wait,
+// and a screenshot of each is written for people to look at.
+//   node pages_test.mjs WR_BINARY SOURCE_DIR SCREENSHOT_DIR
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const [wrBinary, sourceDir, screenshotDir] = process.argv.slice(2);
+if (!wrBinary || !sourceDir || !screenshotDir) {
+  console.error('usage: node pages_test.mjs WR_BINARY SOURCE_DIR SCREENSHOT_DIR');
+  process.exit(2);
+}
+mkdirSync(screenshotDir, { recursive: true });
+
+const servers = [];
+let browser;
+
+// `wr templates preview --serve` on a free port; resolves to its base URL.
+function preview(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(wrBinary, ['templates', 'preview', ...args, '--serve', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    servers.push(child);
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const match = output.match(/previewing on (http:\/\/127\.0\.0\.1:\d+)\//);
+      if (match) resolve(match[1]);
+    });
+    child.stderr.on('data', (chunk) => { output += chunk; });
+    child.on('exit', (code) => reject(new Error(`wr templates preview exited with ${code}: ${output}`)));
+  });
+}
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  for (const child of servers) child.kill('SIGTERM');
+});
+
+const pages = [
+  { name: 'default', args: [] },
+  { name: 'custom', args: ['--file', path.join(sourceDir, 'templates/examples/custom.html')] },
+];
+const states = [
+  { state: 'fifo', text: '10 minutes' },
+  { state: 'random', text: '5 minutes to 15 minutes' },
+  { state: 'prequeue', text: '15 minutes' },
+];
+
+for (const page of pages) {
+  for (const { state, text } of states) {
+    test(`${page.name} page, ${state}: renders without console errors and shows the wait`, async () => {
+      const base = await preview(page.args);
+      const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+      const tab = await context.newPage();
+      const problems = [];
+      tab.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`); });
+      tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      const response = await tab.goto(`${base}/?state=${state}`, { waitUntil: 'load' });
+      assert.equal(response.status(), 200);
+      const visible = await tab.innerText('body');
+      assert.ok(visible.includes(text), `the page shows "${text}":\n${visible}`);
+      await tab.screenshot({ path: path.join(screenshotDir, `${page.name}-${state}.png`), fullPage: true });
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+  }
+}
+
+test('default page in Arabic reads right to left', async () => {
+  const base = await preview(['--language', 'ar-EG']);
+  const tab = await browser.newPage();
+  await tab.goto(`${base}/?state=fifo`);
+  assert.equal(await tab.evaluate(() => getComputedStyle(document.body).direction), 'rtl');
+  assert.ok((await tab.innerText('body')).includes('10 دقائق'));
+  await tab.screenshot({ path: path.join(screenshotDir, 'default-ar-EG.png'), fullPage: true });
+  await tab.close();
+});
