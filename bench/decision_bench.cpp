@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
 
     // A cookie that does not open: each request decrypts, decides (a new visitor, queued), seals
     // a cookie and answers the page.
-    const std::string forged = "__cfwaitingroom=" + std::string(75, 'A');
+    const std::string forged = "__cfwaitingroom=" + std::string(80, 'A');
     wr::edge::IncomingRequest queued{"GET", "/", "queue.bench.test", forged, "text/html", false};
     measure("queued", iterations, [&](int i) {
         sink += gate.handle(snapshot, queued, start + std::chrono::milliseconds{i / 1000}).body.size();

@@ -142,7 +142,7 @@ wait_for_port "$nginx_proxy_port"
 # An admitted visitor's cookie: every proxied request opens, decides (renews) and seals it.
 admitted_cookie=$(http_get "$wr_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
 # A well-formed cookie that does not open: every queue request decrypts, decides, seals, renders.
-forged_cookie="__cfwaitingroom=$(printf 'AAAAAAAAAAAAAAA%.0s' 1 2 3 4 5)"
+forged_cookie="__cfwaitingroom=$(printf 'AAAAAAAAAAAAAAAA%.0s' 1 2 3 4 5)"
 
 printf '\nwr bench: %ss per run; wr and nginx on core 0 (1 thread/worker), wrk and the origin on core %s\n' "$duration" "$load_cpu"
 printf 'queue page: %s bytes\n\n' "$page_bytes"

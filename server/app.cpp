@@ -3,6 +3,8 @@
 
 #include "api/admin_server.h"
 #include "api/routes.h"
+#include "analytics/collector.h"
+#include "analytics/room_stats.h"
 #include "control/tokens.h"
 #include "edge/config_source.h"
 #include "edge/edge_server.h"
@@ -21,8 +23,9 @@ App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(opt
         util::log_info("auth", "created the first admin API token; it is in " + token_file->string() +
                                    " (readable by this user only)");
     m_counters = std::make_unique<state::MemoryCounters>();
+    m_analytics = std::make_unique<analytics::Registry>();
     if (m_options.edge_enabled) {
-        m_config_source = std::make_unique<edge::ConfigSource>(*m_database, m_options.data_dir / "cookie.key",
+        m_config_source = std::make_unique<edge::ConfigSource>(*m_database, m_options.data_dir / "cookie.key", *m_analytics,
                                                                m_options.config_poll_interval);
         edge::EdgeOptions edge_options;
         edge_options.host = m_options.edge_listen.host;
@@ -32,9 +35,10 @@ App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(opt
         edge_options.tls_private_key = m_options.tls_private_key;
         edge_options.idle_timeout = m_options.idle_timeout;
         edge_options.origin.response_timeout = m_options.origin_timeout;
-        m_edge = std::make_unique<edge::EdgeServer>(edge_options, *m_config_source, *m_counters, m_clock);
+        m_edge = std::make_unique<edge::EdgeServer>(edge_options, *m_config_source, *m_counters, *m_analytics, m_clock);
+        m_collector = std::make_unique<analytics::Collector>(*m_database, *m_analytics, *m_edge, m_clock, m_options.analytics_interval);
     }
-    m_services = std::make_unique<api::Services>(api::Services{*m_database, m_clock, m_edge.get()});
+    m_services = std::make_unique<api::Services>(api::Services{*m_database, m_clock, m_edge.get(), m_analytics.get()});
     m_admin = std::make_unique<api::AdminServer>(
         *m_services, api::AdminServerOptions{m_options.admin_listen.host, m_options.admin_listen.port,
                                              m_options.max_body_bytes, m_options.admin_threads});
@@ -50,6 +54,7 @@ void App::start() {
     if (m_edge) {
         m_config_source->start();
         m_edge->start();
+        m_collector->start();
         util::log_info("edge", std::string("listening on ") + (m_edge->tls() ? "https://" : "http://") +
                                    util::ListenAddress{m_options.edge_listen.host, m_edge->port()}.text());
     }
@@ -59,12 +64,17 @@ void App::start() {
 
 void App::stop() {
     if (m_edge) m_edge->stop();
+    if (m_collector) m_collector->stop(); // writes what is left
     if (m_config_source) m_config_source->stop();
     if (m_admin) m_admin->stop();
 }
 
 int App::admin_port() const { return m_admin->port(); }
 int App::edge_port() const { return m_edge ? m_edge->port() : 0; }
+
+void App::flush_analytics() {
+    if (m_collector) m_collector->collect();
+}
 
 void App::refresh_edge_config() {
     if (m_config_source) m_config_source->refresh();

@@ -23,6 +23,10 @@ class EdgeServer;
 namespace wr::state {
 class Counters;
 }
+namespace wr::analytics {
+class Collector;
+class Registry;
+} // namespace wr::analytics
 
 namespace wr {
 
@@ -40,6 +44,7 @@ struct AppOptions {
     std::chrono::seconds idle_timeout{60};
     std::chrono::seconds origin_timeout{30};
     std::chrono::milliseconds config_poll_interval{200};
+    std::chrono::milliseconds analytics_interval{2000};
 };
 
 class App {
@@ -58,6 +63,8 @@ public:
     // Publishes the current configuration to the edge now, instead of within the poll interval.
     void refresh_edge_config();
     state::Counters& counters() { return *m_counters; }
+    // Writes the analytics counted so far to the store now (they go every couple of seconds).
+    void flush_analytics();
     const AppOptions& options() const { return m_options; }
 
 private:
@@ -65,6 +72,8 @@ private:
     const util::Clock& m_clock;
     std::unique_ptr<store::Database> m_database;
     std::unique_ptr<state::Counters> m_counters;
+    std::unique_ptr<analytics::Registry> m_analytics;
+    std::unique_ptr<analytics::Collector> m_collector;
     std::unique_ptr<edge::ConfigSource> m_config_source;
     std::unique_ptr<edge::EdgeServer> m_edge;
     std::unique_ptr<api::Services> m_services;

@@ -99,7 +99,7 @@ void authenticate(Services& services, const Route& route, Request& request) {
     if (!token) throw Error::of(ErrorCode::invalid_token, 401, "the API token is not valid (revoked or mistyped)");
     // Remember when a token was last used, at minute precision, so reads stay reads.
     if (!token->last_used_on || now - *token->last_used_on > std::chrono::minutes{1})
-        services.database.write([&](store::Connection& connection) { store::touch_token(connection, token->id, now); });
+        services.database.record([&](store::Connection& connection) { store::touch_token(connection, token->id, now); });
 
     const bool needs_edit = route.access == Access::edit || route.access == Access::admin_edit;
     if (needs_edit && token->scope != model::TokenScope::edit)
@@ -141,7 +141,7 @@ const std::vector<Route>& all_routes() {
     static const std::vector<Route> k_routes = [] {
         std::vector<Route> routes;
         for (auto table : {zone_routes, room_routes, event_routes, rule_routes, token_routes, config_routes, page_routes,
-                           meta_routes})
+                           meta_routes, analytics_routes})
             for (const Route& route : table()) routes.push_back(route);
         return routes;
     }();

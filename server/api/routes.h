@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api/request.h"
+#include "analytics/room_stats.h"
 #include "control/status.h"
 #include "store/database.h"
 #include "util/clock.h"
@@ -20,6 +21,7 @@ struct Services {
     store::Database& database;
     const util::Clock& clock;
     const control::LiveStatus* live_status = nullptr;
+    analytics::Registry* analytics = nullptr;
 };
 
 using Handler = Reply (*)(Services&, Request&);
@@ -47,5 +49,6 @@ std::vector<Route> token_routes();
 std::vector<Route> config_routes();
 std::vector<Route> page_routes();
 std::vector<Route> meta_routes();
+std::vector<Route> analytics_routes();
 
 } // namespace wr::api

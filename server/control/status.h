@@ -23,6 +23,8 @@ struct LiveFigures {
     int64_t queued_users = 0;
     int64_t active_users = 0;
     int64_t max_estimated_minutes = 0;
+    int64_t total_active_users_limit = 0;   // the limits in force now (an event may override them)
+    int64_t new_users_per_minute_limit = 0;
 };
 
 class LiveStatus {

@@ -10,7 +10,7 @@
 
 namespace wr::edge {
 
-std::shared_ptr<const EdgeConfig> load_edge_config(store::Database& database) {
+std::shared_ptr<const EdgeConfig> load_edge_config(store::Database& database, analytics::Registry* registry) {
     auto config = std::make_shared<EdgeConfig>();
     database.read([&](store::Connection& connection) {
         for (const model::Zone& zone : store::list_zones(connection, {0, -1})) {
@@ -29,6 +29,7 @@ std::shared_ptr<const EdgeConfig> load_edge_config(store::Database& database) {
                 room_config->events = store::all_events(connection, room.id);
                 room_config->rules = store::list_rules(connection, room.id);
                 room_config->cookie_name = cookie_name(room.settings.cookie_suffix);
+                room_config->stats = registry ? registry->room(room.id) : std::make_shared<analytics::RoomStats>();
                 room_config->settings = std::move(room.settings);
                 build_phases(*room_config);
                 config->rooms.push_back(std::move(room_config));
@@ -39,8 +40,9 @@ std::shared_ptr<const EdgeConfig> load_edge_config(store::Database& database) {
     return config;
 }
 
-ConfigSource::ConfigSource(store::Database& database, std::filesystem::path key_file, std::chrono::milliseconds poll_interval)
-    : m_database(database), m_key_file(std::move(key_file)), m_poll_interval(poll_interval) {
+ConfigSource::ConfigSource(store::Database& database, std::filesystem::path key_file, analytics::Registry& registry,
+                           std::chrono::milliseconds poll_interval)
+    : m_database(database), m_key_file(std::move(key_file)), m_registry(registry), m_poll_interval(poll_interval) {
     load();
 }
 
@@ -51,7 +53,7 @@ void ConfigSource::load() {
     std::error_code ignored;
     const auto key_time = std::filesystem::last_write_time(m_key_file, ignored);
     Snapshot next;
-    next.config = load_edge_config(m_database);
+    next.config = load_edge_config(m_database, &m_registry);
     next.keys = std::make_shared<const KeyRing>(KeyRing::load_or_create(m_key_file));
     std::lock_guard lock(m_mutex);
     next.version = m_current.version + 1;

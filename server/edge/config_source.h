@@ -22,12 +22,13 @@ struct Snapshot {
     uint64_t version = 0;
 };
 
-// Reads the whole configuration from the store into a new snapshot.
-std::shared_ptr<const EdgeConfig> load_edge_config(store::Database& database);
+// Reads the whole configuration from the store into a new snapshot; rooms count their analytics
+// in `registry` (a throwaway registry when null).
+std::shared_ptr<const EdgeConfig> load_edge_config(store::Database& database, analytics::Registry* registry = nullptr);
 
 class ConfigSource {
 public:
-    ConfigSource(store::Database& database, std::filesystem::path key_file,
+    ConfigSource(store::Database& database, std::filesystem::path key_file, analytics::Registry& registry,
                  std::chrono::milliseconds poll_interval = std::chrono::milliseconds{200});
     ~ConfigSource();
 
@@ -46,6 +47,7 @@ private:
 
     store::Database& m_database;
     std::filesystem::path m_key_file;
+    analytics::Registry& m_registry;
     std::chrono::milliseconds m_poll_interval;
     mutable std::mutex m_mutex; // guards the shared_ptrs, taken only when a version changes
     Snapshot m_current;

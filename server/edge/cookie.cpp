@@ -15,8 +15,8 @@ namespace {
 constexpr uint8_t k_format_version = 1;
 constexpr size_t k_nonce_size = 12;
 constexpr size_t k_tag_size = 16;
-// version, flags, session id, bucket (ms), accepted at (s), last check-in (s), refresh interval
-constexpr size_t k_plaintext_size = 1 + 1 + 8 + 8 + 4 + 4 + 1;
+// version, flags, session id, bucket (ms), arrived (s), accepted at (s), last check-in (s), refresh interval
+constexpr size_t k_plaintext_size = 1 + 1 + 8 + 8 + 4 + 4 + 4 + 1;
 constexpr size_t k_sealed_size = 1 + k_nonce_size + k_plaintext_size + k_tag_size;
 
 constexpr uint8_t k_flag_admitted = 1;
@@ -80,6 +80,7 @@ std::string CookieCodec::seal(const queue::Ticket& ticket, std::string_view room
                 (ticket.infinite_queue ? k_flag_infinite_queue : 0), 1);
     put(at, ticket.session_id, 8);
     put(at, static_cast<uint64_t>(ticket.bucket.time_since_epoch().count()), 8);
+    put(at, epoch_seconds(ticket.arrived), 4);
     put(at, ticket.accepted_at ? epoch_seconds(*ticket.accepted_at) : 0, 4);
     put(at, epoch_seconds(ticket.last_check_in), 4);
     put(at, static_cast<uint64_t>(std::clamp(ticket.refresh_interval_seconds, 1, 255)), 1);
@@ -128,6 +129,7 @@ std::optional<queue::Ticket> CookieCodec::open(std::string_view cookie, std::str
     queue::Ticket ticket;
     ticket.session_id = take(at, 8);
     ticket.bucket = util::TimePoint{util::Milliseconds{static_cast<int64_t>(take(at, 8))}};
+    ticket.arrived = from_seconds(static_cast<uint32_t>(take(at, 4)));
     const auto accepted = static_cast<uint32_t>(take(at, 4));
     if (flags & k_flag_admitted) ticket.accepted_at = from_seconds(accepted);
     ticket.last_check_in = from_seconds(static_cast<uint32_t>(take(at, 4)));

@@ -15,6 +15,7 @@
 #include "model/room.h"
 #include "model/rule.h"
 #include "model/zone.h"
+#include "analytics/room_stats.h"
 #include "queue/policy.h"
 
 namespace wr::edge {
@@ -50,6 +51,7 @@ struct RoomConfig {
     std::vector<model::Event> events;
     std::vector<model::Rule> rules;
     std::string cookie_name;
+    std::shared_ptr<analytics::RoomStats> stats; // where the edge counts what happens in the room
     Phase base;                 // outside events
     std::vector<Phase> phases;  // event phases, in time order
 

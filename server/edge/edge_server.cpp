@@ -4,6 +4,7 @@
 #include <boost/asio/socket_base.hpp>
 #include <stdexcept>
 
+#include "analytics/prometheus.h"
 #include "edge/gate.h"
 #include "edge/request_path.h"
 #include "util/log.h"
@@ -78,8 +79,9 @@ struct EdgeServer::Worker {
     }
 };
 
-EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counters& counters, const util::Clock& clock)
-    : m_options(std::move(options)), m_config(config), m_counters(counters), m_clock(clock) {
+EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counters& counters, analytics::Registry& analytics,
+                       const util::Clock& clock)
+    : m_options(std::move(options)), m_config(config), m_counters(counters), m_analytics(analytics), m_clock(clock) {
     if (!m_options.tls_certificate.empty() || !m_options.tls_private_key.empty()) {
         if (m_options.tls_certificate.empty() || m_options.tls_private_key.empty())
             throw std::runtime_error("TLS on the edge needs both --tls-cert and --tls-key");
@@ -213,7 +215,9 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, std::str
         Response response;
         GateResult result;
         try {
+            const auto decision_start = std::chrono::steady_clock::now();
             result = worker.gate.handle(snapshot, incoming, now);
+            m_analytics.decision_time().observe(std::chrono::steady_clock::now() - decision_start);
         } catch (const std::exception& error) {
             // The data plane does not throw by design; if something does, fail closed for this
             // request and keep serving.
@@ -255,7 +259,11 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, std::str
                 request.method() == http::verb::patch)
                 request.prepare_payload();
 
+            const auto origin_start = std::chrono::steady_clock::now();
             OriginReply reply = co_await worker.origins.exchange(result.zone->origin, request);
+            if (result.room)
+                result.room->stats->record_origin_time(now, std::chrono::duration_cast<util::Milliseconds>(
+                                                                std::chrono::steady_clock::now() - origin_start));
             if (reply.error != OriginError::none) {
                 const bool slow = reply.error == OriginError::timeout;
                 response = page_response(version, slow ? 504 : 502,
@@ -284,12 +292,26 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, std::str
     }
 }
 
+std::vector<analytics::RoomSample> EdgeServer::sample(util::TimePoint now) {
+    const Snapshot snapshot = m_config.snapshot();
+    std::vector<analytics::RoomSample> samples;
+    for (const auto& room : snapshot.config->rooms) {
+        const queue::Policy& policy = room->phase_at(now).policy;
+        const queue::RoomFigures figures = m_counters.figures(room->id, policy, now);
+        samples.push_back({room->id, figures.active_users, figures.queued_users, policy.total_active_users,
+                           policy.new_users_per_minute});
+    }
+    return samples;
+}
+
 control::LiveFigures EdgeServer::figures(const std::string& room_id, util::TimePoint now) const {
     const Snapshot snapshot = m_config.snapshot();
     const RoomConfig* room = snapshot.config->find_room_by_id(room_id);
     if (!room) return {};
-    const queue::RoomFigures figures = m_counters.figures(room_id, room->phase_at(now).policy, now);
-    return control::LiveFigures{figures.queued_users, figures.active_users, figures.max_estimated_minutes};
+    const queue::Policy& policy = room->phase_at(now).policy;
+    const queue::RoomFigures figures = m_counters.figures(room_id, policy, now);
+    return control::LiveFigures{figures.queued_users, figures.active_users, figures.max_estimated_minutes,
+                                policy.total_active_users, policy.new_users_per_minute};
 }
 
 } // namespace wr::edge

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "analytics/collector.h"
+#include "analytics/room_stats.h"
 #include "control/status.h"
 #include "edge/config_source.h"
 #include "edge/origin_pool.h"
@@ -29,9 +31,10 @@ struct EdgeOptions {
     OriginOptions origin;
 };
 
-class EdgeServer final : public control::LiveStatus {
+class EdgeServer final : public control::LiveStatus, public analytics::Sampler {
 public:
-    EdgeServer(EdgeOptions options, ConfigSource& config, state::Counters& counters, const util::Clock& clock);
+    EdgeServer(EdgeOptions options, ConfigSource& config, state::Counters& counters, analytics::Registry& analytics,
+               const util::Clock& clock);
     ~EdgeServer() override;
 
     int bind();   // throws when the address cannot be bound
@@ -42,6 +45,8 @@ public:
 
     // Live figures for the admin API's status endpoint.
     control::LiveFigures figures(const std::string& room_id, util::TimePoint now) const override;
+    // Every room's live figures and limits, for the analytics collector.
+    std::vector<analytics::RoomSample> sample(util::TimePoint now) override;
 
 private:
     struct Worker;
@@ -53,6 +58,7 @@ private:
     EdgeOptions m_options;
     ConfigSource& m_config;
     state::Counters& m_counters;
+    analytics::Registry& m_analytics;
     const util::Clock& m_clock;
     std::optional<asio::ssl::context> m_tls;
     std::vector<std::unique_ptr<Worker>> m_workers;

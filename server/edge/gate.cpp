@@ -104,7 +104,11 @@ GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request
     const RoomConfig* room = snapshot.config->find_room(host, path);
     result.room = room;
     result.action = GateResult::Action::proxy;
-    if (!room || room->settings.suspended) return result;
+    if (!room) return result;
+    if (room->settings.suspended) {
+        room->stats->record_request(now, analytics::Outcome::passthrough);
+        return result;
+    }
 
     const Phase& phase = room->phase_at(now);
     std::optional<queue::Ticket> ticket;
@@ -115,6 +119,9 @@ GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request
     result.secure_cookie = request.https;
 
     if (outcome.verdict == queue::Verdict::admit) {
+        room->stats->record_request(now, phase.policy.method == model::QueueingMethod::passthrough ? analytics::Outcome::passthrough
+                                                                                                    : analytics::Outcome::admitted);
+        if (outcome.newly_admitted) room->stats->record_admission(now, outcome.ticket.arrived);
         result.admitted_ticket = outcome.ticket;
         if (outcome.counted || outcome.new_user || outcome.ticket != ticket)
             result.set_cookie = set_cookie(*room, m_codec.seal(outcome.ticket, room->id, *snapshot.keys),
@@ -131,6 +138,8 @@ GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room
     result.room = &room;
     result.status = room.settings.queueing_status_code;
     const bool reject = outcome.verdict == queue::Verdict::reject;
+    room.stats->record_request(now, reject ? analytics::Outcome::rejected : analytics::Outcome::queued);
+    if (!reject && outcome.estimate.known) room.stats->record_estimate(now, outcome.estimate.minutes);
     page::QueueView view = queue_view(room, phase, outcome, now);
     if (reject) view.last_updated = now;
     if (!reject) {
@@ -175,7 +184,8 @@ GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room
 
 std::string Gate::revoke(const GateResult& admitted, util::TimePoint now) {
     if (!admitted.room || !admitted.admitted_ticket) return "";
-    m_counters.revoke(admitted.room->id, admitted.policy, *admitted.admitted_ticket, now);
+    if (m_counters.revoke(admitted.room->id, admitted.policy, *admitted.admitted_ticket, now))
+        admitted.room->stats->record_revocation(now);
     return set_cookie(*admitted.room, "", 0, admitted.secure_cookie);
 }
 

@@ -123,6 +123,7 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
         outcome.ticket.session_id = random.next();
         // Arrivals are grouped by minute: counts stay per minute however many arrive.
         outcome.ticket.bucket = minute_start(minute_of(now));
+        outcome.ticket.arrived = now;
         outcome.ticket.last_check_in = now;
         outcome.ticket.refresh_interval_seconds = refresh_interval(policy, random);
     }

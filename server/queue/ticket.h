@@ -11,7 +11,8 @@ namespace wr::queue {
 
 struct Ticket {
     uint64_t session_id = 0;              // random; names the user for revocation and shuffling
-    util::TimePoint bucket{};             // arrival (FIFO position); shuffled users get a virtual one
+    util::TimePoint bucket{};             // arrival minute (FIFO position); shuffled users get a virtual one
+    util::TimePoint arrived{};            // the first request, to the second (for observed waits)
     std::optional<util::TimePoint> accepted_at; // set once admitted
     util::TimePoint last_check_in{};      // the last counted request
     int refresh_interval_seconds = 20;    // this user's own (jittered) interval

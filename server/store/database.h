@@ -37,6 +37,21 @@ public:
         }
     }
 
+    // A write that does not change the configuration (analytics, a token's last use): the
+    // same transaction, but the edge is not told to reload.
+    template <typename Work> auto record(Work&& work) {
+        std::lock_guard lock(m_mutex);
+        SQLite::Transaction transaction(m_connection, SQLite::TransactionBehavior::IMMEDIATE);
+        if constexpr (std::is_void_v<decltype(work(m_connection))>) {
+            work(m_connection);
+            transaction.commit();
+        } else {
+            auto result = work(m_connection);
+            transaction.commit();
+            return result;
+        }
+    }
+
     // Runs `work` in a transaction that is always rolled back: a dry run that checks
     // everything a real write would.
     template <typename Work> auto rehearse(Work&& work) {

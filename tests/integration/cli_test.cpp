@@ -1,6 +1,8 @@
 // The real `wr` binary against a running server: what an operator types and sees.
 #include <doctest/doctest.h>
 
+#include <httplib.h>
+
 #include "support/process.h"
 #include "support/test_server.h"
 #include "util/files.h"
@@ -220,10 +222,11 @@ TEST_CASE("integration: wr migrate reports what it applied, then that the databa
     wr::test::TempDir data;
     const ProcessResult first = run_wr({"migrate", "--data-dir", data.path().string()});
     require_ok(first);
-    CHECK(first.out.find("schema version 0 -> 1") != std::string::npos);
+    CHECK(first.out.find("schema version 0 -> 2") != std::string::npos);
     CHECK(first.out.find("applied 0001_init.sql") != std::string::npos);
+    CHECK(first.out.find("applied 0002_analytics.sql") != std::string::npos);
     const ProcessResult second = run_wr({"migrate", "--data-dir", data.path().string()});
-    CHECK(second.out.find("is up to date (schema version 1)") != std::string::npos);
+    CHECK(second.out.find("is up to date (schema version 2)") != std::string::npos);
 }
 
 TEST_CASE("integration: every wr command has --help with an example") {
@@ -242,6 +245,66 @@ TEST_CASE("integration: every wr command has --help with an example") {
         CHECK(help.exit_code == 0);
         CHECK(help.out.find("Example:\n  wr ") != std::string::npos);
     }
+}
+
+} // TEST_SUITE
+
+TEST_SUITE("integration") {
+
+TEST_CASE("integration: wr templates preview renders a file in a state, with overrides, without a server") {
+    wr::test::TempDir files;
+    const std::string page = (files.path() / "page.html").string();
+    wr::util::write_text_file(page, "<p>{{waitTimeFormatted}} {{isRandomQueue}} {{queueingMethod}} {{waitTime}}</p>\n");
+    const ProcessResult fifo = run_wr({"templates", "preview", "--file", page});
+    require_ok(fifo);
+    CHECK(fifo.out == "<p>10 minutes false fifo 10</p>\n");
+    CHECK(run_wr({"templates", "preview", "--file", page, "--state", "random"}).out == "<p>5 minutes to 15 minutes true random 10</p>\n");
+    CHECK(run_wr({"templates", "preview", "--file", page, "--language", "de-DE", "--var", "waitTime=42"}).out ==
+          "<p>10 Minuten false fifo 42</p>\n");
+    const std::string out = (files.path() / "out.html").string();
+    require_ok(run_wr({"templates", "preview", "--file", page, "--state", "prequeue", "--out", out}));
+    CHECK(wr::util::read_text_file(out) == "<p>unavailable false fifo 0</p>\n");
+
+    const ProcessResult default_page = run_wr({"templates", "preview", "--state", "queue-full", "--language", "fr-FR"});
+    CHECK(default_page.out.find("La file est très longue") != std::string::npos);
+    CHECK(run_wr({"templates", "preview", "--state", "reject"}).out.find("Not available right now") != std::string::npos);
+
+    wr::util::write_text_file(page, "<p>\n{{#waitTimeKnown}}\n");
+    const ProcessResult broken = run_wr({"templates", "preview", "--file", page});
+    CHECK(broken.exit_code == 1);
+    CHECK(broken.err == "wr: error: " + page + ": Unclosed section \"waitTimeKnown\" at line 2, column 1\n");
+    CHECK(run_wr({"templates", "preview", "--state", "sleepy"}).err.starts_with("wr: error: --state sleepy: expected one of fifo, random"));
+    CHECK(run_wr({"templates", "preview", "--var", "novalue"}).err == "wr: error: --var novalue: expected name=value, as in --var waitTime=42\n");
+}
+
+TEST_CASE("integration: wr templates preview renders a room's own page through the API") {
+    TestServer server;
+    server.create_zone();
+    server.create_room("example.com", {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 1000},
+                                       {"new_users_per_minute", 300}, {"default_template_language", "es-ES"},
+                                       {"custom_page_html", "<b>{{waitTimeFormatted}}</b>"}});
+    CHECK(wr_cli(server, {"templates", "preview", "--room", "shop"}).out == "<b>10 minutos</b>");
+}
+
+TEST_CASE("integration: wr templates preview --serve reloads the browser when the file changes") {
+    wr::test::TempDir files;
+    const std::string page = (files.path() / "page.html").string();
+    wr::util::write_text_file(page, "<html><body><p>{{waitTime}}</p></body></html>");
+    wr::test::BackgroundProcess preview({WR_BINARY, "templates", "preview", "--file", page, "--serve", "127.0.0.1:0"}, "previewing on");
+    const std::string line = preview.ready_line();
+    const int port = std::stoi(line.substr(line.find("127.0.0.1:") + 10));
+    httplib::Client browser("127.0.0.1", port);
+    const auto first = browser.Get("/");
+    REQUIRE(first);
+    CHECK(first->body.find("<p>10</p>") != std::string::npos);
+    CHECK(first->body.find("/__wr/version") != std::string::npos); // the reload script
+    CHECK(browser.Get("/?state=unknown")->body.find("<p>0</p>") != std::string::npos);
+    const std::string version = browser.Get("/__wr/version")->body;
+    // A later modification time, as an editor's save gives.
+    wr::util::write_text_file(page, "<html><body><p>{{waitTimeFormatted}}</p></body></html>");
+    std::filesystem::last_write_time(page, std::filesystem::last_write_time(page) + std::chrono::seconds{2});
+    CHECK(browser.Get("/__wr/version")->body != version);
+    CHECK(browser.Get("/")->body.find("<p>10 minutes</p>") != std::string::npos);
 }
 
 } // TEST_SUITE

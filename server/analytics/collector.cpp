@@ -1,0 +1,82 @@
+// Samples, drains and stores analytics in the background.
+#include "analytics/collector.h"
+
+#include "store/analytics_store.h"
+#include "util/log.h"
+
+namespace wr::analytics {
+
+Collector::Collector(store::Database& database, Registry& registry, Sampler& sampler, const util::Clock& clock,
+                     std::chrono::milliseconds interval)
+    : m_database(database), m_registry(registry), m_sampler(sampler), m_clock(clock), m_interval(interval) {}
+
+Collector::~Collector() { stop(); }
+
+void Collector::start() { m_thread = std::thread([this] { run(); }); }
+
+void Collector::stop() {
+    {
+        std::lock_guard lock(m_stop_mutex);
+        if (m_stopping) return;
+        m_stopping = true;
+    }
+    m_stop_signal.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+    try {
+        collect();
+    } catch (const std::exception& error) {
+        util::log_error("analytics", std::string("the last write failed: ") + error.what());
+    }
+}
+
+void Collector::run() {
+    std::unique_lock lock(m_stop_mutex);
+    while (!m_stop_signal.wait_for(lock, m_interval, [this] { return m_stopping; })) {
+        lock.unlock();
+        try {
+            collect();
+        } catch (const std::exception& error) {
+            // The counts stay in memory and go out with the next round.
+            util::log_error("analytics", std::string("writing analytics failed: ") + error.what());
+        }
+        lock.lock();
+    }
+}
+
+void Collector::collect() {
+    std::lock_guard lock(m_collect_mutex);
+    const util::TimePoint now = m_clock.now();
+    const int64_t minute = std::chrono::floor<std::chrono::minutes>(now.time_since_epoch()).count();
+    std::map<std::string, std::map<int64_t, MinuteRecord>> pending;
+    for (const RoomSample& sample : m_sampler.sample(now)) {
+        MinuteRecord& record = pending[sample.room_id][minute];
+        record.minute = minute;
+        record.active_max = sample.active_users;
+        record.active_sum = sample.active_users;
+        record.active_samples = 1;
+        record.queued_max = sample.queued_users;
+        record.total_active_users_limit = sample.total_active_users_limit;
+        record.new_users_per_minute_limit = sample.new_users_per_minute_limit;
+    }
+    for (const auto& [room_id, stats] : m_registry.rooms()) stats->drain(pending[room_id]);
+
+    const int64_t hour = minute / 60;
+    const bool prune = hour != m_last_prune_hour;
+    m_database.record([&](store::Connection& connection) {
+        SQLite::Statement exists(connection, "SELECT 1 FROM waiting_rooms WHERE id = ?");
+        for (const auto& [room_id, records] : pending) {
+            if (records.empty()) continue;
+            exists.reset();
+            exists.bind(1, room_id);
+            if (!exists.executeStep()) {
+                m_registry.forget(room_id); // the room was deleted
+                continue;
+            }
+            store::merge_analytics(connection, room_id, records);
+        }
+        if (prune) store::prune_analytics(connection, minute - std::chrono::duration_cast<std::chrono::minutes>(k_retention).count());
+    });
+    if (prune) m_last_prune_hour = hour;
+}
+
+} // namespace wr::analytics

@@ -1,0 +1,64 @@
+#pragma once
+// Moves analytics from the edge to the store: every couple of seconds it samples each room's
+// live figures (active and queued users, the limits in force), drains the per-minute counters,
+// and writes everything in one transaction; once an hour it drops minutes older than 30 days.
+// All of it off the request path.
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "analytics/room_stats.h"
+#include "store/database.h"
+#include "util/clock.h"
+
+namespace wr::analytics {
+
+inline constexpr auto k_retention = std::chrono::days{30};
+
+// What a room looks like right now; provided by the edge.
+struct RoomSample {
+    std::string room_id;
+    int64_t active_users = 0;
+    int64_t queued_users = 0;
+    int64_t total_active_users_limit = 0;
+    int64_t new_users_per_minute_limit = 0;
+};
+
+class Sampler {
+public:
+    virtual ~Sampler() = default;
+    virtual std::vector<RoomSample> sample(util::TimePoint now) = 0;
+};
+
+class Collector {
+public:
+    Collector(store::Database& database, Registry& registry, Sampler& sampler, const util::Clock& clock,
+              std::chrono::milliseconds interval = std::chrono::milliseconds{2000});
+    ~Collector();
+
+    void start();
+    void stop();
+    // One round now (tests; and on stop, so nothing counted is lost).
+    void collect();
+
+private:
+    void run();
+
+    store::Database& m_database;
+    Registry& m_registry;
+    Sampler& m_sampler;
+    const util::Clock& m_clock;
+    std::chrono::milliseconds m_interval;
+    std::mutex m_collect_mutex;
+    int64_t m_last_prune_hour = -1;
+    std::thread m_thread;
+    std::mutex m_stop_mutex;
+    std::condition_variable m_stop_signal;
+    bool m_stopping = false;
+};
+
+} // namespace wr::analytics

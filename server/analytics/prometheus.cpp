@@ -1,0 +1,97 @@
+// Writes metrics in the Prometheus text format.
+#include "analytics/prometheus.h"
+
+#include <cstdio>
+
+namespace wr::analytics {
+namespace {
+
+void family(std::string& out, const char* name, const char* type, const char* help) {
+    out += "# HELP ";
+    out += name;
+    out += ' ';
+    out += help;
+    out += "\n# TYPE ";
+    out += name;
+    out += ' ';
+    out += type;
+    out += '\n';
+}
+
+std::string labels(const RoomMetrics& room) {
+    return "zone=\"" + escape_label(room.zone) + "\",room=\"" + escape_label(room.room) + "\"";
+}
+
+std::string seconds(int64_t ns) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", static_cast<double>(ns) / 1e9);
+    return buffer;
+}
+
+} // namespace
+
+void LatencyHistogram::observe(std::chrono::nanoseconds took) {
+    size_t bucket = 0;
+    while (bucket < k_bounds_ns.size() && took.count() > k_bounds_ns[bucket]) ++bucket;
+    m_counts[bucket].fetch_add(1, std::memory_order_relaxed);
+    m_sum_ns.fetch_add(static_cast<uint64_t>(std::max<int64_t>(0, took.count())), std::memory_order_relaxed);
+}
+
+LatencyHistogram::Snapshot LatencyHistogram::snapshot() const {
+    Snapshot snapshot;
+    for (size_t i = 0; i < m_counts.size(); ++i) {
+        snapshot.counts[i] = m_counts[i].load(std::memory_order_relaxed);
+        snapshot.count += snapshot.counts[i];
+    }
+    snapshot.sum_ns = m_sum_ns.load(std::memory_order_relaxed);
+    return snapshot;
+}
+
+std::string escape_label(const std::string& value) {
+    std::string out;
+    for (const char c : value) {
+        if (c == '\\') out += "\\\\";
+        else if (c == '"') out += "\\\"";
+        else if (c == '\n') out += "\\n";
+        else out += c;
+    }
+    return out;
+}
+
+std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions) {
+    std::string out;
+    family(out, "wr_room_active_users", "gauge", "Admitted users whose session is live.");
+    for (const RoomMetrics& room : rooms) out += "wr_room_active_users{" + labels(room) + "} " + std::to_string(room.active_users) + "\n";
+    family(out, "wr_room_queued_users", "gauge", "Users waiting who checked in within the last minutes.");
+    for (const RoomMetrics& room : rooms) out += "wr_room_queued_users{" + labels(room) + "} " + std::to_string(room.queued_users) + "\n";
+    family(out, "wr_room_total_active_users_limit", "gauge", "The total_active_users limit in force.");
+    for (const RoomMetrics& room : rooms)
+        out += "wr_room_total_active_users_limit{" + labels(room) + "} " + std::to_string(room.total_active_users_limit) + "\n";
+    family(out, "wr_room_new_users_per_minute_limit", "gauge", "The new_users_per_minute limit in force.");
+    for (const RoomMetrics& room : rooms)
+        out += "wr_room_new_users_per_minute_limit{" + labels(room) + "} " + std::to_string(room.new_users_per_minute_limit) + "\n";
+    family(out, "wr_requests_total", "counter", "Edge requests to a room, by outcome.");
+    for (const RoomMetrics& room : rooms)
+        for (size_t i = 0; i < k_outcomes; ++i)
+            out += "wr_requests_total{" + labels(room) + ",outcome=\"" + outcome_name(static_cast<Outcome>(i)) + "\"} " +
+                   std::to_string(room.totals.requests[i]) + "\n";
+    family(out, "wr_new_users_admitted_total", "counter", "Users let in to the origin.");
+    for (const RoomMetrics& room : rooms)
+        out += "wr_new_users_admitted_total{" + labels(room) + "} " + std::to_string(room.totals.new_admitted) + "\n";
+    family(out, "wr_sessions_revoked_total", "counter", "Sessions ended by the origin's revoke command.");
+    for (const RoomMetrics& room : rooms)
+        out += "wr_sessions_revoked_total{" + labels(room) + "} " + std::to_string(room.totals.revoked) + "\n";
+    family(out, "wr_admission_decision_seconds", "histogram", "Time the edge takes to decide a request (route, cookie, admission).");
+    uint64_t cumulative = 0;
+    for (size_t i = 0; i < LatencyHistogram::k_bounds_ns.size(); ++i) {
+        cumulative += decisions.counts[i];
+        out += "wr_admission_decision_seconds_bucket{le=\"" + seconds(LatencyHistogram::k_bounds_ns[i]) + "\"} " +
+               std::to_string(cumulative) + "\n";
+    }
+    out += "wr_admission_decision_seconds_bucket{le=\"+Inf\"} " + std::to_string(decisions.count) + "\n";
+    out += "wr_admission_decision_seconds_sum " + seconds(static_cast<int64_t>(decisions.sum_ns)) + "\n";
+    out += "wr_admission_decision_seconds_count " + std::to_string(decisions.count) + "\n";
+    return out;
+}
+
+} // namespace wr::analytics

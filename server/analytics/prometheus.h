@@ -1,0 +1,47 @@
+#pragma once
+// Prometheus text exposition (format 0.0.4) of wr's live figures and counters.
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "analytics/room_stats.h"
+
+namespace wr::analytics {
+
+// Time taken by admission decisions, in fixed buckets; cumulative since start. Lock-free.
+class LatencyHistogram {
+public:
+    static constexpr std::array<int64_t, 12> k_bounds_ns = {250, 500, 1'000, 2'000, 5'000, 10'000,
+                                                            25'000, 50'000, 100'000, 250'000, 1'000'000, 10'000'000};
+    void observe(std::chrono::nanoseconds took);
+
+    struct Snapshot {
+        std::array<uint64_t, k_bounds_ns.size() + 1> counts{}; // the last is above every bound
+        uint64_t sum_ns = 0;
+        uint64_t count = 0;
+    };
+    Snapshot snapshot() const;
+
+private:
+    std::array<std::atomic<uint64_t>, k_bounds_ns.size() + 1> m_counts{};
+    std::atomic<uint64_t> m_sum_ns{0};
+};
+
+struct RoomMetrics {
+    std::string zone;
+    std::string room;
+    int64_t active_users = 0;
+    int64_t queued_users = 0;
+    int64_t total_active_users_limit = 0;
+    int64_t new_users_per_minute_limit = 0;
+    Totals totals;
+};
+
+std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions);
+
+// "a\"b" → "a\\\"b": a label value as the format wants it.
+std::string escape_label(const std::string& value);
+
+} // namespace wr::analytics

@@ -1,0 +1,142 @@
+// Per-room, per-minute counters.
+#include "analytics/room_stats.h"
+
+#include <algorithm>
+
+#include "analytics/prometheus.h"
+
+namespace wr::analytics {
+namespace {
+
+int64_t minute_of(util::TimePoint time) { return std::chrono::floor<std::chrono::minutes>(time.time_since_epoch()).count(); }
+
+} // namespace
+
+const char* outcome_name(Outcome outcome) {
+    switch (outcome) {
+    case Outcome::admitted: return "admitted";
+    case Outcome::queued: return "queued";
+    case Outcome::rejected: return "rejected";
+    case Outcome::bypassed: return "bypassed";
+    case Outcome::passthrough: return "passthrough";
+    }
+    return "unknown";
+}
+
+void MinuteRecord::merge(const MinuteRecord& other) {
+    active_max = std::max(active_max, other.active_max);
+    active_sum += other.active_sum;
+    active_samples += other.active_samples;
+    queued_max = std::max(queued_max, other.queued_max);
+    new_admitted += other.new_admitted;
+    for (size_t i = 0; i < k_outcomes; ++i) requests[i] += other.requests[i];
+    revoked += other.revoked;
+    turnstile_challenges += other.turnstile_challenges;
+    turnstile_successes += other.turnstile_successes;
+    turnstile_failures += other.turnstile_failures;
+    turnstile_unsolved += other.turnstile_unsolved;
+    infinite_refreshes += other.infinite_refreshes;
+    total_active_users_limit = std::max(total_active_users_limit, other.total_active_users_limit);
+    new_users_per_minute_limit = std::max(new_users_per_minute_limit, other.new_users_per_minute_limit);
+    estimated_wait.merge(other.estimated_wait);
+    observed_wait.merge(other.observed_wait);
+    origin_time.merge(other.origin_time);
+}
+
+RoomStats::Slot& RoomStats::slot(util::TimePoint now) {
+    const int64_t minute = minute_of(now);
+    Slot& slot = m_slots[static_cast<size_t>(minute & 3)];
+    // The slot was drained long ago (drains run every few seconds); claim it for this minute.
+    if (slot.minute.load(std::memory_order_relaxed) != minute) slot.minute.store(minute, std::memory_order_relaxed);
+    return slot;
+}
+
+void RoomStats::count(util::TimePoint now, Counter counter) {
+    slot(now).counters[counter].fetch_add(1, std::memory_order_relaxed);
+    m_totals[counter].fetch_add(1, std::memory_order_relaxed);
+}
+
+void RoomStats::record_request(util::TimePoint now, Outcome outcome) { count(now, static_cast<Counter>(outcome)); }
+
+void RoomStats::record_admission(util::TimePoint now, util::TimePoint arrived) {
+    Slot& current = slot(now);
+    current.counters[new_admitted].fetch_add(1, std::memory_order_relaxed);
+    m_totals[new_admitted].fetch_add(1, std::memory_order_relaxed);
+    current.observed_wait.add(std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::seconds>(now - arrived).count()));
+}
+
+void RoomStats::record_estimate(util::TimePoint now, int64_t minutes) { slot(now).estimated_wait.add(minutes); }
+
+void RoomStats::record_origin_time(util::TimePoint now, util::Milliseconds took) { slot(now).origin_time.add(took.count()); }
+
+void RoomStats::record_revocation(util::TimePoint now) { count(now, revoked); }
+
+void RoomStats::record_turnstile(util::TimePoint now, TurnstileOutcome outcome) {
+    switch (outcome) {
+    case TurnstileOutcome::challenge: count(now, challenges); break;
+    case TurnstileOutcome::success: count(now, successes); break;
+    case TurnstileOutcome::failure: count(now, failures); break;
+    case TurnstileOutcome::unsolved: count(now, unsolved); break;
+    }
+}
+
+void RoomStats::record_infinite_refresh(util::TimePoint now) { count(now, infinite); }
+
+void RoomStats::drain(std::map<int64_t, MinuteRecord>& into) {
+    for (Slot& slot : m_slots) {
+        const int64_t minute = slot.minute.load(std::memory_order_relaxed);
+        if (minute < 0) continue;
+        MinuteRecord record;
+        record.minute = minute;
+        std::array<int64_t, k_counters> values{};
+        bool any = false;
+        for (size_t i = 0; i < k_counters; ++i) {
+            values[i] = slot.counters[i].exchange(0, std::memory_order_relaxed);
+            any = any || values[i] != 0;
+        }
+        for (size_t i = 0; i < k_outcomes; ++i) record.requests[i] = values[i];
+        record.new_admitted = values[new_admitted];
+        record.revoked = values[revoked];
+        record.turnstile_challenges = values[challenges];
+        record.turnstile_successes = values[successes];
+        record.turnstile_failures = values[failures];
+        record.turnstile_unsolved = values[unsolved];
+        record.infinite_refreshes = values[infinite];
+        slot.estimated_wait.drain_into(record.estimated_wait);
+        slot.observed_wait.drain_into(record.observed_wait);
+        slot.origin_time.drain_into(record.origin_time);
+        if (!any && record.estimated_wait.empty() && record.observed_wait.empty() && record.origin_time.empty()) continue;
+        auto [it, inserted] = into.try_emplace(minute, record);
+        if (!inserted) it->second.merge(record);
+    }
+}
+
+Totals RoomStats::totals() const {
+    Totals totals;
+    for (size_t i = 0; i < k_outcomes; ++i) totals.requests[i] = m_totals[i].load(std::memory_order_relaxed);
+    totals.new_admitted = m_totals[new_admitted].load(std::memory_order_relaxed);
+    totals.revoked = m_totals[revoked].load(std::memory_order_relaxed);
+    return totals;
+}
+
+Registry::Registry() : m_decision_time(std::make_unique<LatencyHistogram>()) {}
+Registry::~Registry() = default;
+
+std::shared_ptr<RoomStats> Registry::room(const std::string& room_id) {
+    std::lock_guard lock(m_mutex);
+    auto& stats = m_rooms[room_id];
+    if (!stats) stats = std::make_shared<RoomStats>();
+    return stats;
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<RoomStats>>> Registry::rooms() const {
+    std::lock_guard lock(m_mutex);
+    return {m_rooms.begin(), m_rooms.end()};
+}
+
+void Registry::forget(const std::string& room_id) {
+    std::lock_guard lock(m_mutex);
+    m_rooms.erase(room_id);
+}
+
+} // namespace wr::analytics

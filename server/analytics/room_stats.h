@@ -1,0 +1,114 @@
+#pragma once
+// What happens in each room, counted per minute. Edge threads record with relaxed atomic
+// increments (no locks, no I/O, no allocation); a collector thread drains the counts every
+// couple of seconds into MinuteRecords and writes them to the store.
+#include <array>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analytics/histogram.h"
+#include "util/clock.h"
+
+namespace wr::analytics {
+
+// Request outcomes, as the API names them.
+enum class Outcome { admitted, queued, rejected, bypassed, passthrough };
+inline constexpr size_t k_outcomes = 5;
+const char* outcome_name(Outcome outcome);
+
+enum class TurnstileOutcome { challenge, success, failure, unsolved };
+
+// One room during one minute — or, rolled up, during several.
+struct MinuteRecord {
+    int64_t minute = 0; // minutes since the epoch (the first, for a roll-up)
+    int64_t active_max = 0;
+    int64_t active_sum = 0;      // sampled every few seconds: average = sum / samples
+    int64_t active_samples = 0;
+    int64_t queued_max = 0;
+    int64_t new_admitted = 0;
+    std::array<int64_t, k_outcomes> requests{};
+    int64_t revoked = 0;
+    int64_t turnstile_challenges = 0;
+    int64_t turnstile_successes = 0;
+    int64_t turnstile_failures = 0;
+    int64_t turnstile_unsolved = 0;
+    int64_t infinite_refreshes = 0;
+    int64_t total_active_users_limit = 0; // the limits in force (the largest, for a roll-up)
+    int64_t new_users_per_minute_limit = 0;
+    Histogram estimated_wait; // wait shown to queued visitors, minutes
+    Histogram observed_wait;  // arrival to admission, seconds
+    Histogram origin_time;    // origin response time, milliseconds
+
+    // Adds another minute's (or part-minute's) counts: sums add, maxima take the larger,
+    // histograms merge.
+    void merge(const MinuteRecord& other);
+    bool operator==(const MinuteRecord&) const = default;
+};
+
+// Cumulative counts since start, for Prometheus.
+struct Totals {
+    std::array<uint64_t, k_outcomes> requests{};
+    uint64_t new_admitted = 0;
+    uint64_t revoked = 0;
+};
+
+class RoomStats {
+public:
+    void record_request(util::TimePoint now, Outcome outcome);
+    // A visitor let in now, who arrived at `arrived`.
+    void record_admission(util::TimePoint now, util::TimePoint arrived);
+    void record_estimate(util::TimePoint now, int64_t minutes);
+    void record_origin_time(util::TimePoint now, util::Milliseconds took);
+    void record_revocation(util::TimePoint now);
+    void record_turnstile(util::TimePoint now, TurnstileOutcome outcome);
+    void record_infinite_refresh(util::TimePoint now);
+
+    // Moves what has been counted into `into`, one record per minute.
+    void drain(std::map<int64_t, MinuteRecord>& into);
+    Totals totals() const;
+
+private:
+    enum Counter { admitted, queued, rejected, bypassed, passthrough, new_admitted, revoked, challenges, successes,
+                   failures, unsolved, infinite, k_counters };
+    struct Slot {
+        std::atomic<int64_t> minute{-1};
+        std::array<std::atomic<int64_t>, k_counters> counters{};
+        AtomicHistogram estimated_wait;
+        AtomicHistogram observed_wait;
+        AtomicHistogram origin_time;
+    };
+    // Four minutes in a ring: the current one is written, the others wait to be drained.
+    Slot& slot(util::TimePoint now);
+    void count(util::TimePoint now, Counter counter);
+
+    std::array<Slot, 4> m_slots;
+    std::array<std::atomic<uint64_t>, k_counters> m_totals{};
+};
+
+class LatencyHistogram;
+
+// The stats of every room, found by id; shared by the edge (which records) and the collector.
+class Registry {
+public:
+    // How long the edge takes to decide requests, all rooms together (for /metrics).
+    LatencyHistogram& decision_time() { return *m_decision_time; }
+
+    Registry();
+    ~Registry();
+
+    std::shared_ptr<RoomStats> room(const std::string& room_id);
+    std::vector<std::pair<std::string, std::shared_ptr<RoomStats>>> rooms() const;
+    void forget(const std::string& room_id);
+
+private:
+    mutable std::mutex m_mutex;
+    std::unordered_map<std::string, std::shared_ptr<RoomStats>> m_rooms;
+    std::unique_ptr<LatencyHistogram> m_decision_time;
+};
+
+} // namespace wr::analytics

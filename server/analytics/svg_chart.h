@@ -1,0 +1,15 @@
+#pragma once
+// A room's analytics as a self-contained SVG chart.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analytics/room_stats.h"
+
+namespace wr::analytics {
+
+// Active users (average), queued users (max) and new users per minute against the limits in
+// force, one point per step.
+std::string svg_chart(const std::vector<MinuteRecord>& points, int64_t step_minutes, std::string_view title);
+
+} // namespace wr::analytics

@@ -1,0 +1,152 @@
+// Handlers of wr's analytics: a room's series as JSON, CSV or SVG, Prometheus metrics, and the
+// dashboard page.
+#include <algorithm>
+
+#include "analytics/prometheus.h"
+#include "analytics/series.h"
+#include "analytics/svg_chart.h"
+#include "api/routes.h"
+#include "control/error.h"
+#include "control/rooms.h"
+#include "store/analytics_store.h"
+#include "store/rooms_store.h"
+#include "store/zones_store.h"
+#include "util/embedded_files.h"
+#include "util/time_format.h"
+
+namespace wr::api {
+namespace {
+
+constexpr int64_t k_max_points = 10080; // a week of minutes
+
+int64_t minute_of(util::TimePoint time) { return std::chrono::floor<std::chrono::minutes>(time.time_since_epoch()).count(); }
+
+// ISO 8601 or Unix seconds; a named query parameter, for messages.
+std::optional<util::TimePoint> time_parameter(const Request& request, const std::string& name) {
+    const auto text = request.query_value(name);
+    if (!text) return std::nullopt;
+    if (!text->empty() && text->size() <= 12 && text->find_first_not_of("0123456789") == std::string::npos)
+        return util::TimePoint{std::chrono::seconds{std::stoll(*text)}};
+    if (const auto time = util::parse_iso8601(*text)) return time;
+    throw control::Error::bad_query(name, "must be an ISO 8601 time (2026-11-22T10:00:00Z) or Unix seconds");
+}
+
+struct SeriesQuery {
+    analytics::SeriesRange range;
+    util::TimePoint since;
+    util::TimePoint until;
+    std::string step;
+};
+
+SeriesQuery series_query(const Request& request, util::TimePoint now) {
+    SeriesQuery query;
+    query.until = std::min(now, time_parameter(request, "until").value_or(now)); // a future until means now
+    query.since = time_parameter(request, "since").value_or(query.until - std::chrono::hours{1});
+    if (query.since >= query.until) throw control::Error::bad_query("since", "must be before until");
+    if (query.until - query.since > std::chrono::days{31}) throw control::Error::bad_query("since", "the range may cover at most 31 days");
+    query.step = request.query_value("step").value_or("");
+    if (query.step.empty()) query.step = query.until - query.since <= std::chrono::hours{12} ? "1m" : query.until - query.since <= std::chrono::days{7} ? "15m" : "1h";
+    const int64_t step = query.step == "1m" ? 1 : query.step == "15m" ? 15 : query.step == "1h" ? 60 : 0;
+    if (step == 0) throw control::Error::bad_query("step", "must be 1m, 15m or 1h");
+    query.range.step_minutes = step;
+    query.range.from_minute = minute_of(query.since) / step * step;
+    const int64_t last = minute_of(query.until);
+    query.range.until_minute = (last / step + 1) * step;
+    const int64_t points = (query.range.until_minute - query.range.from_minute) / step;
+    if (points > k_max_points)
+        throw control::Error::bad_query("step", std::to_string(points) + " points are too many (at most " + std::to_string(k_max_points) +
+                                                    "); use a larger step or a shorter range");
+    return query;
+}
+
+std::vector<analytics::MinuteRecord> load_series(Services& services, const std::string& room_id, const SeriesQuery& query) {
+    const auto minutes = services.database.read([&](store::Connection& connection) {
+        return store::load_analytics(connection, room_id, query.range.from_minute, query.range.until_minute);
+    });
+    return analytics::roll_up(minutes, query.range);
+}
+
+bool wants_csv(const Request& request) {
+    if (request.query_value("format") == "csv") return true;
+    const std::string accept = request.header("accept").value_or("");
+    return accept.find("text/csv") != std::string::npos;
+}
+
+Reply room_analytics(Services& services, Request& request) {
+    const model::Room room = services.database.read(
+        [&](store::Connection& connection) { return control::resolve_room(connection, *request.zone, request.param("room_id")); });
+    if (const auto format = request.query_value("format"); format && *format != "csv" && *format != "json")
+        throw control::Error::bad_query("format", "must be json or csv");
+    const SeriesQuery query = series_query(request, services.clock.now());
+    const auto points = load_series(services, room.id, query);
+    if (wants_csv(request)) return raw(analytics::series_csv(points), "text/csv; charset=utf-8");
+    nlohmann::json series = nlohmann::json::array();
+    for (const analytics::MinuteRecord& point : points) series.push_back(analytics::point_to_json(point));
+    return ok({{"room_id", room.id},
+               {"since", util::format_iso8601(query.since)},
+               {"until", util::format_iso8601(query.until)},
+               {"step", query.step},
+               {"series", series}});
+}
+
+Reply room_analytics_svg(Services& services, Request& request) {
+    const model::Room room = services.database.read(
+        [&](store::Connection& connection) { return control::resolve_room(connection, *request.zone, request.param("room_id")); });
+    const SeriesQuery query = series_query(request, services.clock.now());
+    return raw(analytics::svg_chart(load_series(services, room.id, query), query.range.step_minutes,
+                                    request.zone->settings.name + " / " + room.settings.name),
+               "image/svg+xml");
+}
+
+Reply metrics(Services& services, Request& request) {
+    const util::TimePoint now = services.clock.now();
+    std::vector<std::pair<std::string, analytics::RoomMetrics>> rooms; // room id → metrics
+    services.database.read([&](store::Connection& connection) {
+        for (const model::Zone& zone : store::list_zones(connection, {0, -1})) {
+            if (request.token->zone_id && *request.token->zone_id != zone.id) continue;
+            for (const model::Room& room : store::list_rooms(connection, zone.id, {0, -1})) {
+                analytics::RoomMetrics metrics;
+                metrics.zone = zone.settings.name;
+                metrics.room = room.settings.name;
+                metrics.total_active_users_limit = room.settings.total_active_users;
+                metrics.new_users_per_minute_limit = room.settings.new_users_per_minute;
+                rooms.emplace_back(room.id, std::move(metrics));
+            }
+        }
+    });
+    // The live figures come from the edge, outside the database lock.
+    std::vector<analytics::RoomMetrics> out;
+    for (auto& [room_id, metrics] : rooms) {
+        if (services.analytics) metrics.totals = services.analytics->room(room_id)->totals();
+        if (services.live_status) {
+            const control::LiveFigures live = services.live_status->figures(room_id, now);
+            metrics.active_users = live.active_users;
+            metrics.queued_users = live.queued_users;
+            if (live.total_active_users_limit > 0) {
+                metrics.total_active_users_limit = live.total_active_users_limit;
+                metrics.new_users_per_minute_limit = live.new_users_per_minute_limit;
+            }
+        }
+        out.push_back(std::move(metrics));
+    }
+    const analytics::LatencyHistogram::Snapshot decisions =
+        services.analytics ? services.analytics->decision_time().snapshot() : analytics::LatencyHistogram::Snapshot{};
+    return raw(analytics::prometheus_text(out, decisions), "text/plain; version=0.0.4; charset=utf-8");
+}
+
+Reply dashboard(Services&, Request&) {
+    return raw(std::string(util::embedded_file("templates/dashboard.html").value_or("")), "text/html; charset=utf-8");
+}
+
+} // namespace
+
+std::vector<Route> analytics_routes() {
+    return {
+        {"GET", "/client/v4/zones/{zone_id}/waiting_rooms/{room_id}/analytics", Access::read, room_analytics},
+        {"GET", "/client/v4/zones/{zone_id}/waiting_rooms/{room_id}/analytics.svg", Access::read, room_analytics_svg},
+        {"GET", "/metrics", Access::read, metrics},
+        {"GET", "/", Access::public_access, dashboard},
+    };
+}
+
+} // namespace wr::api

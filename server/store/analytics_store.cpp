@@ -1,0 +1,88 @@
+// Reads, merges and prunes per-minute analytics rows.
+#include "store/analytics_store.h"
+
+namespace wr::store {
+namespace {
+
+constexpr const char* k_columns =
+    "minute, active_max, active_sum, active_samples, queued_max, new_admitted, requests_admitted, requests_queued, "
+    "requests_rejected, requests_bypassed, requests_passthrough, sessions_revoked, turnstile_challenges, "
+    "turnstile_successes, turnstile_failures, turnstile_unsolved, infinite_queue_refreshes, total_active_users_limit, "
+    "new_users_per_minute_limit, estimated_wait, observed_wait, origin_time";
+
+analytics::MinuteRecord read_record(SQLite::Statement& row) {
+    analytics::MinuteRecord record;
+    int column = 0;
+    const auto next = [&] { return row.getColumn(column++); };
+    record.minute = next().getInt64();
+    record.active_max = next().getInt64();
+    record.active_sum = next().getInt64();
+    record.active_samples = next().getInt64();
+    record.queued_max = next().getInt64();
+    record.new_admitted = next().getInt64();
+    for (int64_t& requests : record.requests) requests = next().getInt64();
+    record.revoked = next().getInt64();
+    record.turnstile_challenges = next().getInt64();
+    record.turnstile_successes = next().getInt64();
+    record.turnstile_failures = next().getInt64();
+    record.turnstile_unsolved = next().getInt64();
+    record.infinite_refreshes = next().getInt64();
+    record.total_active_users_limit = next().getInt64();
+    record.new_users_per_minute_limit = next().getInt64();
+    record.estimated_wait = analytics::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
+    record.observed_wait = analytics::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
+    record.origin_time = analytics::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
+    return record;
+}
+
+} // namespace
+
+void merge_analytics(Connection& connection, std::string_view room_id, const std::map<int64_t, analytics::MinuteRecord>& records) {
+    SQLite::Statement select(connection, std::string("SELECT ") + k_columns + " FROM analytics_minutes WHERE room_id = ? AND minute = ?");
+    SQLite::Statement upsert(connection, std::string("INSERT OR REPLACE INTO analytics_minutes (room_id, ") + k_columns +
+                                             ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const auto& [minute, fresh] : records) {
+        analytics::MinuteRecord merged = fresh;
+        select.reset();
+        select.bind(1, std::string(room_id));
+        select.bind(2, minute);
+        if (select.executeStep()) {
+            merged = read_record(select);
+            merged.merge(fresh);
+        }
+        merged.minute = minute;
+        upsert.reset();
+        int index = 1;
+        upsert.bind(index++, std::string(room_id));
+        for (const int64_t value : {merged.minute, merged.active_max, merged.active_sum, merged.active_samples, merged.queued_max,
+                                    merged.new_admitted, merged.requests[0], merged.requests[1], merged.requests[2],
+                                    merged.requests[3], merged.requests[4], merged.revoked, merged.turnstile_challenges,
+                                    merged.turnstile_successes, merged.turnstile_failures, merged.turnstile_unsolved,
+                                    merged.infinite_refreshes, merged.total_active_users_limit, merged.new_users_per_minute_limit})
+            upsert.bind(index++, value);
+        upsert.bind(index++, merged.estimated_wait.to_json().dump());
+        upsert.bind(index++, merged.observed_wait.to_json().dump());
+        upsert.bind(index, merged.origin_time.to_json().dump());
+        upsert.exec();
+    }
+}
+
+std::vector<analytics::MinuteRecord> load_analytics(Connection& connection, std::string_view room_id, int64_t from_minute,
+                                                    int64_t until_minute) {
+    SQLite::Statement query(connection, std::string("SELECT ") + k_columns +
+                                            " FROM analytics_minutes WHERE room_id = ? AND minute >= ? AND minute < ? ORDER BY minute");
+    query.bind(1, std::string(room_id));
+    query.bind(2, from_minute);
+    query.bind(3, until_minute);
+    std::vector<analytics::MinuteRecord> records;
+    while (query.executeStep()) records.push_back(read_record(query));
+    return records;
+}
+
+int64_t prune_analytics(Connection& connection, int64_t oldest_minute) {
+    SQLite::Statement remove(connection, "DELETE FROM analytics_minutes WHERE minute < ?");
+    remove.bind(1, oldest_minute);
+    return remove.exec();
+}
+
+} // namespace wr::store
