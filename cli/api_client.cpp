@@ -58,6 +58,26 @@ nlohmann::json ApiClient::send(const std::string& method, const std::string& pat
 }
 
 nlohmann::json ApiClient::get(const std::string& path) const { return send("GET", path, nullptr); }
+
+std::string ApiClient::get_text(const std::string& path) const {
+    httplib::Client client(m_base_url);
+    client.set_tcp_nodelay(true);
+    client.set_connection_timeout(5);
+    client.set_read_timeout(60);
+    httplib::Headers headers;
+    if (!m_token.empty()) headers.emplace("Authorization", "Bearer " + m_token);
+    const httplib::Result result = client.Get(path.c_str(), headers);
+    if (!result)
+        throw CliError("cannot reach the admin API at " + m_base_url + " (" + httplib::to_string(result.error()) +
+                       "); is `wr serve` running? Use --api or WR_API_URL to point elsewhere");
+    if (result->status >= 400) {
+        const nlohmann::json envelope = nlohmann::json::parse(result->body, nullptr, false);
+        if (envelope.is_object() && envelope.contains("errors") && !envelope["errors"].empty())
+            throw CliError(envelope["errors"][0].value("message", "the admin API answered " + std::to_string(result->status)));
+        throw CliError("the admin API answered " + std::to_string(result->status));
+    }
+    return result->body;
+}
 nlohmann::json ApiClient::post(const std::string& path, const nlohmann::json& body) const { return send("POST", path, &body); }
 nlohmann::json ApiClient::put(const std::string& path, const nlohmann::json& body) const { return send("PUT", path, &body); }
 nlohmann::json ApiClient::patch(const std::string& path, const nlohmann::json& body) const { return send("PATCH", path, &body); }

@@ -16,6 +16,8 @@ public:
     nlohmann::json put(const std::string& path, const nlohmann::json& body) const;
     nlohmann::json patch(const std::string& path, const nlohmann::json& body) const;
     nlohmann::json del(const std::string& path) const;
+    // A body that is not an envelope (CSV, SVG); errors still come back as CliError.
+    std::string get_text(const std::string& path) const;
     // Every item of a paginated list, page by page.
     nlohmann::json get_all(const std::string& path) const;
 

@@ -48,8 +48,8 @@ int run(int argc, char** argv) {
     root.add_option("--data-dir", context.data_dir, "Data directory (database, keys, first admin token)")
         ->envname("WR_DATA_DIR")
         ->capture_default_str();
-    root.add_option("-o,--output", context.output, "Output format: a table, or the bare JSON result for scripts")
-        ->check(CLI::IsMember({"table", "json"}))
+    root.add_option("-o,--output", context.output, "Output format: a table, the bare JSON result for scripts, or csv (analytics)")
+        ->check(CLI::IsMember({"table", "json", "csv"}))
         ->capture_default_str();
 
     add_serve_commands(root, context);
@@ -61,6 +61,7 @@ int run(int argc, char** argv) {
     add_token_commands(root, context);
     add_apply_commands(root, context);
     add_template_commands(root, context);
+    add_analytics_commands(root, context);
 
     try {
         root.parse(argc, argv);

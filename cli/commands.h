@@ -17,5 +17,6 @@ void add_settings_commands(CLI::App& root, Context& context); // settings …
 void add_token_commands(CLI::App& root, Context& context);   // tokens …
 void add_apply_commands(CLI::App& root, Context& context);   // apply, export
 void add_template_commands(CLI::App& root, Context& context); // templates preview
+void add_analytics_commands(CLI::App& root, Context& context); // analytics
 
 } // namespace wr::cli

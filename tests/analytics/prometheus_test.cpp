@@ -1,0 +1,47 @@
+// The /metrics text, read back by a strict parser.
+#include <doctest/doctest.h>
+
+#include "analytics/prometheus.h"
+#include "support/prometheus_parser.h"
+
+TEST_CASE("analytics: the Prometheus text parses, with escaped labels and a consistent histogram") {
+    wr::analytics::RoomMetrics room;
+    room.zone = "example.com";
+    room.room = "say \"hi\"\\now";
+    room.active_users = 12;
+    room.queued_users = 3;
+    room.total_active_users_limit = 200;
+    room.new_users_per_minute_limit = 100;
+    room.totals.requests = {5, 6, 0, 1, 2};
+    room.totals.new_admitted = 5;
+    room.totals.revoked = 1;
+    wr::analytics::LatencyHistogram decisions;
+    decisions.observe(std::chrono::nanoseconds{300});
+    decisions.observe(std::chrono::nanoseconds{800});
+    decisions.observe(std::chrono::nanoseconds{2'000'000'000});
+    const std::string text = wr::analytics::prometheus_text({room}, decisions.snapshot());
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(text);
+    const std::map<std::string, std::string> labels{{"zone", "example.com"}, {"room", "say \"hi\"\\now"}};
+    CHECK(metrics.types.at("wr_room_active_users") == "gauge");
+    CHECK(metrics.types.at("wr_requests_total") == "counter");
+    CHECK(metrics.types.at("wr_admission_decision_seconds") == "histogram");
+    CHECK(metrics.value("wr_room_active_users", labels) == 12);
+    CHECK(metrics.value("wr_room_queued_users", labels) == 3);
+    auto queued = labels;
+    queued["outcome"] = "queued";
+    CHECK(metrics.value("wr_requests_total", queued) == 6);
+    CHECK(metrics.value("wr_sessions_revoked_total", labels) == 1);
+    CHECK(metrics.value("wr_admission_decision_seconds_count") == 3);
+    CHECK(metrics.value("wr_admission_decision_seconds_bucket", {{"le", "1e-06"}}) == 2);
+    CHECK(metrics.value("wr_admission_decision_seconds_bucket", {{"le", "2.5e-07"}}) == 0);
+    CHECK(metrics.value("wr_admission_decision_seconds_sum") == doctest::Approx(2.0000011));
+}
+
+TEST_CASE("analytics: the strict parser refuses what Prometheus refuses") {
+    CHECK_THROWS_WITH(wr::test::parse_prometheus("a 1\n"), "line 1: no TYPE for a");
+    CHECK_THROWS_WITH(wr::test::parse_prometheus("# TYPE a gauge\na{b=\"x} 1\n"), "line 2: unterminated label value");
+    CHECK_THROWS_WITH(wr::test::parse_prometheus("# TYPE a gauge\na one\n"), "line 2: not a number: one");
+    CHECK_THROWS_WITH(wr::test::parse_prometheus("# TYPE a gauge\na 1\na 2\n"), "line 3: the same series twice: a");
+    CHECK_THROWS_WITH(wr::test::parse_prometheus("# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_count 1\n"),
+                      "line 0: h buckets are not cumulative");
+}
