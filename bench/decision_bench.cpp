@@ -2,6 +2,7 @@
 //   floor      seal + open of one cookie (AES-256-GCM): the least a cookie-based decision costs
 //   admitted   the edge's decision for an admitted visitor: route, open, decide (renew), seal
 //   queued     the same for a visitor who waits: route, open, decide, seal, page (rendered or cached)
+//   analytics  what per-minute analytics add to a decision (two relaxed atomic increments)
 //   render     rendering the default queue page with Mustache, uncached
 // Prints one line per measurement: name, ns per operation, operations per second.
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "analytics/room_stats.h"
 #include "edge/cookie.h"
 #include "edge/gate.h"
 #include "page/compiled_template.h"
@@ -94,6 +96,14 @@ int main(int argc, char** argv) {
     wr::edge::IncomingRequest queued{"GET", "/", "queue.bench.test", forged, "text/html", false};
     measure("queued", iterations, [&](int i) {
         sink += gate.handle(snapshot, queued, start + std::chrono::milliseconds{i / 1000}).body.size();
+    });
+
+    // What analytics add to each decision: the counters the gate bumps for a queued request.
+    wr::analytics::RoomStats stats;
+    measure("analytics", iterations, [&](int i) {
+        const auto now = start + std::chrono::milliseconds{i / 1000};
+        stats.record_request(now, wr::analytics::Outcome::queued);
+        stats.record_estimate(now, 7);
     });
 
     wr::page::CompiledTemplate page{wr::edge::default_queue_page("en-US")};

@@ -5,7 +5,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -86,4 +88,69 @@ test('default page in Arabic reads right to left', async () => {
   assert.ok((await tab.innerText('body')).includes('10 دقائق'));
   await tab.screenshot({ path: path.join(screenshotDir, 'default-ar-EG.png'), fullPage: true });
   await tab.close();
+});
+
+// `wr serve` on free ports with a fresh data dir; resolves to its admin and edge URLs.
+function serve(dataDir) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(wrBinary, ['serve', '--data-dir', dataDir, '--admin-listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0',
+                                   '--edge-threads', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    servers.push(child);
+    let log = '';
+    child.stderr.on('data', (chunk) => {
+      log += chunk;
+      const admin = log.match(/API listening on (http:\/\/127\.0\.0\.1:\d+)\/client\/v4/);
+      const edge = log.match(/edge: listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (admin && edge) resolve({ admin: admin[1], edge: edge[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`wr serve exited with ${code}: ${log}`)));
+  });
+}
+
+function edgeGet(edge, host) {
+  return new Promise((resolve, reject) => {
+    const url = new URL(edge);
+    http.get({ host: url.hostname, port: url.port, path: '/', headers: { Host: host } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode));
+    }).on('error', reject);
+  });
+}
+
+test('the dashboard lists rooms with their status and chart, with no console errors', async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wr-dashboard-'));
+  try {
+    const { admin, edge } = await serve(dataDir);
+    const token = readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim();
+    const call = async (method, route, body) => {
+      const response = await fetch(admin + '/client/v4' + route, {
+        method, headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await response.text();
+      assert.equal(response.status, 200, text);
+      return JSON.parse(text).result;
+    };
+    const zone = await call('POST', '/zones', { name: 'example.com', origin: 'http://127.0.0.1:9' });
+    await call('POST', `/zones/${zone.id}/waiting_rooms`, { name: 'shop', host: 'shop.example.com', total_active_users: 200,
+                                                            new_users_per_minute: 200, queue_all: true });
+    await new Promise((resolve) => setTimeout(resolve, 400)); // the edge picks the room up
+    for (let i = 0; i < 20; ++i) assert.equal(await edgeGet(edge, 'shop.example.com'), 200);
+    await new Promise((resolve) => setTimeout(resolve, 2500)); // the analytics reach the store
+
+    const tab = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    const problems = [];
+    tab.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`); });
+    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await tab.goto(`${admin}/#token=${token}`);
+    await tab.waitForSelector('.room svg');
+    const text = await tab.innerText('main');
+    assert.ok(text.includes('example.com / shop'), text);
+    assert.ok(text.includes('queueing'), text);
+    assert.ok(text.includes('queued users'), text);
+    assert.ok(!tab.url().includes(token), 'the token leaves the address bar');
+    await tab.screenshot({ path: path.join(screenshotDir, 'dashboard.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+    await tab.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
