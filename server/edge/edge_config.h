@@ -51,7 +51,8 @@ struct RoomConfig {
     std::vector<model::Event> events;
     std::vector<model::Rule> rules;
     std::string cookie_name;
-    std::shared_ptr<analytics::RoomStats> stats; // where the edge counts what happens in the room
+    // Where the edge counts what happens in the room (the registry's, once loaded).
+    std::shared_ptr<analytics::RoomStats> stats = std::make_shared<analytics::RoomStats>();
     Phase base;                 // outside events
     std::vector<Phase> phases;  // event phases, in time order
 
