@@ -62,6 +62,7 @@ int run(int argc, char** argv) {
     add_apply_commands(root, context);
     add_template_commands(root, context);
     add_analytics_commands(root, context);
+    add_simulate_command(root, context);
 
     try {
         root.parse(argc, argv);

@@ -18,5 +18,6 @@ void add_token_commands(CLI::App& root, Context& context);   // tokens …
 void add_apply_commands(CLI::App& root, Context& context);   // apply, export
 void add_template_commands(CLI::App& root, Context& context); // templates preview
 void add_analytics_commands(CLI::App& root, Context& context); // analytics
+void add_simulate_command(CLI::App& root, Context& context);   // simulate
 
 } // namespace wr::cli

@@ -51,9 +51,19 @@ int refresh_interval(const Policy& policy, util::Random& random) {
            static_cast<int>(random.below(2 * k_refresh_jitter_seconds + 1));
 }
 
+// The recent admission rate, bounded by what the limits allow in the long run: no more than
+// new_users_per_minute, and no more than total_active_users per session (every admitted user
+// holds a slot at least that long). The bounds matter right after a burst, when the first
+// minute's admissions would otherwise extrapolate to an absurd rate.
+double admission_rate(const Ledger& ledger, const Policy& policy, util::TimePoint now) {
+    const double measured = ledger.admission_rate(now, policy.session_duration);
+    const double per_session = static_cast<double>(policy.total_active_users) / static_cast<double>(std::max<int64_t>(1, policy.session_duration.count()));
+    return std::min({measured, static_cast<double>(policy.new_users_per_minute), per_session});
+}
+
 void estimate_wait(Outcome& outcome, const Ledger& ledger, const Policy& policy, util::TimePoint now) {
     if (policy.queue_all) return; // everyone waits for the start: no estimate
-    const double rate = ledger.admission_rate(now);
+    const double rate = admission_rate(ledger, policy, now);
     if (policy.method == model::QueueingMethod::random)
         outcome.estimate = random_estimate(ledger.waiting_users(now), rate);
     else
@@ -196,7 +206,7 @@ RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimeP
     figures.active_users = ledger.active_users(now, policy.session_duration);
     figures.queued_users = ledger.waiting_users(now);
     if (policy.queue_all || figures.queued_users == 0) return figures;
-    const double rate = ledger.admission_rate(now);
+    const double rate = admission_rate(ledger, policy, now);
     const WaitEstimate estimate = policy.method == model::QueueingMethod::random
                                       ? random_estimate(figures.queued_users, rate)
                                       : fifo_estimate(figures.queued_users, rate);

@@ -51,10 +51,11 @@ int64_t Ledger::admitted_in_minute(util::TimePoint now) const {
     return it == m_admitted_by_minute.end() ? 0 : it->second;
 }
 
-double Ledger::admission_rate(util::TimePoint now) const {
+double Ledger::admission_rate(util::TimePoint now, std::chrono::minutes session_duration) const {
     if (m_first_minute < 0) return 0;
     const int64_t current = minute_of(now);
-    const int64_t full_minutes = std::min(k_rate_window_minutes, current - m_first_minute);
+    const int64_t window = std::clamp<int64_t>(2 * session_duration.count() + 2, k_min_rate_window_minutes, k_max_rate_window_minutes);
+    const int64_t full_minutes = std::min(window, current - m_first_minute);
     if (full_minutes <= 0) {
         // Younger than a minute: extrapolate from what this minute has seen so far.
         const double elapsed = std::max(0.25, static_cast<double>((now - minute_start(current)).count()) / 60000.0);
@@ -115,7 +116,7 @@ void Ledger::prune(util::TimePoint now) {
 
 void Ledger::prune_now(int64_t now_minute, util::TimePoint now) {
     m_active_by_minute.erase(m_active_by_minute.begin(), m_active_by_minute.lower_bound(now_minute - k_active_retention_minutes));
-    m_admitted_by_minute.erase(m_admitted_by_minute.begin(), m_admitted_by_minute.lower_bound(now_minute - k_rate_window_minutes - 1));
+    m_admitted_by_minute.erase(m_admitted_by_minute.begin(), m_admitted_by_minute.lower_bound(now_minute - k_max_rate_window_minutes - 1));
     for (auto bucket = m_waiting.begin(); bucket != m_waiting.end();) {
         bucket->second.erase(bucket->second.begin(), bucket->second.lower_bound(now_minute - k_waiting_window_minutes));
         bucket = bucket->second.empty() ? m_waiting.erase(bucket) : std::next(bucket);

@@ -19,8 +19,11 @@ namespace wr::queue {
 inline constexpr int64_t k_waiting_window_minutes = 2;
 // Admitted users are kept for the longest session plus one minute.
 inline constexpr int64_t k_active_retention_minutes = 31;
-// The admission rate behind wait estimates: the average over the last five full minutes.
-inline constexpr int64_t k_rate_window_minutes = 5;
+// The admission rate behind wait estimates averages whole minutes: at least five, and at least
+// two sessions' worth, because a full room admits in waves one session apart and a shorter
+// window would see a wave or a lull instead of the rate.
+inline constexpr int64_t k_min_rate_window_minutes = 5;
+inline constexpr int64_t k_max_rate_window_minutes = 30;
 
 int64_t minute_of(util::TimePoint time);                 // minutes since the epoch
 util::TimePoint minute_start(int64_t minute);
@@ -35,7 +38,7 @@ public:
     int64_t waiting_through(util::TimePoint bucket, bool inclusive, util::TimePoint now) const;
     int64_t admitted_in_minute(util::TimePoint now) const;
     // Users admitted per minute recently; 0 when no one has been admitted.
-    double admission_rate(util::TimePoint now) const;
+    double admission_rate(util::TimePoint now, std::chrono::minutes session_duration = std::chrono::minutes{1}) const;
 
     void add_active(util::TimePoint counted_at);
     // Forgets a user counted at `counted_at`, if that minute is still kept.

@@ -1,10 +1,14 @@
-// schema/openapi.json against the routes the server registers.
+// Keeps schema/openapi.json in step with the route tables the admin server registers.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <regex>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "api/routes.h"
+#include "control/error.h"
 #include "support/test_server.h"
 #include "util/embedded_files.h"
 
@@ -12,15 +16,27 @@ using nlohmann::json;
 
 namespace {
 
+const std::set<std::string> k_http_methods = {"get", "put", "post", "delete", "options", "head", "patch", "trace"};
+
 json openapi() {
     const auto text = wr::util::embedded_file("schema/openapi.json");
     REQUIRE(text);
     return json::parse(*text);
 }
 
-std::string lower(std::string text) {
+std::string lowercase(std::string text) {
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return text;
+}
+
+// (path, lowercase method) of every operation in the document; path-item keys that are not
+// methods (parameters, summary, …) are skipped.
+std::set<std::pair<std::string, std::string>> documented_operations(const json& document) {
+    std::set<std::pair<std::string, std::string>> operations;
+    for (const auto& [path, item] : document.at("paths").items())
+        for (const auto& [key, operation] : item.items())
+            if (k_http_methods.contains(key)) operations.insert({path, key});
+    return operations;
 }
 
 void collect_refs(const json& node, std::set<std::string>& refs) {
@@ -34,53 +50,134 @@ void collect_refs(const json& node, std::set<std::string>& refs) {
     }
 }
 
-} // namespace
-
-TEST_CASE("api: every registered route is documented in openapi.json, and nothing else is") {
-    const json document = openapi();
-    CHECK(document["openapi"] == "3.0.3");
-    std::set<std::pair<std::string, std::string>> registered;
-    for (const wr::api::Route& route : wr::api::all_routes()) {
-        registered.insert({route.pattern, lower(route.method)});
-        CAPTURE(route.pattern);
-        CAPTURE(route.method);
-        REQUIRE(document["paths"].contains(route.pattern));
-        REQUIRE(document["paths"][route.pattern].contains(lower(route.method)));
-        const json& operation = document["paths"][route.pattern][lower(route.method)];
-        // Public routes say so; every other route needs the bearer token.
-        if (route.access == wr::api::Access::public_access)
-            CHECK(operation["security"] == json::array());
-        else
-            CHECK(operation["security"] == json::array({{{"bearer", json::array()}}}));
-    }
-    for (const auto& [path, operations] : document["paths"].items())
-        for (const auto& [method, operation] : operations.items()) {
-            CAPTURE(path);
-            CAPTURE(method);
-            CHECK(registered.contains({path, method}));
-        }
+// Follows a local "$ref" (parameters may be references to components/parameters).
+const json& resolve(const json& document, const json& node) {
+    if (!node.contains("$ref")) return node;
+    return document.at(json::json_pointer(node.at("$ref").get<std::string>().substr(1)));
 }
 
-TEST_CASE("api: every $ref in openapi.json resolves") {
+// The names of the path parameters an operation declares, at the path level or its own.
+std::set<std::string> declared_path_parameters(const json& document, const json& item, const json& operation) {
+    std::set<std::string> names;
+    for (const json* list : {&item, &operation}) {
+        if (!list->contains("parameters")) continue;
+        for (const json& entry : list->at("parameters")) {
+            const json& parameter = resolve(document, entry);
+            if (parameter.at("in") != "path") continue;
+            CHECK(parameter.value("required", false));
+            names.insert(parameter.at("name").get<std::string>());
+        }
+    }
+    return names;
+}
+
+std::set<std::string> template_parameters(const std::string& path) {
+    std::set<std::string> names;
+    const std::regex placeholder(R"(\{([^}]+)\})");
+    for (auto it = std::sregex_iterator(path.begin(), path.end(), placeholder); it != std::sregex_iterator(); ++it)
+        names.insert((*it)[1].str());
+    return names;
+}
+
+} // namespace
+
+TEST_CASE("api: every registered route is documented in openapi.json") {
     const json document = openapi();
+    for (const wr::api::Route& route : wr::api::all_routes()) {
+        CAPTURE(route.method);
+        CAPTURE(route.pattern);
+        REQUIRE(document.at("paths").contains(route.pattern));
+        CHECK(document.at("paths").at(route.pattern).contains(lowercase(route.method)));
+    }
+}
+
+TEST_CASE("api: openapi.json documents no route the server does not register") {
+    const json document = openapi();
+    std::set<std::pair<std::string, std::string>> registered;
+    for (const wr::api::Route& route : wr::api::all_routes()) registered.insert({route.pattern, lowercase(route.method)});
+    const auto documented = documented_operations(document);
+    CHECK(documented.size() == registered.size());
+    for (const auto& [path, method] : documented) {
+        CAPTURE(path);
+        CAPTURE(method);
+        CHECK(registered.contains({path, method}));
+    }
+}
+
+TEST_CASE("api: openapi.json asks for the bearer token on every route but the public ones") {
+    const json document = openapi();
+    const json& scheme = document.at("components").at("securitySchemes").at("bearer");
+    CHECK(scheme.at("type") == "http");
+    CHECK(scheme.at("scheme") == "bearer");
+    for (const wr::api::Route& route : wr::api::all_routes()) {
+        CAPTURE(route.method);
+        CAPTURE(route.pattern);
+        const json& operation = document.at("paths").at(route.pattern).at(lowercase(route.method));
+        REQUIRE(operation.contains("security"));
+        if (route.access == wr::api::Access::public_access) {
+            CHECK(operation.at("security") == json::array());
+        } else {
+            CHECK(operation.at("security") == json::array({{{"bearer", json::array()}}}));
+            CHECK(operation.at("responses").contains("401"));
+        }
+    }
+}
+
+TEST_CASE("api: openapi.json is a 3.0.3 document whose references all resolve") {
+    const json document = openapi();
+    CHECK(document.at("openapi") == "3.0.3");
+    CHECK(document.at("info").contains("title"));
+    CHECK(document.at("info").contains("version"));
+
     std::set<std::string> refs;
     collect_refs(document, refs);
     CHECK(refs.size() > 20);
     for (const std::string& ref : refs) {
         CAPTURE(ref);
-        REQUIRE(ref.starts_with("#/"));
-        const json::json_pointer pointer(ref.substr(1));
-        CHECK(document.contains(pointer));
+        REQUIRE(ref.starts_with("#/components/"));
+        CHECK(document.contains(json::json_pointer(ref.substr(1))));
+    }
+
+    std::set<std::string> operation_ids;
+    for (const auto& [path, method] : documented_operations(document)) {
+        CAPTURE(path);
+        CAPTURE(method);
+        const json& item = document.at("paths").at(path);
+        const json& operation = item.at(method);
+        CHECK(operation_ids.insert(operation.at("operationId").get<std::string>()).second);
+        CHECK(operation.at("responses").contains("200"));
+        CHECK(declared_path_parameters(document, item, operation) == template_parameters(path));
+    }
+}
+
+TEST_CASE("api: openapi.json lists every wr error code") {
+    using wr::control::ErrorCode;
+    const json document = openapi();
+    json codes = json::array();
+    for (const ErrorCode code : {ErrorCode::invalid_json, ErrorCode::validation, ErrorCode::conflict, ErrorCode::not_found,
+                                 ErrorCode::missing_token, ErrorCode::invalid_token, ErrorCode::insufficient_scope,
+                                 ErrorCode::wrong_zone, ErrorCode::body_too_large, ErrorCode::unsupported_media_type,
+                                 ErrorCode::method_not_allowed, ErrorCode::bad_query, ErrorCode::internal})
+        codes.push_back(static_cast<int>(code));
+    CHECK(document.at("components").at("schemas").at("Message").at("properties").at("code").at("enum") == codes);
+    for (const char* status : {"400", "401", "403", "404", "413", "415"}) {
+        CAPTURE(status);
+        const json& response = document.at("components").at("responses").at(std::string("Error") + status);
+        CHECK(response.at("content").at("application/json").at("schema").at("$ref") == "#/components/schemas/ErrorEnvelope");
     }
 }
 
 TEST_SUITE("integration") {
 
-TEST_CASE("integration: the admin API serves its OpenAPI document to token holders") {
+TEST_CASE("integration: the admin API serves its OpenAPI document to token holders only") {
     wr::test::TestServer wr;
-    CHECK(wr.send("GET", "/client/v4/openapi.json", "", {}).status == 401);
+    const auto anonymous = wr.send("GET", "/client/v4/openapi.json", "", {});
+    CHECK(anonymous.status == 401);
+    CHECK(anonymous.body["errors"][0]["code"] == static_cast<int>(wr::control::ErrorCode::missing_token));
+
     const auto reply = wr.get("/client/v4/openapi.json");
     CHECK(reply.status == 200);
+    CHECK(reply.text == *wr::util::embedded_file("schema/openapi.json"));
     CHECK(reply.body == openapi());
 }
 

@@ -1,0 +1,110 @@
+// `wr simulate`: plays a crowd through the real admission code on virtual time, and reports how
+// fair, how well within the limits and how well estimated it was.
+#include <iostream>
+#include <unistd.h>
+
+#include "commands.h"
+#include "simulate/report_svg.h"
+#include "simulate/simulation.h"
+#include "util/files.h"
+
+namespace wr::cli {
+namespace {
+
+struct SimulateCommand {
+    simulate::Scenario scenario;
+    std::string scenario_file;
+    std::string method = "fifo";
+    std::string browse = "1m";
+    std::string refresh = "20s";
+    std::string out;
+    std::string svg;
+    bool users_in_report = true;
+};
+
+void progress_bar(double fraction) {
+    constexpr int k_width = 40;
+    const int filled = static_cast<int>(fraction * k_width);
+    std::cerr << "\r[" << std::string(static_cast<size_t>(filled), '#') << std::string(static_cast<size_t>(k_width - filled), ' ') << "] "
+              << static_cast<int>(fraction * 100) << "%" << std::flush;
+}
+
+} // namespace
+
+void add_simulate_command(CLI::App& root, Context&) {
+    auto command = std::make_shared<SimulateCommand>();
+    simulate::Scenario& s = command->scenario;
+    CLI::App* sim = root.add_subcommand("simulate", "Play a crowd through the admission algorithm on virtual time and report");
+    sim->add_option("--scenario", command->scenario_file, "A JSON scenario (the same names, plus events and method_changes)")
+        ->check(CLI::ExistingFile);
+    sim->add_option("--users", s.users, "How many users arrive")->capture_default_str();
+    sim->add_option("--arrival", s.arrival, "uniform:30m, burst, poisson:RATE (per minute) or csv:FILE (offsets in seconds)")
+        ->capture_default_str();
+    sim->add_option("--browse", command->browse, "How long an admitted user keeps browsing (then leaves)")->capture_default_str();
+    sim->add_option("--refresh", command->refresh, "How often a browsing user requests a page")->capture_default_str();
+    sim->add_option("--abandon", s.abandon, "Chance per minute of waiting that a user gives up (0..1)")->capture_default_str();
+    sim->add_option("--method", command->method, "Queueing method")->check(CLI::IsMember({"fifo", "random", "passthrough", "reject"}))->capture_default_str();
+    sim->add_option("--total-active-users", s.total_active_users, "The room's total_active_users")->capture_default_str();
+    sim->add_option("--new-users-per-minute", s.new_users_per_minute, "The room's new_users_per_minute")->capture_default_str();
+    sim->add_option("--session-duration", s.session_duration, "Minutes a session lasts after the last request")->capture_default_str();
+    sim->add_option("--seed", s.seed, "Random seed (same seed, same report)")->capture_default_str();
+    sim->add_option("--out", command->out, "Write the JSON report here (default: the summary on stdout)");
+    sim->add_option("--svg", command->svg, "Draw the wait heatmap and the users chart into this SVG file");
+    sim->add_flag("!--no-users", command->users_in_report, "Leave the per-user list out of the JSON report");
+    sim->footer("Examples:\n"
+                "  wr simulate --users 10000 --arrival uniform:30m --browse 1m --method random --out random.json --svg random.svg\n"
+                "  wr simulate --scenario launch.json --seed 7\n\n"
+                "A scenario file: {\"users\": 5000, \"arrival\": \"burst\", \"total_active_users\": 500, \"new_users_per_minute\": 200,\n"
+                "  \"events\": [{\"prequeue_start\": \"0m\", \"start\": \"10m\", \"end\": \"60m\", \"shuffle_at_event_start\": true}],\n"
+                "  \"method_changes\": [{\"at\": \"20m\", \"method\": \"random\"}]}");
+    sim->callback([command, sim] {
+        simulate::Scenario& scenario = command->scenario;
+        // Flags given on the command line win over the scenario file.
+        simulate::Scenario from_file = scenario;
+        if (!command->scenario_file.empty()) {
+            const auto text = util::read_text_file(command->scenario_file);
+            const nlohmann::json document = nlohmann::json::parse(text.value_or(""), nullptr, false);
+            if (document.is_discarded()) throw CliError(command->scenario_file + " is not valid JSON");
+            model::FieldErrors errors = simulate::read_scenario(document, from_file);
+            if (!errors.empty()) throw CliError(command->scenario_file + ": " + errors.front().text());
+        }
+        const auto given = [&](const char* flag) { return sim->get_option(flag)->count() > 0; };
+        simulate::Scenario chosen = command->scenario_file.empty() ? scenario : from_file;
+        if (!command->scenario_file.empty()) {
+            if (given("--users")) chosen.users = scenario.users;
+            if (given("--arrival")) chosen.arrival = scenario.arrival;
+            if (given("--abandon")) chosen.abandon = scenario.abandon;
+            if (given("--total-active-users")) chosen.total_active_users = scenario.total_active_users;
+            if (given("--new-users-per-minute")) chosen.new_users_per_minute = scenario.new_users_per_minute;
+            if (given("--session-duration")) chosen.session_duration = scenario.session_duration;
+            if (given("--seed")) chosen.seed = scenario.seed;
+        }
+        if (command->scenario_file.empty() || given("--method")) chosen.method = *model::parse_enum<model::QueueingMethod>(command->method);
+        if (command->scenario_file.empty() || given("--browse")) {
+            const auto seconds = simulate::parse_duration_seconds(command->browse);
+            if (!seconds) throw CliError("--browse " + command->browse + ": expected a duration such as 1m or 90s");
+            chosen.browse_minutes = *seconds / 60;
+        }
+        if (command->scenario_file.empty() || given("--refresh")) {
+            const auto seconds = simulate::parse_duration_seconds(command->refresh);
+            if (!seconds) throw CliError("--refresh " + command->refresh + ": expected a duration such as 20s");
+            chosen.refresh_seconds = *seconds;
+        }
+        if (const auto errors = simulate::validate_scenario(chosen); !errors.empty()) throw CliError(errors.front().text());
+
+        const bool terminal = ::isatty(STDERR_FILENO);
+        const simulate::Report report = simulate::run(chosen, terminal ? std::function<void(double)>(progress_bar) : nullptr);
+        if (terminal) std::cerr << '\n';
+        if (!command->out.empty()) util::write_text_file(command->out, simulate::report_to_json(report, command->users_in_report).dump(2) + "\n");
+        if (!command->svg.empty()) {
+            const std::string title = std::to_string(chosen.users) + " users, " + chosen.arrival + ", " +
+                                      std::string(model::to_string(chosen.method)) + ", limits " +
+                                      std::to_string(chosen.total_active_users) + " active / " +
+                                      std::to_string(chosen.new_users_per_minute) + " per minute";
+            util::write_text_file(command->svg, simulate::report_svg(report, title));
+        }
+        std::cout << simulate::summary_to_json(report.summary).dump(2) << '\n';
+    });
+}
+
+} // namespace wr::cli

@@ -1,0 +1,191 @@
+// Scenarios for the simulator: reading them and drawing arrivals.
+#include "simulate/scenario.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+
+#include "model/json_fields.h"
+#include "util/random.h"
+
+namespace wr::simulate {
+
+std::optional<double> parse_duration_seconds(std::string_view text) {
+    if (text.empty()) return std::nullopt;
+    double scale = 1;
+    switch (text.back()) {
+    case 's': scale = 1; text.remove_suffix(1); break;
+    case 'm': scale = 60; text.remove_suffix(1); break;
+    case 'h': scale = 3600; text.remove_suffix(1); break;
+    case 'd': scale = 86400; text.remove_suffix(1); break;
+    default: break;
+    }
+    if (text.empty() || text.find_first_not_of("0123456789.") != std::string_view::npos) return std::nullopt;
+    try {
+        const double value = std::stod(std::string(text));
+        if (!std::isfinite(value) || value < 0) return std::nullopt;
+        return value * scale;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+namespace {
+
+void read_duration_minutes(const nlohmann::json& object, const char* key, double& minutes, model::FieldErrors& errors,
+                           const std::string& prefix = "") {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) return;
+    if (it->is_number()) {
+        minutes = it->get<double>();
+        return;
+    }
+    if (it->is_string())
+        if (const auto seconds = parse_duration_seconds(it->get<std::string>())) {
+            minutes = *seconds / 60;
+            return;
+        }
+    errors.push_back({prefix + key, "must be minutes or a duration such as 30m, 90s, 2h"});
+}
+
+} // namespace
+
+model::FieldErrors read_scenario(const nlohmann::json& document, Scenario& scenario) {
+    model::FieldErrors errors;
+    if (!document.is_object()) return {{"", "the scenario must be a JSON object"}};
+    model::JsonFields fields(document, model::BodyMode::patch, errors);
+    fields.integer("users", scenario.users, scenario.users);
+    fields.string("arrival", scenario.arrival, scenario.arrival);
+    read_duration_minutes(document, "browse", scenario.browse_minutes, errors);
+    double refresh_minutes = scenario.refresh_seconds / 60;
+    read_duration_minutes(document, "refresh", refresh_minutes, errors);
+    scenario.refresh_seconds = refresh_minutes * 60;
+    if (const auto it = document.find("abandon"); it != document.end() && !it->is_null()) {
+        if (it->is_number()) scenario.abandon = it->get<double>();
+        else errors.push_back({"abandon", "must be a number between 0 and 1"});
+    }
+    fields.enumeration("method", scenario.method, scenario.method);
+    fields.integer("total_active_users", scenario.total_active_users, scenario.total_active_users);
+    fields.integer("new_users_per_minute", scenario.new_users_per_minute, scenario.new_users_per_minute);
+    fields.integer("session_duration", scenario.session_duration, scenario.session_duration);
+    fields.boolean("disable_session_renewal", scenario.disable_session_renewal, scenario.disable_session_renewal);
+    int64_t seed = static_cast<int64_t>(scenario.seed);
+    fields.integer("seed", seed, seed);
+    scenario.seed = static_cast<uint64_t>(seed);
+    read_duration_minutes(document, "max_duration", scenario.max_minutes, errors);
+
+    if (const auto it = document.find("events"); it != document.end() && !it->is_null()) {
+        if (!it->is_array()) {
+            errors.push_back({"events", "must be an array"});
+        } else {
+            for (size_t i = 0; i < it->size(); ++i) {
+                const nlohmann::json& item = (*it)[i];
+                const std::string prefix = "events[" + std::to_string(i) + "].";
+                if (!item.is_object()) {
+                    errors.push_back({"events[" + std::to_string(i) + "]", "must be an object"});
+                    continue;
+                }
+                EventSpec event;
+                model::JsonFields event_fields(item, model::BodyMode::patch, errors, prefix);
+                event_fields.string("name", event.name, event.name);
+                double prequeue = -1;
+                read_duration_minutes(item, "prequeue_start", prequeue, errors, prefix);
+                if (prequeue >= 0) event.prequeue_start_minutes = prequeue;
+                read_duration_minutes(item, "start", event.start_minutes, errors, prefix);
+                read_duration_minutes(item, "end", event.end_minutes, errors, prefix);
+                event_fields.boolean("shuffle_at_event_start", event.shuffle_at_event_start, false);
+                event_fields.optional_enumeration("method", event.method);
+                event_fields.optional_integer("total_active_users", event.total_active_users);
+                event_fields.optional_integer("new_users_per_minute", event.new_users_per_minute);
+                scenario.events.push_back(std::move(event));
+            }
+        }
+    }
+    if (const auto it = document.find("method_changes"); it != document.end() && !it->is_null()) {
+        if (!it->is_array()) {
+            errors.push_back({"method_changes", "must be an array of {at, method}"});
+        } else {
+            for (size_t i = 0; i < it->size(); ++i) {
+                const std::string prefix = "method_changes[" + std::to_string(i) + "].";
+                MethodChange change;
+                read_duration_minutes((*it)[i], "at", change.at_minutes, errors, prefix);
+                model::JsonFields change_fields((*it)[i], model::BodyMode::patch, errors, prefix);
+                change_fields.enumeration("method", change.method, change.method);
+                scenario.method_changes.push_back(change);
+            }
+        }
+    }
+    return errors;
+}
+
+model::FieldErrors validate_scenario(const Scenario& scenario) {
+    model::FieldErrors errors;
+    if (scenario.users < 1 || scenario.users > 10'000'000) errors.push_back({"users", "must be between 1 and 10000000"});
+    const std::string& arrival = scenario.arrival;
+    const bool known = arrival == "burst" || arrival.starts_with("csv:") ||
+                       (arrival.starts_with("uniform:") && parse_duration_seconds(arrival.substr(8))) ||
+                       (arrival.starts_with("reference:") && parse_duration_seconds(arrival.substr(10))) ||
+                       (arrival.starts_with("poisson:") && parse_duration_seconds(arrival.substr(8)).value_or(0) > 0);
+    if (!known)
+        errors.push_back({"arrival", "must be uniform:DURATION (uniform:30m), burst, poisson:RATE (users per minute), csv:FILE or "
+                                     "reference:DURATION"});
+    if (scenario.browse_minutes < 0) errors.push_back({"browse", "must not be negative"});
+    if (scenario.refresh_seconds < 1) errors.push_back({"refresh", "must be at least 1 second"});
+    if (scenario.abandon < 0 || scenario.abandon > 1) errors.push_back({"abandon", "must be between 0 and 1"});
+    if (scenario.total_active_users < 1) errors.push_back({"total_active_users", "must be positive"});
+    if (scenario.new_users_per_minute < 1) errors.push_back({"new_users_per_minute", "must be positive"});
+    if (scenario.session_duration < 1 || scenario.session_duration > 30) errors.push_back({"session_duration", "must be between 1 and 30 minutes"});
+    for (size_t i = 0; i < scenario.events.size(); ++i) {
+        const EventSpec& event = scenario.events[i];
+        const std::string prefix = "events[" + std::to_string(i) + "].";
+        if (event.end_minutes <= event.start_minutes) errors.push_back({prefix + "end", "must come after start"});
+        if (event.prequeue_start_minutes && *event.prequeue_start_minutes >= event.start_minutes)
+            errors.push_back({prefix + "prequeue_start", "must come before start"});
+        if (event.shuffle_at_event_start && !event.prequeue_start_minutes)
+            errors.push_back({prefix + "shuffle_at_event_start", "requires prequeue_start"});
+        if (event.total_active_users.has_value() != event.new_users_per_minute.has_value())
+            errors.push_back({prefix + "total_active_users", "set together with new_users_per_minute"});
+    }
+    return errors;
+}
+
+std::optional<double> joining_at_seconds(const Scenario& scenario) {
+    if (!scenario.arrival.starts_with("reference:")) return std::nullopt;
+    return parse_duration_seconds(scenario.arrival.substr(10));
+}
+
+std::vector<double> arrival_seconds(const Scenario& scenario) {
+    util::SeededRandom random(scenario.seed ^ 0xa77177a1ULL);
+    std::vector<double> arrivals;
+    const std::string& mode = scenario.arrival;
+    if (mode.starts_with("csv:")) {
+        std::ifstream in(mode.substr(4));
+        if (!in) throw std::runtime_error("cannot read " + mode.substr(4));
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.empty() || line[0] == '#') continue;
+            const auto seconds = parse_duration_seconds(line.substr(0, line.find(',')));
+            if (!seconds) throw std::runtime_error(mode.substr(4) + ": not an offset in seconds: " + line);
+            arrivals.push_back(*seconds);
+        }
+    } else if (mode == "burst") {
+        // Everyone within the first second, as a launch link shared at once.
+        for (int64_t i = 0; i < scenario.users; ++i) arrivals.push_back(random.unit());
+    } else if (mode.starts_with("uniform:") || mode.starts_with("reference:")) {
+        const double span = parse_duration_seconds(mode.substr(mode.find(':') + 1)).value_or(0);
+        for (int64_t i = 0; i < scenario.users; ++i) arrivals.push_back(random.unit() * span);
+    } else if (mode.starts_with("poisson:")) {
+        const double per_minute = parse_duration_seconds(mode.substr(8)).value_or(1);
+        double at = 0;
+        for (int64_t i = 0; i < scenario.users; ++i) {
+            at += -std::log(1 - random.unit()) * 60.0 / per_minute;
+            arrivals.push_back(at);
+        }
+    }
+    std::sort(arrivals.begin(), arrivals.end());
+    return arrivals;
+}
+
+} // namespace wr::simulate

@@ -1,0 +1,360 @@
+// The simulator's event loop: each user is a browser that arrives, checks in whenever its page
+// would refresh, browses once admitted, and maybe gives up while waiting.
+#include "simulate/simulation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <set>
+
+#include "edge/edge_config.h"
+#include "queue/admission.h"
+#include "util/time_format.h"
+
+namespace wr::simulate {
+namespace {
+
+using util::Milliseconds;
+using util::TimePoint;
+
+// Virtual time starts at a fixed instant, so reports are identical run to run.
+const TimePoint k_epoch{std::chrono::sys_days{std::chrono::year{2026} / 1 / 1}};
+
+TimePoint at_minutes(double minutes) { return k_epoch + Milliseconds{static_cast<int64_t>(std::llround(minutes * 60000))}; }
+double seconds_since_epoch(TimePoint time) { return static_cast<double>((time - k_epoch).count()) / 1000.0; }
+
+model::Timestamp timestamp(TimePoint time) { return {util::format_iso8601(time), time}; }
+
+// The room as the edge would build it, so events switch settings exactly as they do in serving.
+edge::RoomConfig room_for(const Scenario& scenario) {
+    edge::RoomConfig room;
+    room.id = "00000000000000000000000000000001";
+    room.settings.total_active_users = scenario.total_active_users;
+    room.settings.new_users_per_minute = scenario.new_users_per_minute;
+    room.settings.session_duration = scenario.session_duration;
+    room.settings.disable_session_renewal = scenario.disable_session_renewal;
+    room.settings.queueing_method = scenario.method;
+    for (size_t i = 0; i < scenario.events.size(); ++i) {
+        const EventSpec& spec = scenario.events[i];
+        model::Event event;
+        event.id = "00000000000000020000000000000" + std::to_string(100 + i);
+        event.settings.name = spec.name;
+        event.settings.event_start_time = timestamp(at_minutes(spec.start_minutes));
+        event.settings.event_end_time = timestamp(at_minutes(spec.end_minutes));
+        if (spec.prequeue_start_minutes) event.settings.prequeue_start_time = timestamp(at_minutes(*spec.prequeue_start_minutes));
+        event.settings.shuffle_at_event_start = spec.shuffle_at_event_start;
+        event.settings.queueing_method = spec.method;
+        event.settings.total_active_users = spec.total_active_users;
+        event.settings.new_users_per_minute = spec.new_users_per_minute;
+        room.events.push_back(std::move(event));
+    }
+    edge::build_phases(room);
+    return room;
+}
+
+queue::Policy policy_at(const edge::RoomConfig& room, const Scenario& scenario, TimePoint now) {
+    const edge::Phase& phase = room.phase_at(now);
+    queue::Policy policy = phase.policy;
+    // Method changes apply to the room's own setting, not inside an event that sets its own.
+    bool event_sets_method = false;
+    for (const model::Event& event : room.events)
+        if (event.id == phase.event_id) event_sets_method = event.settings.queueing_method.has_value();
+    if (!event_sets_method)
+        for (const MethodChange& change : scenario.method_changes)
+            if (now >= at_minutes(change.at_minutes)) policy.method = change.method;
+    return policy;
+}
+
+enum class State { arriving, waiting, browsing, done };
+
+struct User {
+    State state = State::arriving;
+    std::optional<queue::Ticket> ticket;
+    TimePoint last_visit{};
+    TimePoint browse_until{};
+};
+
+struct Visit {
+    int64_t at_ms;
+    size_t user;
+    bool operator>(const Visit& other) const { return at_ms != other.at_ms ? at_ms > other.at_ms : user > other.user; }
+};
+
+} // namespace
+
+double kendall_tau(const std::vector<double>& x, const std::vector<double>& y, size_t max_items) {
+    const size_t n = std::min(x.size(), y.size());
+    std::vector<size_t> picked;
+    const size_t step = n > max_items ? (n + max_items - 1) / max_items : 1;
+    for (size_t i = 0; i < n; i += step) picked.push_back(i);
+    int64_t concordant = 0, discordant = 0, ties_x = 0, ties_y = 0;
+    for (size_t a = 0; a < picked.size(); ++a)
+        for (size_t b = a + 1; b < picked.size(); ++b) {
+            const double dx = x[picked[b]] - x[picked[a]];
+            const double dy = y[picked[b]] - y[picked[a]];
+            if (dx == 0 && dy == 0) continue;
+            if (dx == 0) ++ties_x;
+            else if (dy == 0) ++ties_y;
+            else if ((dx > 0) == (dy > 0)) ++concordant;
+            else ++discordant;
+        }
+    const double n0 = static_cast<double>(concordant + discordant);
+    const double denominator = std::sqrt((n0 + static_cast<double>(ties_x)) * (n0 + static_cast<double>(ties_y)));
+    return denominator == 0 ? 0 : static_cast<double>(concordant - discordant) / denominator;
+}
+
+Report run(const Scenario& scenario, const std::function<void(double)>& progress) {
+    Report report;
+    report.scenario = scenario;
+    const edge::RoomConfig room = room_for(scenario);
+    util::SeededRandom random(scenario.seed);
+    queue::Ledger ledger;
+    const std::vector<double> arrivals = arrival_seconds(scenario);
+    std::vector<User> users(arrivals.size());
+    report.users.resize(arrivals.size());
+    std::priority_queue<Visit, std::vector<Visit>, std::greater<>> visits;
+    const std::optional<double> joining = joining_at_seconds(scenario);
+    for (size_t i = 0; i < arrivals.size(); ++i) {
+        UserResult& result = report.users[i];
+        result.arrival_seconds = arrivals[i];
+        result.joined_seconds = joining ? *joining + random.unit() : arrivals[i];
+        const TimePoint joined = k_epoch + Milliseconds{static_cast<int64_t>(std::llround(result.joined_seconds * 1000))};
+        result.joined_seconds = seconds_since_epoch(joined); // to the millisecond, as the clock runs
+        if (joining) {
+            // reference/000's experiment: the arrival is spoofed into the ticket; the first request
+            // comes now, on time, from a user already counted in their bucket.
+            queue::Ticket ticket;
+            ticket.session_id = random.next();
+            ticket.arrived = k_epoch + Milliseconds{static_cast<int64_t>(arrivals[i] * 1000)};
+            ticket.bucket = queue::minute_start(queue::minute_of(ticket.arrived));
+            ticket.last_check_in = joined - std::chrono::seconds{ticket.refresh_interval_seconds};
+            ledger.add_waiting(ticket.bucket, ticket.last_check_in);
+            users[i].ticket = ticket;
+            users[i].state = State::waiting;
+            users[i].last_visit = joined;
+        }
+        visits.push({(joined - k_epoch).count(), i});
+    }
+
+    const auto refresh = Milliseconds{static_cast<int64_t>(scenario.refresh_seconds * 1000)};
+    const auto browse = Milliseconds{static_cast<int64_t>(scenario.browse_minutes * 60000)};
+    const TimePoint stop = at_minutes(scenario.max_minutes);
+    std::set<int64_t> early_queue_minutes;
+    std::map<int64_t, int64_t> admitted_by_minute;
+    // reference:… scenarios start when everyone joins; the span before is only their written arrivals.
+    int64_t current_minute = static_cast<int64_t>(joining_at_seconds(scenario).value_or(0) / 60);
+    size_t done = 0;
+    Summary& summary = report.summary;
+    summary.users = static_cast<int64_t>(arrivals.size());
+    summary.total_active_users = scenario.total_active_users;
+    summary.new_users_per_minute = scenario.new_users_per_minute;
+
+    // The figures at the end of each minute, before the next one starts.
+    const auto close_minutes_until = [&](int64_t minute) {
+        while (current_minute < minute) {
+            const TimePoint end = at_minutes(static_cast<double>(current_minute + 1)) - Milliseconds{1};
+            const queue::Policy policy = policy_at(room, scenario, end);
+            MinuteResult result;
+            result.minute = current_minute;
+            result.active_users = ledger.active_users(end, policy.session_duration);
+            result.queued_users = ledger.waiting_users(end);
+            result.admitted = ledger.admitted_in_minute(end);
+            result.total_active_users_limit = policy.total_active_users;
+            result.new_users_per_minute_limit = policy.new_users_per_minute;
+            // People waited through a minute that left room under both limits.
+            if (result.queued_users > 0 && !policy.queue_all && result.active_users < policy.total_active_users &&
+                result.admitted < policy.new_users_per_minute)
+                early_queue_minutes.insert(current_minute);
+            report.minutes.push_back(result);
+            ++current_minute;
+        }
+    };
+
+    while (!visits.empty() && done < users.size()) {
+        const Visit visit = visits.top();
+        visits.pop();
+        const TimePoint now = k_epoch + Milliseconds{visit.at_ms};
+        if (now >= stop) break;
+        close_minutes_until(visit.at_ms / 60000);
+        User& user = users[visit.user];
+        UserResult& result = report.users[visit.user];
+
+        // A waiting user may give up between two check-ins.
+        if (user.state == State::waiting && scenario.abandon > 0) {
+            const double waited_minutes = static_cast<double>((now - user.last_visit).count()) / 60000.0;
+            if (random.chance(1 - std::pow(1 - scenario.abandon, waited_minutes))) {
+                user.state = State::done;
+                result.abandoned = true;
+                ++done;
+                continue;
+            }
+        }
+        if (user.state == State::browsing && now >= user.browse_until) {
+            user.state = State::done; // stops making requests; the session runs out on its own
+            ++done;
+            continue;
+        }
+
+        const queue::Policy policy = policy_at(room, scenario, now);
+        const queue::Outcome outcome = queue::check_in(ledger, policy, user.ticket, now, random);
+        ++summary.check_ins;
+        user.ticket = outcome.ticket;
+        user.last_visit = now;
+
+        if (outcome.verdict == queue::Verdict::reject) {
+            user.state = State::done;
+            result.rejected = true;
+            ++done;
+            continue;
+        }
+        if (outcome.verdict == queue::Verdict::admit) {
+            if (outcome.newly_admitted && !result.admitted_seconds) {
+                result.admitted_seconds = seconds_since_epoch(now);
+                ++admitted_by_minute[visit.at_ms / 60000];
+                const int64_t active = ledger.active_users(now, policy.session_duration);
+                summary.max_active = std::max(summary.max_active, active);
+                summary.overshoot_percent = std::max(
+                    summary.overshoot_percent, 100.0 * static_cast<double>(active - policy.total_active_users) / static_cast<double>(policy.total_active_users));
+                summary.admitted_per_minute_overshoot_percent =
+                    std::max(summary.admitted_per_minute_overshoot_percent,
+                             100.0 * static_cast<double>(ledger.admitted_in_minute(now) - policy.new_users_per_minute) /
+                                 static_cast<double>(policy.new_users_per_minute));
+            }
+            if (user.state != State::browsing) {
+                user.state = State::browsing;
+                user.browse_until = now + browse;
+            }
+            visits.push({visit.at_ms + refresh.count(), visit.user});
+            continue;
+        }
+        // Queued: note the first estimate shown, and queueing while there was room.
+        user.state = State::waiting;
+        if (outcome.counted && !result.first_estimate_minutes && outcome.estimate.known)
+            result.first_estimate_minutes = static_cast<double>(outcome.estimate.minutes);
+        // The page refreshes when the next check-in counts; the browser's request takes a moment.
+        const TimePoint due = outcome.ticket.last_check_in + std::chrono::seconds{outcome.ticket.refresh_interval_seconds};
+        visits.push({(std::max(due, now) - k_epoch).count() + 50 + static_cast<int64_t>(random.below(200)), visit.user});
+        if (progress && (summary.check_ins & 0x3fff) == 0) progress(static_cast<double>(done) / static_cast<double>(users.size()));
+    }
+    const int64_t last_ms = report.users.empty() ? 0 : static_cast<int64_t>(report.users.back().joined_seconds * 1000);
+    close_minutes_until(std::max<int64_t>(current_minute + 1, last_ms / 60000 + 1));
+    if (progress) progress(1.0);
+
+    // Per-arrival-minute estimates against what happened.
+    std::map<int64_t, std::pair<double, int64_t>> estimates, observed;
+    std::vector<double> admitted_arrivals, admission_times, waited_arrivals, waited_admissions;
+    double error_sum = 0, wait_sum = 0;
+    int64_t error_count = 0;
+    for (const UserResult& user : report.users) {
+        const int64_t minute = static_cast<int64_t>(user.arrival_seconds / 60);
+        if (user.abandoned) ++summary.abandoned;
+        if (user.rejected) ++summary.rejected;
+        if (!user.admitted_seconds) {
+            if (!user.abandoned && !user.rejected) ++summary.never_admitted;
+            continue;
+        }
+        ++summary.admitted;
+        const double waited = (*user.admitted_seconds - user.joined_seconds) / 60.0;
+        wait_sum += waited;
+        admitted_arrivals.push_back(user.arrival_seconds);
+        admission_times.push_back(*user.admitted_seconds);
+        if (*user.admitted_seconds - user.joined_seconds > 1) {
+            waited_arrivals.push_back(user.arrival_seconds);
+            waited_admissions.push_back(*user.admitted_seconds);
+        }
+        auto& seen = observed[minute];
+        seen.first += waited;
+        ++seen.second;
+        if (user.first_estimate_minutes) {
+            error_sum += std::fabs(*user.first_estimate_minutes - waited);
+            ++error_count;
+            auto& shown = estimates[minute];
+            shown.first += *user.first_estimate_minutes;
+            ++shown.second;
+        }
+    }
+    for (MinuteResult& minute : report.minutes) {
+        if (const auto it = estimates.find(minute.minute); it != estimates.end()) minute.estimated_wait_minutes = it->second.first / static_cast<double>(it->second.second);
+        if (const auto it = observed.find(minute.minute); it != observed.end()) minute.observed_wait_minutes = it->second.first / static_cast<double>(it->second.second);
+        minute.arrivals = 0;
+    }
+    for (const UserResult& user : report.users) {
+        const auto minute = static_cast<size_t>(user.arrival_seconds / 60);
+        if (minute < report.minutes.size()) ++report.minutes[minute].arrivals;
+    }
+    for (const auto& [minute, count] : admitted_by_minute) summary.max_admitted_per_minute = std::max(summary.max_admitted_per_minute, count);
+    summary.early_queueing_minutes = static_cast<int64_t>(early_queue_minutes.size());
+    summary.kendall_tau = kendall_tau(admitted_arrivals, admission_times);
+    summary.kendall_tau_waiting = kendall_tau(waited_arrivals, waited_admissions);
+    summary.wait_estimate_mae_minutes = error_count ? error_sum / static_cast<double>(error_count) : 0;
+    summary.mean_wait_minutes = summary.admitted ? wait_sum / static_cast<double>(summary.admitted) : 0;
+    summary.simulated_minutes = static_cast<double>(report.minutes.size());
+    return report;
+}
+
+nlohmann::json summary_to_json(const Summary& s) {
+    const auto rounded = [](double value) { return std::round(value * 1000) / 1000; };
+    return {{"users", s.users},
+            {"admitted", s.admitted},
+            {"abandoned", s.abandoned},
+            {"rejected", s.rejected},
+            {"never_admitted", s.never_admitted},
+            {"max_active_users", s.max_active},
+            {"total_active_users", s.total_active_users},
+            {"active_overshoot_percent", rounded(std::max(0.0, s.overshoot_percent))},
+            {"max_admitted_per_minute", s.max_admitted_per_minute},
+            {"new_users_per_minute", s.new_users_per_minute},
+            {"admitted_per_minute_overshoot_percent", rounded(std::max(0.0, s.admitted_per_minute_overshoot_percent))},
+            {"early_queueing_minutes", s.early_queueing_minutes},
+            {"kendall_tau", rounded(s.kendall_tau)},
+            {"kendall_tau_waiting", rounded(s.kendall_tau_waiting)},
+            {"wait_estimate_mae_minutes", rounded(s.wait_estimate_mae_minutes)},
+            {"mean_wait_minutes", rounded(s.mean_wait_minutes)},
+            {"simulated_minutes", s.simulated_minutes},
+            {"check_ins", s.check_ins}};
+}
+
+nlohmann::json report_to_json(const Report& report, bool include_users) {
+    const Scenario& sc = report.scenario;
+    nlohmann::json scenario = {{"users", sc.users},
+                               {"arrival", sc.arrival},
+                               {"browse_minutes", sc.browse_minutes},
+                               {"refresh_seconds", sc.refresh_seconds},
+                               {"abandon", sc.abandon},
+                               {"method", std::string(model::to_string(sc.method))},
+                               {"total_active_users", sc.total_active_users},
+                               {"new_users_per_minute", sc.new_users_per_minute},
+                               {"session_duration", sc.session_duration},
+                               {"seed", sc.seed},
+                               {"events", sc.events.size()}};
+    nlohmann::json minutes = nlohmann::json::array();
+    for (const MinuteResult& m : report.minutes)
+        minutes.push_back({{"minute", m.minute},
+                           {"active_users", m.active_users},
+                           {"queued_users", m.queued_users},
+                           {"admitted", m.admitted},
+                           {"arrivals", m.arrivals},
+                           {"estimated_wait_minutes", std::round(m.estimated_wait_minutes * 100) / 100},
+                           {"observed_wait_minutes", std::round(m.observed_wait_minutes * 100) / 100},
+                           {"total_active_users_limit", m.total_active_users_limit},
+                           {"new_users_per_minute_limit", m.new_users_per_minute_limit}});
+    nlohmann::json out = {{"scenario", scenario}, {"summary", summary_to_json(report.summary)}, {"minutes", minutes}};
+    if (include_users) {
+        nlohmann::json users = nlohmann::json::array();
+        for (const UserResult& u : report.users) {
+            nlohmann::json user = {{"arrival_seconds", std::round(u.arrival_seconds * 1000) / 1000}};
+            user["admitted_seconds"] = u.admitted_seconds ? nlohmann::json(std::round(*u.admitted_seconds * 1000) / 1000) : nlohmann::json(nullptr);
+            if (u.joined_seconds != u.arrival_seconds) user["joined_seconds"] = std::round(u.joined_seconds * 1000) / 1000;
+            user["wait_seconds"] = u.admitted_seconds ? nlohmann::json(std::round((*u.admitted_seconds - u.joined_seconds) * 1000) / 1000)
+                                                      : nlohmann::json(nullptr);
+            user["first_estimate_minutes"] = u.first_estimate_minutes ? nlohmann::json(*u.first_estimate_minutes) : nlohmann::json(nullptr);
+            if (u.abandoned) user["abandoned"] = true;
+            if (u.rejected) user["rejected"] = true;
+            users.push_back(std::move(user));
+        }
+        out["users"] = std::move(users);
+    }
+    return out;
+}
+
+} // namespace wr::simulate

@@ -1,0 +1,74 @@
+#pragma once
+// Plays a scenario through the real admission code (queue::check_in, the room's phases as the
+// edge builds them) on virtual time, with a seeded random source: no HTTP, no sleeping. An hour
+// of a 10,000-user surge takes about a second.
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "simulate/scenario.h"
+
+namespace wr::simulate {
+
+struct UserResult {
+    double arrival_seconds = 0;  // the place in line (for reference:… scenarios, the one written into the ticket)
+    double joined_seconds = 0;   // the first request; waits count from here
+    std::optional<double> admitted_seconds;
+    std::optional<double> first_estimate_minutes; // the first wait shown, when known
+    bool abandoned = false;
+    bool rejected = false;
+};
+
+struct MinuteResult {
+    int64_t minute = 0;
+    int64_t active_users = 0;      // at the end of the minute
+    int64_t queued_users = 0;
+    int64_t admitted = 0;          // let in during the minute
+    int64_t total_active_users_limit = 0;
+    int64_t new_users_per_minute_limit = 0;
+    double estimated_wait_minutes = 0; // the average first estimate of those who arrived this minute
+    double observed_wait_minutes = 0;  // the average wait those who arrived this minute had
+    int64_t arrivals = 0;
+};
+
+struct Summary {
+    int64_t users = 0;
+    int64_t admitted = 0;
+    int64_t abandoned = 0;
+    int64_t rejected = 0;
+    int64_t never_admitted = 0;         // still waiting when the simulation stopped
+    int64_t max_active = 0;
+    int64_t total_active_users = 0;     // the room's limit (events may differ)
+    double overshoot_percent = 0;       // how far active users went above the limit in force, at worst
+    int64_t max_admitted_per_minute = 0;
+    int64_t new_users_per_minute = 0;
+    double admitted_per_minute_overshoot_percent = 0;
+    int64_t early_queueing_minutes = 0; // minutes that ended with users waiting although neither limit was reached
+    double kendall_tau = 0;             // arrival order against admission order, of those admitted
+    double kendall_tau_waiting = 0;     // the same, of those who had to wait (not let in at once)
+    double wait_estimate_mae_minutes = 0;
+    double mean_wait_minutes = 0;
+    double simulated_minutes = 0;
+    int64_t check_ins = 0;
+};
+
+struct Report {
+    Scenario scenario;
+    std::vector<UserResult> users;
+    std::vector<MinuteResult> minutes;
+    Summary summary;
+};
+
+// progress(fraction of users done) is called now and then, for a progress bar.
+Report run(const Scenario& scenario, const std::function<void(double)>& progress = {});
+
+// Kendall's tau-b of two equally long sequences (ties counted as neither concordant nor
+// discordant). Exact for up to `max_items`, else on an even sample of that many.
+double kendall_tau(const std::vector<double>& x, const std::vector<double>& y, size_t max_items = 20000);
+
+nlohmann::json report_to_json(const Report& report, bool include_users = true);
+nlohmann::json summary_to_json(const Summary& summary);
+
+} // namespace wr::simulate

@@ -1,0 +1,155 @@
+// The admission algorithm judged by simulation, on virtual time: order, fairness, limits.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "simulate/simulation.h"
+
+using wr::model::QueueingMethod;
+using wr::simulate::Report;
+using wr::simulate::Scenario;
+
+namespace {
+
+// reference/000's scenario: 10,000 users over 30 minutes, about a minute of browsing each.
+Scenario reference(QueueingMethod method, const std::string& arrival = "uniform:30m") {
+    Scenario scenario;
+    scenario.users = 10000;
+    scenario.arrival = arrival;
+    scenario.browse_minutes = 1;
+    scenario.method = method;
+    scenario.total_active_users = 200;
+    scenario.new_users_per_minute = 200;
+    scenario.seed = 42;
+    return scenario;
+}
+
+void check_limits(const Report& report) {
+    CHECK(report.summary.max_active <= report.scenario.total_active_users);
+    CHECK(report.summary.max_admitted_per_minute <= report.scenario.new_users_per_minute);
+    for (const auto& minute : report.minutes) {
+        CAPTURE(minute.minute);
+        CHECK(minute.active_users <= minute.total_active_users_limit);
+        CHECK(minute.admitted <= minute.new_users_per_minute_limit);
+    }
+}
+
+// Chi-square of how many of the first `count` admitted users came from each tenth of arrivals.
+double decile_chi_square(const Report& report, size_t count) {
+    std::vector<std::pair<double, size_t>> admitted; // admission time, arrival rank
+    for (size_t rank = 0; rank < report.users.size(); ++rank)
+        if (report.users[rank].admitted_seconds) admitted.emplace_back(*report.users[rank].admitted_seconds, rank);
+    std::sort(admitted.begin(), admitted.end());
+    std::vector<double> deciles(10, 0);
+    for (size_t i = 0; i < count && i < admitted.size(); ++i) ++deciles[admitted[i].second * 10 / report.users.size()];
+    double chi = 0;
+    for (const double observed : deciles) chi += std::pow(observed - count / 10.0, 2) / (count / 10.0);
+    return chi;
+}
+
+} // namespace
+
+TEST_CASE("simulate: FIFO admits the reference crowd in arrival order, within the limits") {
+    const Report report = wr::simulate::run(reference(QueueingMethod::fifo));
+    CHECK(report.summary.admitted == 10000);
+    CHECK(report.summary.kendall_tau >= 0.95);
+    CHECK(report.summary.early_queueing_minutes == 0);
+    check_limits(report);
+    // The wait shown is close to the wait had: within a tenth of the average wait.
+    CHECK(report.summary.wait_estimate_mae_minutes < report.summary.mean_wait_minutes / 10);
+}
+
+TEST_CASE("simulate: random queueing admits regardless of the place in line (reference/000's experiment)") {
+    // As in the article: places in line spread over 30 minutes, everyone joining at once.
+    const Report random = wr::simulate::run(reference(QueueingMethod::random, "reference:30m"));
+    CHECK(std::fabs(random.summary.kendall_tau) <= 0.1);
+    check_limits(random);
+    const Report fifo = wr::simulate::run(reference(QueueingMethod::fifo, "reference:30m"));
+    CHECK(fifo.summary.kendall_tau >= 0.95); // the same crowd in FIFO: in order
+    // With real arrivals an earlier arrival has more draws, so order leans that way, but far less than FIFO.
+    const Report uniform = wr::simulate::run(reference(QueueingMethod::random));
+    CHECK(uniform.summary.kendall_tau < 0.3);
+    check_limits(uniform);
+}
+
+TEST_CASE("simulate: nobody waits while the room is under both limits") {
+    Scenario scenario = reference(QueueingMethod::fifo);
+    scenario.users = 1000; // 33 a minute, each holding a slot about 6 minutes: about 200 active
+    scenario.total_active_users = 500;
+    for (const QueueingMethod method : {QueueingMethod::fifo, QueueingMethod::random}) {
+        scenario.method = method;
+        const Report report = wr::simulate::run(scenario);
+        CHECK(report.summary.admitted == 1000);
+        CHECK(report.summary.early_queueing_minutes == 0);
+        for (const auto& user : report.users) CHECK(*user.admitted_seconds == user.joined_seconds);
+        for (const auto& minute : report.minutes) CHECK(minute.queued_users == 0);
+    }
+}
+
+TEST_CASE("simulate: fifo to random and back to fifo keeps the arrival order of those still waiting") {
+    Scenario scenario = reference(QueueingMethod::fifo);
+    scenario.users = 4000;
+    scenario.arrival = "uniform:20m";
+    scenario.method_changes = {{20, QueueingMethod::random}, {40, QueueingMethod::fifo}};
+    const Report report = wr::simulate::run(scenario);
+    // Among those admitted after the switch back, nobody overtakes an earlier arrival minute by
+    // more than one refresh.
+    std::vector<const wr::simulate::UserResult*> late;
+    for (const auto& user : report.users)
+        if (user.admitted_seconds && *user.admitted_seconds >= 41 * 60) late.push_back(&user);
+    REQUIRE(late.size() > 500);
+    int overtaken = 0;
+    for (const auto* earlier : late)
+        for (const auto* later : late)
+            if (std::floor(earlier->arrival_seconds / 60) < std::floor(later->arrival_seconds / 60) &&
+                *earlier->admitted_seconds > *later->admitted_seconds + 26)
+                ++overtaken;
+    CHECK(overtaken == 0);
+    // During the random stretch the order was not kept: the switch did change something.
+    std::vector<double> arrivals, admissions;
+    for (const auto& user : report.users)
+        if (user.admitted_seconds && *user.admitted_seconds >= 21 * 60 && *user.admitted_seconds < 40 * 60) {
+            arrivals.push_back(user.arrival_seconds);
+            admissions.push_back(*user.admitted_seconds);
+        }
+    CHECK(wr::simulate::kendall_tau(arrivals, admissions) < 0.5);
+}
+
+TEST_CASE("simulate: shuffle_at_event_start gives prequeued users a uniform order") {
+    Scenario scenario = reference(QueueingMethod::fifo);
+    scenario.users = 3000;
+    scenario.arrival = "uniform:10m";
+    wr::simulate::EventSpec event;
+    event.prequeue_start_minutes = 0;
+    event.start_minutes = 10;
+    event.end_minutes = 120;
+    event.shuffle_at_event_start = true;
+    scenario.events = {event};
+    const Report shuffled = wr::simulate::run(scenario);
+    check_limits(shuffled);
+    for (const auto& user : shuffled.users) CHECK(*user.admitted_seconds >= 600); // no one before the start
+    CHECK(decile_chi_square(shuffled, 600) < 21.67); // 9 degrees of freedom, p = 0.01
+    // Without the shuffle the first admitted all come from the earliest arrivals.
+    scenario.events[0].shuffle_at_event_start = false;
+    CHECK(decile_chi_square(wr::simulate::run(scenario), 600) > 1000);
+}
+
+TEST_CASE("simulate: the same seed gives the same report") {
+    Scenario scenario = reference(QueueingMethod::random);
+    scenario.users = 1000;
+    scenario.arrival = "burst";
+    scenario.abandon = 0.1;
+    const auto first = wr::simulate::report_to_json(wr::simulate::run(scenario));
+    CHECK(first == wr::simulate::report_to_json(wr::simulate::run(scenario)));
+    CHECK(first["summary"]["abandoned"].get<int64_t>() > 0);
+    scenario.seed = 43;
+    CHECK(first != wr::simulate::report_to_json(wr::simulate::run(scenario)));
+}
+
+TEST_CASE("simulate: Kendall's tau is 1 for the same order, -1 for the reverse, 0 for unrelated") {
+    CHECK(wr::simulate::kendall_tau({1, 2, 3, 4}, {10, 20, 30, 40}) == doctest::Approx(1));
+    CHECK(wr::simulate::kendall_tau({1, 2, 3, 4}, {40, 30, 20, 10}) == doctest::Approx(-1));
+    CHECK(wr::simulate::kendall_tau({1, 2, 3, 4}, {1, 3, 2, 4}) == doctest::Approx(2.0 / 3));
+    CHECK(wr::simulate::kendall_tau({1, 2, 3, 4}, {5, 5, 5, 5}) == 0);
+}
