@@ -56,11 +56,9 @@ double Ledger::admission_rate(util::TimePoint now, std::chrono::minutes session_
     const int64_t current = minute_of(now);
     const int64_t window = std::clamp<int64_t>(2 * session_duration.count() + 2, k_min_rate_window_minutes, k_max_rate_window_minutes);
     const int64_t full_minutes = std::min(window, current - m_first_minute);
-    if (full_minutes <= 0) {
-        // Younger than a minute: extrapolate from what this minute has seen so far.
-        const double elapsed = std::max(0.25, static_cast<double>((now - minute_start(current)).count()) / 60000.0);
-        return static_cast<double>(admitted_in_minute(now)) / elapsed;
-    }
+    // No full minute seen yet: too little to know a rate (a few seconds of a burst extrapolate
+    // to nonsense), so the wait stays unknown for now.
+    if (full_minutes <= 0) return 0;
     int64_t admitted = 0;
     for (auto it = m_admitted_by_minute.lower_bound(current - full_minutes); it != m_admitted_by_minute.end() && it->first < current; ++it)
         admitted += it->second;

@@ -37,7 +37,8 @@ public:
     // Waiting users whose bucket is at or before `bucket` (strictly before when `inclusive` is false).
     int64_t waiting_through(util::TimePoint bucket, bool inclusive, util::TimePoint now) const;
     int64_t admitted_in_minute(util::TimePoint now) const;
-    // Users admitted per minute recently; 0 when no one has been admitted.
+    // Users admitted per minute over the last whole minutes; 0 when no one has been admitted, or
+    // before a whole minute has passed since the first admission.
     double admission_rate(util::TimePoint now, std::chrono::minutes session_duration = std::chrono::minutes{1}) const;
 
     void add_active(util::TimePoint counted_at);

@@ -112,7 +112,10 @@ TEST_CASE("api: openapi.json asks for the bearer token on every route but the pu
     for (const wr::api::Route& route : wr::api::all_routes()) {
         CAPTURE(route.method);
         CAPTURE(route.pattern);
-        const json& operation = document.at("paths").at(route.pattern).at(lowercase(route.method));
+        const json& paths = document.at("paths");
+        REQUIRE(paths.contains(route.pattern));
+        REQUIRE(paths.at(route.pattern).contains(lowercase(route.method)));
+        const json& operation = paths.at(route.pattern).at(lowercase(route.method));
         REQUIRE(operation.contains("security"));
         if (route.access == wr::api::Access::public_access) {
             CHECK(operation.at("security") == json::array());
