@@ -14,9 +14,10 @@ namespace wr::api {
 namespace {
 
 bool bool_parameter(const Request& request, const std::string& name) {
+    // As for ?dry_run: present without a value means true.
     const auto value = request.query_value(name);
-    if (!value || *value == "false" || *value == "0" || value->empty()) return false;
-    if (*value == "true" || *value == "1") return true;
+    if (!value || *value == "false" || *value == "0") return false;
+    if (value->empty() || *value == "true" || *value == "1") return true;
     throw control::Error::bad_query(name, "must be true or false");
 }
 
