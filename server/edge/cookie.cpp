@@ -22,6 +22,7 @@ constexpr size_t k_sealed_size = 1 + k_nonce_size + k_plaintext_size + k_tag_siz
 constexpr uint8_t k_flag_admitted = 1;
 constexpr uint8_t k_flag_shuffled = 2;
 constexpr uint8_t k_flag_infinite_queue = 4;
+constexpr uint8_t k_flag_turnstile_answered = 8;
 
 void put(uint8_t*& at, uint64_t value, int bytes) {
     for (int i = 0; i < bytes; ++i) *at++ = static_cast<uint8_t>(value >> (8 * i));
@@ -77,7 +78,8 @@ std::string CookieCodec::seal(const queue::Ticket& ticket, std::string_view room
     uint8_t* at = plaintext;
     put(at, k_format_version, 1);
     put(at, (ticket.admitted() ? k_flag_admitted : 0) | (ticket.shuffled ? k_flag_shuffled : 0) |
-                (ticket.infinite_queue ? k_flag_infinite_queue : 0), 1);
+                (ticket.infinite_queue ? k_flag_infinite_queue : 0) |
+                (ticket.turnstile_answered ? k_flag_turnstile_answered : 0), 1);
     put(at, ticket.session_id, 8);
     put(at, static_cast<uint64_t>(ticket.bucket.time_since_epoch().count()), 8);
     put(at, epoch_seconds(ticket.arrived), 4);
@@ -136,6 +138,7 @@ std::optional<queue::Ticket> CookieCodec::open(std::string_view cookie, std::str
     ticket.refresh_interval_seconds = static_cast<int>(take(at, 1));
     ticket.shuffled = flags & k_flag_shuffled;
     ticket.infinite_queue = flags & k_flag_infinite_queue;
+    ticket.turnstile_answered = flags & k_flag_turnstile_answered;
     return ticket;
 }
 

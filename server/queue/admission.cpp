@@ -100,7 +100,7 @@ util::TimePoint shuffled_bucket(uint64_t session_id, const Shuffle& shuffle) {
 }
 
 Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticket>& presented, util::TimePoint now,
-                 util::Random& random) {
+                 util::Random& random, Arrival arrival) {
     ledger.prune(now);
     Outcome outcome;
     const bool has_ticket = presented && valid(ledger, policy, *presented, now);
@@ -109,6 +109,15 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
     if (policy.method == model::QueueingMethod::reject && !policy.queue_all) {
         outcome.verdict = Verdict::reject;
         if (has_ticket) outcome.ticket = *presented;
+        return outcome;
+    }
+
+    // The infinite queue: outside the ledger, so bots there hold no one up and count nowhere.
+    if (has_ticket && presented->infinite_queue) {
+        outcome.verdict = Verdict::queue;
+        outcome.ticket = *presented;
+        outcome.ticket.last_check_in = now;
+        outcome.estimate = infinite_queue_estimate(presented->session_id, now - presented->arrived);
         return outcome;
     }
 
@@ -180,6 +189,19 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
             admit(outcome, ledger, now, counted_as_waiting, previous_check_in);
             return outcome;
         }
+    }
+
+    if (outcome.new_user && arrival == Arrival::hold) {
+        // Told the wait a new arrival would have, without joining.
+        outcome.verdict = Verdict::queue;
+        outcome.held = true;
+        estimate_wait(outcome, ledger, policy, now);
+        if (outcome.estimate.known && !policy.queue_all && policy.method != model::QueueingMethod::random) {
+            // waiting_through counted only those already there; the held user would come after them.
+            outcome.estimate = fifo_estimate(ledger.waiting_through(outcome.ticket.bucket, true, now) + 1,
+                                             admission_rate(ledger, policy, now));
+        }
+        return outcome;
     }
 
     // Queue: the user's count moves to this minute.

@@ -17,6 +17,11 @@ enum class Verdict {
     reject, // the reject page; nothing counted
 };
 
+// What to do with a new user who would have to wait: join the queue, or only be told the
+// wait (nothing recorded, no ticket) because something must happen first — a Turnstile
+// challenge, or the join limit of their address.
+enum class Arrival { join, hold };
+
 struct Outcome {
     Verdict verdict = Verdict::queue;
     Ticket ticket;              // what the cookie should carry now
@@ -25,12 +30,14 @@ struct Outcome {
     bool newly_admitted = false; // admitted by this request
     WaitEstimate estimate;      // for queued users
     bool queue_is_full = false; // the estimate exceeds a day
+    bool held = false;          // a new user held back by Arrival::hold: no ticket, nothing counted
 };
 
 // `presented` is the ticket from the visitor's cookie, already opened and bound to this room,
-// or nullopt. Expired and revoked tickets count as absent.
+// or nullopt. Expired and revoked tickets count as absent. A ticket of the infinite queue is
+// never admitted and never counted: it gets the infinite queue's estimate.
 Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticket>& presented, util::TimePoint now,
-                 util::Random& random);
+                 util::Random& random, Arrival arrival = Arrival::join);
 
 // Ends an admitted user's session now: their slot frees at once and the ticket stops working.
 // Returns false when the ticket was not an admitted, unexpired one.

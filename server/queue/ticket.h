@@ -18,6 +18,7 @@ struct Ticket {
     int refresh_interval_seconds = 20;    // this user's own (jittered) interval
     bool shuffled = false;                // the bucket was redrawn at an event start
     bool infinite_queue = false;          // failed a challenge: never admitted
+    bool turnstile_answered = false;      // answered the Turnstile challenge (either way): not asked again
 
     bool admitted() const { return accepted_at.has_value(); }
     bool operator==(const Ticket&) const = default;

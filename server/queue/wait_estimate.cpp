@@ -21,6 +21,15 @@ WaitEstimate fifo_estimate(int64_t users_ahead, double admitted_per_minute) {
     return estimate;
 }
 
+WaitEstimate infinite_queue_estimate(uint64_t seed, util::Milliseconds waited) {
+    const double start = 20.0 + static_cast<double>(seed % 21);
+    const double minutes = std::max(0.0, static_cast<double>(waited.count()) / 60000.0);
+    WaitEstimate estimate;
+    estimate.known = true;
+    estimate.minutes = std::max<int64_t>(1, whole_minutes(start * start / (start + minutes)));
+    return estimate;
+}
+
 double minutes_for_probability(double p, double chance_per_minute) {
     if (chance_per_minute >= 1) return 0;
     return std::log(1 - p) / std::log(1 - chance_per_minute);

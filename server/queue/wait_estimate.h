@@ -2,6 +2,8 @@
 // Estimated waits, as the reference defines them. Pure.
 #include <cstdint>
 
+#include "util/clock.h"
+
 namespace wr::queue {
 
 struct WaitEstimate {
@@ -19,6 +21,11 @@ WaitEstimate fifo_estimate(int64_t users_ahead, double admitted_per_minute);
 // has probability p of being in after n = log(1 − p) / log(1 − P) minutes; the 25th, 50th
 // and 75th percentiles, rounded up.
 WaitEstimate random_estimate(int64_t waiting, double admitted_per_minute);
+
+// What the infinite queue shows a bot `waited` after it joined: starting between 20 and 40
+// minutes (by `seed`), falling a minute per minute at first like a real queue's, then ever
+// slower, E(t) = E0·E0 / (E0 + t), so that it never reaches zero (at least 1, rounded up).
+WaitEstimate infinite_queue_estimate(uint64_t seed, util::Milliseconds waited);
 
 // n = log(1 − p) / log(1 − P), unrounded: the minutes after which a user is in with probability p.
 double minutes_for_probability(double p, double chance_per_minute);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "queue/admission.h"
+#include "queue/join_limiter.h"
 
 namespace wr::state {
 
@@ -17,7 +18,11 @@ public:
     // Decides one request (queue::check_in) and records it, atomically for the room.
     virtual queue::Outcome check_in(const std::string& room_id, const queue::Policy& policy,
                                     const std::optional<queue::Ticket>& ticket, util::TimePoint now,
-                                    util::Random& random) = 0;
+                                    util::Random& random, queue::Arrival arrival = queue::Arrival::join) = 0;
+    // Counts a new-queue join from `client` against the room's per-address limit for this
+    // minute; false (and not counted) when the address is over it. `limit` ≤ 0: always true.
+    virtual bool try_join(const std::string& room_id, const queue::ClientAddress& client, int64_t limit,
+                          util::TimePoint now) = 0;
     // Ends an admitted session now (queue::revoke).
     virtual bool revoke(const std::string& room_id, const queue::Policy& policy, const queue::Ticket& ticket,
                         util::TimePoint now) = 0;

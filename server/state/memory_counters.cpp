@@ -15,10 +15,19 @@ std::shared_ptr<MemoryCounters::Room> MemoryCounters::room(const std::string& ro
 }
 
 queue::Outcome MemoryCounters::check_in(const std::string& room_id, const queue::Policy& policy,
-                                        const std::optional<queue::Ticket>& ticket, util::TimePoint now, util::Random& random) {
+                                        const std::optional<queue::Ticket>& ticket, util::TimePoint now, util::Random& random,
+                                        queue::Arrival arrival) {
     const std::shared_ptr<Room> state = room(room_id);
     std::lock_guard lock(state->mutex);
-    return queue::check_in(state->ledger, policy, ticket, now, random);
+    return queue::check_in(state->ledger, policy, ticket, now, random, arrival);
+}
+
+bool MemoryCounters::try_join(const std::string& room_id, const queue::ClientAddress& client, int64_t limit,
+                              util::TimePoint now) {
+    if (limit <= 0) return true;
+    const std::shared_ptr<Room> state = room(room_id);
+    std::lock_guard lock(state->mutex);
+    return state->joins.try_join(client, limit, now);
 }
 
 bool MemoryCounters::revoke(const std::string& room_id, const queue::Policy& policy, const queue::Ticket& ticket,

@@ -40,6 +40,26 @@ TEST_CASE("edge: a sealed cookie opens to the same ticket, in the same room only
     CHECK(codec.seal(sample_ticket(), "room-a", keys) != sealed); // a fresh nonce every time
 }
 
+TEST_CASE("edge: the infinite-queue and Turnstile flags travel inside the encryption") {
+    wr::test::TempDir dir;
+    const KeyRing keys = KeyRing::load_or_create(dir.path() / "cookie.key");
+    CookieCodec codec;
+    for (const bool infinite : {false, true}) {
+        for (const bool answered : {false, true}) {
+            Ticket ticket = sample_ticket();
+            ticket.accepted_at.reset();
+            ticket.infinite_queue = infinite;
+            ticket.turnstile_answered = answered;
+            const std::string sealed = codec.seal(ticket, "room", keys);
+            CHECK(sealed.size() == 80); // the same size whatever the flags: nothing tells a bot apart
+            const auto opened = codec.open(sealed, "room", keys);
+            REQUIRE(opened);
+            CHECK(opened->infinite_queue == infinite);
+            CHECK(opened->turnstile_answered == answered);
+        }
+    }
+}
+
 TEST_CASE("edge: every altered, truncated or extended cookie opens to nothing") {
     wr::test::TempDir dir;
     const KeyRing keys = KeyRing::load_or_create(dir.path() / "cookie.key");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "queue/admission.h"
+#include "queue/join_limiter.h"
 #include "support/test_server.h"
 
 using namespace std::chrono_literals;
@@ -382,4 +383,102 @@ TEST_CASE("queue: an event start shuffles prequeued users uniformly, and the sam
     CHECK(started.ticket.shuffled);
     CHECK(started.ticket.bucket == wr::queue::shuffled_bucket(prequeued.ticket.session_id, shuffle));
     CHECK(started.verdict == Verdict::admit);
+}
+
+TEST_CASE("queue: a held arrival is admitted when there is room, and otherwise told the wait without joining") {
+    const Policy policy = limits(2, 100);
+    Ledger ledger;
+    wr::util::SeededRandom random(11);
+    const TimePoint now = k_1554;
+    for (int minute = 1; minute <= 2; ++minute) // two admissions a minute before: a known rate
+        for (int i = 0; i < 2; ++i) ledger.count_admission(now - std::chrono::minutes{minute});
+    // Room for two: a held arrival is simply admitted.
+    const Outcome first = wr::queue::check_in(ledger, policy, std::nullopt, now, random, wr::queue::Arrival::hold);
+    CHECK(first.verdict == Verdict::admit);
+    CHECK_FALSE(first.held);
+    CHECK(wr::queue::check_in(ledger, policy, std::nullopt, now, random).verdict == Verdict::admit);
+    // Full: a held arrival waits, but nothing is recorded.
+    const Outcome held = wr::queue::check_in(ledger, policy, std::nullopt, now + 1s, random, wr::queue::Arrival::hold);
+    CHECK(held.verdict == Verdict::queue);
+    CHECK(held.held);
+    CHECK_FALSE(held.counted);
+    CHECK(ledger.waiting_users(now + 1s) == 0);
+    // Joining for real is counted.
+    const Outcome joined = wr::queue::check_in(ledger, policy, std::nullopt, now + 1s, random);
+    CHECK_FALSE(joined.held);
+    CHECK(joined.counted);
+    CHECK(ledger.waiting_users(now + 1s) == 1);
+    // A held arrival is told the wait of one behind those already waiting.
+    const Outcome estimate = wr::queue::check_in(ledger, policy, std::nullopt, now + 2s, random, wr::queue::Arrival::hold);
+    CHECK(estimate.held);
+    CHECK(estimate.estimate.known);
+    CHECK(estimate.estimate.minutes >= 1);
+    CHECK(ledger.waiting_users(now + 2s) == 1);
+    // Tickets already in the queue are never held.
+    const Outcome again = wr::queue::check_in(ledger, policy, joined.ticket, now + 25s, random, wr::queue::Arrival::hold);
+    CHECK_FALSE(again.held);
+    CHECK(again.counted);
+}
+
+TEST_CASE("queue: the infinite queue never admits, never counts, and its estimate shrinks without reaching zero") {
+    const Policy policy = limits(1000, 1000); // plenty of room: a real user would walk in
+    Ledger ledger;
+    wr::util::SeededRandom random(12);
+    Ticket bot = queued_ticket(k_1554, k_1554, 77);
+    bot.arrived = k_1554;
+    bot.infinite_queue = true;
+    int64_t previous = INT64_MAX;
+    for (int minute = 0; minute <= 24 * 60; minute += 4) { // within the queued ticket's lifetime
+        const TimePoint now = k_1554 + std::chrono::minutes{minute};
+        const Outcome outcome = wr::queue::check_in(ledger, policy, bot, now, random);
+        CHECK(outcome.verdict == Verdict::queue);
+        CHECK_FALSE(outcome.counted);
+        CHECK(outcome.ticket.infinite_queue);
+        CHECK(outcome.ticket.last_check_in == now);
+        CHECK(outcome.estimate.known);
+        CHECK(outcome.estimate.minutes >= 1);
+        CHECK(outcome.estimate.minutes <= previous);
+        previous = outcome.estimate.minutes;
+        bot = outcome.ticket;
+    }
+    CHECK(previous == 1);
+    CHECK(ledger.waiting_users(k_1554 + 24h) == 0);
+    CHECK(ledger.active_users(k_1554 + 24h, policy.session_duration) == 0);
+    // Even in a passthrough room, the flag keeps the bot out.
+    Policy open = policy;
+    open.method = QueueingMethod::passthrough;
+    CHECK(wr::queue::check_in(ledger, open, bot, k_1554 + 24h + 1min, random).verdict == Verdict::queue);
+}
+
+TEST_CASE("queue: the infinite queue's estimate falls a minute per minute at first, then ever slower") {
+    using wr::queue::infinite_queue_estimate;
+    for (const uint64_t seed : {0ULL, 7ULL, 20ULL}) {
+        const int64_t start = 20 + static_cast<int64_t>(seed % 21);
+        CAPTURE(seed);
+        CHECK(infinite_queue_estimate(seed, 0ms).minutes == start);
+        // Early on it looks like a real queue: about a minute less each minute.
+        const int64_t after_ten = infinite_queue_estimate(seed, 10min).minutes;
+        CHECK(after_ten >= start - 10);
+        CHECK(after_ten <= start - 6);
+        CHECK(infinite_queue_estimate(seed, std::chrono::minutes{start}).minutes == (start + 1) / 2);
+        CHECK(infinite_queue_estimate(seed, 1000h).minutes == 1);
+        CHECK(infinite_queue_estimate(seed, -5min).minutes == start); // a clock step back changes nothing
+    }
+}
+
+TEST_CASE("queue: the join limiter counts joins per address per clock minute") {
+    wr::queue::JoinLimiter limiter;
+    const wr::queue::ClientAddress a{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1};
+    const wr::queue::ClientAddress b{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 2};
+    const TimePoint now = k_1554 + 10s;
+    CHECK(limiter.try_join(a, 2, now));
+    CHECK(limiter.try_join(a, 2, now + 1s));
+    CHECK_FALSE(limiter.try_join(a, 2, now + 2s));
+    CHECK_FALSE(limiter.try_join(a, 2, now + 49s)); // refused joins are not counted, but the window holds
+    CHECK(limiter.try_join(b, 2, now + 2s));         // other addresses have their own count
+    CHECK(wr::queue::JoinLimiter::seconds_to_next_window(now + 2s) == 48);
+    CHECK(limiter.try_join(a, 2, now + 50s));        // the next minute starts afresh
+    CHECK(limiter.tracked_clients() == 1);           // and forgets the last one's addresses
+    CHECK(limiter.try_join(a, 0, now + 51s));        // no limit
+    CHECK(limiter.try_join(a, -1, now + 51s));
 }
