@@ -2,11 +2,12 @@
 #   make demo   build and start wr in front of a demo origin, with a demo room
 #   make test   build and run every test
 #   make bench  build with optimisations and compare against nginx (not part of make test)
+#   make fuzz   fuzz the bypass-rule parser with libFuzzer for FUZZ_SECONDS (default 60)
 BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps build test demo bench clean
+.PHONY: all deps test-deps build test demo bench fuzz clean
 
 all: build
 
@@ -34,5 +35,9 @@ bench:
 	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr_bench_decision wr_bench_visitors
 	bench/run.sh build-bench
 
+fuzz:
+	@scripts/install-deps.sh fuzz
+	fuzz/run.sh
+
 clean:
-	rm -rf $(BUILD) build-bench
+	rm -rf $(BUILD) build-bench build-fuzz

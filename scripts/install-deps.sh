@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages wr needs to build and test, skipping those already present.
-# Usage: scripts/install-deps.sh [build|test|bench|demo]
+# Usage: scripts/install-deps.sh [build|test|bench|fuzz|demo]
 set -euo pipefail
 
 build_packages=(
@@ -11,13 +11,15 @@ build_packages=(
 )
 test_packages=(nodejs npm redis-server chromium sqlite3)
 bench_packages=(nginx wrk)
+fuzz_packages=(clang libclang-rt-14-dev)
 
 wanted=("${build_packages[@]}")
 case "${1:-build}" in
   build|demo) ;;
   test) wanted+=("${test_packages[@]}") ;;
   bench) wanted+=("${bench_packages[@]}") ;;
-  *) echo "usage: $0 [build|test|bench|demo]" >&2; exit 2 ;;
+  fuzz) wanted+=("${fuzz_packages[@]}") ;;
+  *) echo "usage: $0 [build|test|bench|fuzz|demo]" >&2; exit 2 ;;
 esac
 
 missing=()
