@@ -170,6 +170,7 @@ done
 printf '\nin-process admission path (one core):\n'
 "${pin_server[@]}" "$decision_bin" 2>/dev/null | tee "$work/decision.txt"
 awk '/^floor/ { f = $2 } /^admitted/ { a = $2 } END { if (f > 0) printf "admitted / floor = %.2f (budget <= 2.00)\n", a / f }' "$work/decision.txt"
+awk '/^rules .*allocations/ { printf "rule evaluation allocations per request = %s (budget 0)\n", $2 }' "$work/decision.txt"
 
 printf '\nmemory: wr RSS %s kB after 1,000 distinct visitors, %s kB after 100,000 (%s counted as queued)\n' "$rss_1k" "$rss_100k" "$queued"
 awk -v a="$rss_1k" -v b="$rss_100k" 'BEGIN { printf "RSS(100k) / RSS(1k) = %.3f (budget <= 1.10)\n", b / a }'

@@ -44,6 +44,8 @@ void add_room_fields(CLI::App* command, BodyOptions& body) {
     body.add_choice(command, "--turnstile-mode", "turnstile_mode", {"off", "invisible", "visible_non_interactive", "visible_managed"},
                     "Turnstile widget on the queue page");
     body.add_choice(command, "--turnstile-action", "turnstile_action", {"log", "infinite_queue"}, "What a failed challenge does");
+    body.add_integer(command, "--join-limit-per-ip-per-minute", "join_limit_per_ip_per_minute",
+                     "New queue joins one client address may make per minute; more get 429 (0: no limit)");
 }
 
 struct RoomOptions {

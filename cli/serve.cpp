@@ -49,6 +49,11 @@ void add_serve_commands(CLI::App& root, Context& context) {
         int idle_timeout = 60;
         std::string log_level = "info";
         size_t max_body_bytes = 4 * 1024 * 1024;
+        std::vector<std::string> trusted_proxies;
+        std::string turnstile_site_key;
+        std::string turnstile_secret;
+        std::string turnstile_verify_url;
+        std::string turnstile_script_url;
     };
     auto options = std::make_shared<ServeOptions>();
     CLI::App* serve = root.add_subcommand("serve", "Run wr: the admin API (and the edge) on this machine");
@@ -73,6 +78,19 @@ void add_serve_commands(CLI::App& root, Context& context) {
     serve->add_option("--max-body-bytes", options->max_body_bytes, "Largest admin request body accepted (413 above)")
         ->check(CLI::Range(size_t{1024}, size_t{64} * 1024 * 1024))
         ->capture_default_str();
+    serve->add_option("--trusted-proxy", options->trusted_proxies,
+                      "A proxy in front of the edge (IP or CIDR, repeatable): its X-Forwarded-For names the client")
+        ->envname("WR_TRUSTED_PROXIES")
+        ->delimiter(',');
+    serve->add_option("--turnstile-site-key", options->turnstile_site_key, "Cloudflare Turnstile site key for queue pages")
+        ->envname("WR_TURNSTILE_SITE_KEY");
+    serve->add_option("--turnstile-secret", options->turnstile_secret,
+                      "Turnstile secret key (prefer the environment variable: arguments show in ps)")
+        ->envname("WR_TURNSTILE_SECRET");
+    serve->add_option("--turnstile-verify-url", options->turnstile_verify_url,
+                      "Where tokens are verified (default Cloudflare's siteverify)");
+    serve->add_option("--turnstile-script-url", options->turnstile_script_url,
+                      "The Turnstile script queue pages load (default Cloudflare's api.js)");
     serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
                   "On first start wr creates an admin API token in <data-dir>/admin.token and the cookie key\n"
                   "in <data-dir>/cookie.key (both mode 0600).");
@@ -95,6 +113,11 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.tls_private_key = options->tls_private_key;
         app_options.origin_timeout = std::chrono::seconds{options->origin_timeout};
         app_options.idle_timeout = std::chrono::seconds{options->idle_timeout};
+        app_options.trusted_proxies = options->trusted_proxies;
+        app_options.turnstile_site_key = options->turnstile_site_key;
+        app_options.turnstile_secret = options->turnstile_secret;
+        app_options.turnstile_verify_url = options->turnstile_verify_url;
+        app_options.turnstile_script_url = options->turnstile_script_url;
         const util::SystemClock clock;
         App app(app_options, clock);
         app.start();

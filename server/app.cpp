@@ -15,6 +15,22 @@
 
 namespace wr {
 
+namespace {
+
+// Said once at start, so that an operator who set turnstile_mode knows why nothing happens.
+void log_turnstile_state(const edge::TurnstileOptions& turnstile) {
+    if (turnstile.active()) {
+        util::log_info("turnstile", "on: tokens are verified at " + turnstile.verify_url);
+    } else if (turnstile.site_key.empty() != turnstile.secret.empty()) {
+        util::log_warn("turnstile", std::string("off: ") + (turnstile.site_key.empty() ? "--turnstile-site-key" : "--turnstile-secret") +
+                                        " is missing; rooms' turnstile_mode is ignored");
+    } else {
+        util::log_info("turnstile", "off (no --turnstile-site-key and --turnstile-secret); rooms' turnstile_mode is ignored");
+    }
+}
+
+} // namespace
+
 App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(options)), m_clock(clock) {
     m_database = std::make_unique<store::Database>(m_options.data_dir);
     const store::MigrationReport report = store::migrate(*m_database);
@@ -35,6 +51,13 @@ App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(opt
         edge_options.tls_private_key = m_options.tls_private_key;
         edge_options.idle_timeout = m_options.idle_timeout;
         edge_options.origin.response_timeout = m_options.origin_timeout;
+        edge_options.trusted_proxies = m_options.trusted_proxies;
+        edge_options.turnstile.site_key = m_options.turnstile_site_key;
+        edge_options.turnstile.secret = m_options.turnstile_secret;
+        if (!m_options.turnstile_verify_url.empty()) edge_options.turnstile.verify_url = m_options.turnstile_verify_url;
+        if (!m_options.turnstile_script_url.empty()) edge_options.turnstile.script_url = m_options.turnstile_script_url;
+        edge_options.turnstile.timeout = m_options.turnstile_timeout;
+        log_turnstile_state(edge_options.turnstile);
         m_edge = std::make_unique<edge::EdgeServer>(edge_options, *m_config_source, *m_counters, *m_analytics, m_clock);
         m_collector = std::make_unique<analytics::Collector>(*m_database, *m_analytics, *m_edge, m_clock, m_options.analytics_interval);
     }

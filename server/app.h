@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "util/address.h"
 #include "util/clock.h"
@@ -43,6 +44,13 @@ struct AppOptions {
     std::string tls_private_key;
     std::chrono::seconds idle_timeout{60};
     std::chrono::seconds origin_timeout{30};
+    std::vector<std::string> trusted_proxies; // CIDRs whose X-Forwarded-For is believed
+    // Turnstile: both keys, or Turnstile stays off; empty URLs mean Cloudflare's.
+    std::string turnstile_site_key;
+    std::string turnstile_secret;
+    std::string turnstile_verify_url;
+    std::string turnstile_script_url;
+    std::chrono::milliseconds turnstile_timeout{5000}; // siteverify's answer, or the token counts as failed
     std::chrono::milliseconds config_poll_interval{200};
     std::chrono::milliseconds analytics_interval{2000};
 };

@@ -1,6 +1,7 @@
 // Rolls minutes up into steps and writes them out.
 #include "analytics/series.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "util/time_format.h"
@@ -68,7 +69,8 @@ nlohmann::json point_to_json(const MinuteRecord& r) {
             {"turnstileChallenges", r.turnstile_challenges},
             {"turnstileSuccesses", r.turnstile_successes},
             {"turnstileFailures", r.turnstile_failures},
-            {"turnstileUnsolved", r.turnstile_unsolved},
+            // Challenges sent that came back neither solved nor failed: likely bots that run no script.
+            {"turnstileUnsolved", std::max<int64_t>(0, r.turnstile_challenges - r.turnstile_successes - r.turnstile_failures)},
             {"infiniteQueueRefreshes", r.infinite_refreshes},
             {"totalActiveUsersLimit", r.total_active_users_limit},
             {"newUsersPerMinuteLimit", r.new_users_per_minute_limit}};

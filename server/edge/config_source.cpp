@@ -32,6 +32,7 @@ std::shared_ptr<const EdgeConfig> load_edge_config(store::Database& database, an
                 room_config->stats = registry ? registry->room(room.id) : std::make_shared<analytics::RoomStats>();
                 room_config->settings = std::move(room.settings);
                 build_phases(*room_config);
+                compile_rules(*room_config);
                 config->rooms.push_back(std::move(room_config));
             }
         }

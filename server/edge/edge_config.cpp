@@ -1,10 +1,12 @@
-// Indexes a configuration snapshot for routing, and turns a room's events into phases.
+// Indexes a configuration snapshot for routing, turns a room's events into phases and parses its rules.
 #include "edge/edge_config.h"
 
 #include <algorithm>
 
+#include "expr/parser.h"
 #include "model/schedule.h"
 #include "model/validate.h"
+#include "util/log.h"
 
 namespace wr::edge {
 namespace {
@@ -123,6 +125,18 @@ void EdgeConfig::index() {
         std::sort(routes.begin(), routes.end(), [](const RouteEntry& a, const RouteEntry& b) {
             return a.path.size() != b.path.size() ? a.path.size() > b.path.size() : a.path < b.path;
         });
+}
+
+void compile_rules(RoomConfig& room) {
+    room.bypass_rules.clear();
+    for (const model::Rule& rule : room.rules) {
+        if (!rule.settings.enabled || rule.settings.action != model::k_bypass_action) continue;
+        expr::ParseResult parsed = expr::parse(rule.settings.expression);
+        if (parsed.root)
+            room.bypass_rules.push_back(std::move(parsed.root));
+        else
+            util::log_warn("edge", "room " + room.id + ": skipping rule " + rule.id + ": " + parsed.error->text());
+    }
 }
 
 } // namespace wr::edge

@@ -16,6 +16,7 @@
 #include "model/rule.h"
 #include "model/zone.h"
 #include "analytics/room_stats.h"
+#include "expr/ast.h"
 #include "queue/policy.h"
 
 namespace wr::edge {
@@ -50,6 +51,8 @@ struct RoomConfig {
     model::RoomSettings settings;
     std::vector<model::Event> events;
     std::vector<model::Rule> rules;
+    // The enabled bypass rules, parsed once here, in order.
+    std::vector<std::shared_ptr<const expr::Node>> bypass_rules;
     std::string cookie_name;
     // Where the edge counts what happens in the room (the registry's, once loaded).
     std::shared_ptr<analytics::RoomStats> stats = std::make_shared<analytics::RoomStats>();
@@ -92,5 +95,8 @@ private:
 
 // Builds a room's phases from its settings and events.
 void build_phases(RoomConfig& room);
+// Parses the room's enabled bypass rules into bypass_rules. Rules were validated when stored;
+// one that no longer parses (a hand-edited database) is skipped with a warning.
+void compile_rules(RoomConfig& room);
 
 } // namespace wr::edge

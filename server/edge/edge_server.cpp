@@ -49,14 +49,32 @@ Response page_response(unsigned version, int status, std::string body, std::stri
     return response;
 }
 
-std::string peer_address(const tcp::socket& socket) {
+// The peer as an IPv6 address, IPv4 mapped (as on a dual-stack socket).
+queue::ClientAddress peer_address(const tcp::socket& socket) {
     boost::system::error_code ec;
     const auto endpoint = socket.remote_endpoint(ec);
-    if (ec) return "";
+    if (ec) return {};
     const auto address = endpoint.address();
-    // Report IPv4 clients on a dual-stack socket as plain IPv4.
-    if (address.is_v6() && address.to_v6().is_v4_mapped()) return address.to_v6().to_v4().to_string();
-    return address.to_string();
+    if (address.is_v6()) return address.to_v6().to_bytes();
+    return asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4()).to_bytes();
+}
+
+std::string_view view_of(beast::string_view text) { return {text.data(), text.size()}; }
+
+// Every X-Forwarded-For header, joined as one list.
+std::string forwarded_for(const Request& request) {
+    std::string joined;
+    for (auto [it, end] = request.equal_range("X-Forwarded-For"); it != end; ++it) {
+        if (!joined.empty()) joined += ", ";
+        joined += view_of(it->value());
+    }
+    return joined;
+}
+
+std::string_view find_header(const void* request, std::string_view name) {
+    const Request& fields = *static_cast<const Request*>(request);
+    const auto it = fields.find(beast::string_view(name.data(), name.size()));
+    return it == fields.end() ? std::string_view{} : view_of(it->value());
 }
 
 } // namespace
@@ -69,8 +87,11 @@ struct EdgeServer::Worker {
     Snapshot snapshot;
     std::thread thread;
 
-    Worker(state::Counters& counters, uint64_t seed, const OriginOptions& options)
-        : gate(counters, seed), origins(io, options) {}
+    TurnstileClient turnstile;
+
+    Worker(state::Counters& counters, uint64_t seed, const EdgeOptions& options, CrawlerVerifier& crawlers)
+        : gate(counters, seed, GateServices{&options.turnstile, &crawlers}), origins(io, options.origin),
+          turnstile(io, options.turnstile) {}
 
     // This thread's copy of the configuration, refreshed when a new one was published.
     Snapshot current(const ConfigSource& source) {
@@ -81,7 +102,9 @@ struct EdgeServer::Worker {
 
 EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counters& counters, analytics::Registry& analytics,
                        const util::Clock& clock)
-    : m_options(std::move(options)), m_config(config), m_counters(counters), m_analytics(analytics), m_clock(clock) {
+    : m_options(std::move(options)), m_trusted_proxies(TrustedProxies::parse(m_options.trusted_proxies)),
+      m_crawlers(std::make_unique<SystemResolver>(), clock), m_config(config), m_counters(counters), m_analytics(analytics),
+      m_clock(clock) {
     if (!m_options.tls_certificate.empty() || !m_options.tls_private_key.empty()) {
         if (m_options.tls_certificate.empty() || m_options.tls_private_key.empty())
             throw std::runtime_error("TLS on the edge needs both --tls-cert and --tls-key");
@@ -95,10 +118,12 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
             throw std::runtime_error("cannot load the edge TLS certificate or key: " + std::string(error.what()));
         }
     }
+    if (m_options.turnstile.active() && !model::parse_origin_url(m_options.turnstile.verify_url))
+        throw std::runtime_error("--turnstile-verify-url: '" + m_options.turnstile.verify_url + "' is not an http(s) URL");
     const int threads = m_options.threads > 0 ? m_options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     std::random_device seeds;
     for (int i = 0; i < threads; ++i)
-        m_workers.push_back(std::make_unique<Worker>(m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options.origin));
+        m_workers.push_back(std::make_unique<Worker>(m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options, m_crawlers));
 }
 
 EdgeServer::~EdgeServer() { stop(); }
@@ -126,6 +151,7 @@ int EdgeServer::bind() {
 
 void EdgeServer::start() {
     m_running = true;
+    m_crawlers.start();
     for (auto& worker : m_workers) {
         Worker& w = *worker;
         asio::co_spawn(w.io, accept_loop(w), asio::detached);
@@ -138,6 +164,7 @@ void EdgeServer::stop() {
     for (auto& worker : m_workers) worker->io.stop();
     for (auto& worker : m_workers)
         if (worker->thread.joinable()) worker->thread.join();
+    m_crawlers.stop();
 }
 
 asio::awaitable<void> EdgeServer::accept_loop(Worker& worker) {
@@ -157,27 +184,28 @@ asio::awaitable<void> EdgeServer::accept_loop(Worker& worker) {
 }
 
 asio::awaitable<void> EdgeServer::serve_plain(Worker& worker, tcp::socket socket) {
-    std::string peer = peer_address(socket);
+    const queue::ClientAddress peer = peer_address(socket);
     beast::tcp_stream stream(std::move(socket));
-    co_await serve(worker, stream, std::move(peer), false);
+    co_await serve(worker, stream, peer, false);
     boost::system::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
 }
 
 asio::awaitable<void> EdgeServer::serve_tls(Worker& worker, tcp::socket socket) {
-    std::string peer = peer_address(socket);
+    const queue::ClientAddress peer = peer_address(socket);
     beast::ssl_stream<beast::tcp_stream> stream(std::move(socket), *m_tls);
     boost::system::error_code ec;
     beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{10});
     co_await stream.async_handshake(asio::ssl::stream_base::server, awaitable(ec));
     if (ec) co_return;
-    co_await serve(worker, stream, std::move(peer), true);
+    co_await serve(worker, stream, peer, true);
     beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{5});
     co_await stream.async_shutdown(awaitable(ec));
 }
 
 template <typename Stream>
-asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, std::string peer, bool https) {
+asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::ClientAddress peer, bool https) {
+    const std::string peer_text = address_text(peer);
     beast::flat_buffer buffer;
     while (m_running) {
         boost::system::error_code ec;
@@ -210,7 +238,13 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, std::str
         incoming.host = host;
         incoming.cookie_header = request[http::field::cookie];
         incoming.accept = request[http::field::accept];
+        incoming.user_agent = request[http::field::user_agent];
+        incoming.referer = request[http::field::referer];
         incoming.https = https;
+        incoming.client = m_trusted_proxies.empty() ? peer : client_address(peer, forwarded_for(request), m_trusted_proxies);
+        incoming.has_client = true;
+        incoming.header = find_header;
+        incoming.header_context = &request;
 
         Response response;
         GateResult result;
@@ -218,6 +252,12 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, std::str
             const auto decision_start = std::chrono::steady_clock::now();
             result = worker.gate.handle(snapshot, incoming, now);
             m_analytics.decision_time().observe(std::chrono::steady_clock::now() - decision_start);
+            if (result.action == GateResult::Action::verify_turnstile) {
+                // The only decision that waits for the network; other requests on this thread go on meanwhile.
+                const TokenInTarget token = std::move(*result.turnstile);
+                const bool passed = co_await worker.turnstile.verify(token.token, address_text(incoming.client));
+                result = worker.gate.answer_turnstile(snapshot, incoming, token, passed, m_clock.now());
+            }
         } catch (const std::exception& error) {
             // The data plane does not throw by design; if something does, fail closed for this
             // request and keep serving.
@@ -230,6 +270,8 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, std::str
         if (result.action == GateResult::Action::respond) {
             response = page_response(version, result.status, std::move(result.body), result.content_type);
             if (result.refresh_seconds > 0) response.set("Refresh", std::to_string(result.refresh_seconds));
+            if (result.retry_after_seconds > 0) response.set(http::field::retry_after, std::to_string(result.retry_after_seconds));
+            if (!result.location.empty()) response.set(http::field::location, result.location);
             if (!result.set_cookie.empty()) response.set(http::field::set_cookie, result.set_cookie);
             response.prepare_payload();
         } else {
@@ -241,11 +283,15 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, std::str
                 if (cookies.empty()) request.erase(http::field::cookie);
                 else request.set(http::field::cookie, cookies);
             }
-            const std::string forwarded{request["X-Forwarded-For"]};
-            request.set("X-Forwarded-For", forwarded.empty() ? peer : forwarded + ", " + peer);
+            const std::string forwarded = forwarded_for(request);
+            request.set("X-Forwarded-For", forwarded.empty() ? peer_text : forwarded + ", " + peer_text);
             request.set("X-Forwarded-Proto", https ? "https" : "http");
             request.set("X-Forwarded-Host", host);
-            const SplitTarget target = split_target(request.target());
+            // A Turnstile token that was not needed (the visitor got in meanwhile) is not the origin's business.
+            std::string without_token;
+            if (result.room && view_of(request.target()).find(k_turnstile_parameter) != std::string_view::npos)
+                if (auto token = take_turnstile_token(view_of(request.target()))) without_token = std::move(token->target_without);
+            const SplitTarget target = split_target(without_token.empty() ? view_of(request.target()) : std::string_view(without_token));
             std::string origin_target = result.zone->origin.path_prefix;
             origin_target += target.path;
             if (!target.query.empty()) {

@@ -13,8 +13,11 @@
 #include "analytics/collector.h"
 #include "analytics/room_stats.h"
 #include "control/status.h"
+#include "edge/client_address.h"
 #include "edge/config_source.h"
+#include "edge/crawler.h"
 #include "edge/origin_pool.h"
+#include "edge/turnstile.h"
 #include "state/counters.h"
 #include "util/clock.h"
 
@@ -29,6 +32,8 @@ struct EdgeOptions {
     std::chrono::seconds idle_timeout{60};
     size_t max_request_body = 16 * 1024 * 1024;
     OriginOptions origin;
+    TurnstileOptions turnstile;
+    std::vector<std::string> trusted_proxies; // CIDRs whose X-Forwarded-For is believed
 };
 
 class EdgeServer final : public control::LiveStatus, public analytics::Sampler {
@@ -51,11 +56,14 @@ public:
 private:
     struct Worker;
     asio::awaitable<void> accept_loop(Worker& worker);
-    template <typename Stream> asio::awaitable<void> serve(Worker& worker, Stream& stream, std::string peer, bool https);
+    template <typename Stream>
+    asio::awaitable<void> serve(Worker& worker, Stream& stream, queue::ClientAddress peer, bool https);
     asio::awaitable<void> serve_plain(Worker& worker, tcp::socket socket);
     asio::awaitable<void> serve_tls(Worker& worker, tcp::socket socket);
 
     EdgeOptions m_options;
+    TrustedProxies m_trusted_proxies;
+    CrawlerVerifier m_crawlers;
     ConfigSource& m_config;
     state::Counters& m_counters;
     analytics::Registry& m_analytics;

@@ -2,6 +2,7 @@
 #include "edge/gate.h"
 
 #include "edge/request_path.h"
+#include "expr/evaluate.h"
 #include "page/variables.h"
 #include "page/translations.h"
 
@@ -53,7 +54,19 @@ std::string misdirected_page(std::string_view host) {
            "<h1>421 Misdirected Request</h1><p>This server does not serve the host <code>" + escaped + "</code>.</p></html>\n";
 }
 
-Gate::Gate(state::Counters& counters, uint64_t seed) : m_counters(counters), m_random(seed) {}
+std::string too_many_joins_page() {
+    return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, "
+           "initial-scale=1\"><title>429 Too Many Requests</title><main><h1>Too many people from your address</h1><p>Too many "
+           "visitors from your network joined this queue in the last minute. Please try again in a minute.</p></main></html>\n";
+}
+
+Gate::Gate(state::Counters& counters, uint64_t seed, GateServices services)
+    : m_counters(counters), m_services(services), m_random(seed) {
+    if (m_services.turnstile && m_services.turnstile->active())
+        for (const model::TurnstileMode mode : {model::TurnstileMode::off, model::TurnstileMode::invisible,
+                                                model::TurnstileMode::visible_non_interactive, model::TurnstileMode::visible_managed})
+            m_widgets[static_cast<size_t>(mode)] = turnstile_widget(mode, *m_services.turnstile);
+}
 
 std::string Gate::set_cookie(const RoomConfig& room, const std::string& value, int64_t max_age_seconds, bool https) const {
     const model::CookieAttributes& attributes = room.settings.cookie_attributes;
@@ -91,22 +104,62 @@ page::CompiledTemplate& Gate::compiled(const Snapshot& snapshot, const std::stri
     return it->second;
 }
 
-GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util::TimePoint now) {
-    GateResult result;
+const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result,
+                              std::string& path) const {
     const std::string host = normalize_host(request.host);
     result.zone = snapshot.config->find_zone(host);
     if (!result.zone) {
         result.status = 421;
         result.body = misdirected_page(host);
-        return result;
+        return nullptr;
     }
-    const std::string path = normalize_path(split_target(request.target).path);
-    const RoomConfig* room = snapshot.config->find_room(host, path);
-    result.room = room;
+    path = normalize_path(split_target(request.target).path);
+    result.room = snapshot.config->find_room(host, path);
+    return result.room;
+}
+
+bool Gate::bypasses(const RoomConfig& room, const IncomingRequest& request, std::string_view path) const {
+    if (!room.bypass_rules.empty()) {
+        expr::RequestFields fields;
+        fields.ip = request.client;
+        fields.has_ip = request.has_client;
+        fields.host = normalize_host(request.host);
+        fields.uri = request.target;
+        fields.path = path;
+        fields.query = split_target(request.target).query;
+        fields.method = request.method;
+        fields.user_agent = request.user_agent;
+        fields.cookie = request.cookie_header;
+        fields.referer = request.referer;
+        fields.header = request.header;
+        fields.header_context = request.header_context;
+        for (const auto& rule : room.bypass_rules)
+            if (expr::evaluate(*rule, fields)) return true;
+    }
+    if (room.zone->search_engine_crawler_bypass && m_services.crawlers && request.has_client && !request.user_agent.empty())
+        if (const KnownCrawler* crawler = match_crawler(request.user_agent))
+            return m_services.crawlers->is_verified(request.client, *crawler);
+    return false;
+}
+
+bool Gate::turnstile_applies(const Phase& phase) const {
+    return phase.turnstile_mode != model::TurnstileMode::off && m_services.turnstile && m_services.turnstile->active();
+}
+
+GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util::TimePoint now) {
+    GateResult result;
+    std::string path;
+    const RoomConfig* room = route(snapshot, request, result, path);
+    if (!result.zone) return result;
     result.action = GateResult::Action::proxy;
     if (!room) return result;
     if (room->settings.suspended) {
         room->stats->record_request(now, analytics::Outcome::passthrough);
+        return result;
+    }
+    // Bypassed traffic is not the room's business: no cookie, no counts, whatever the phase.
+    if (bypasses(*room, request, path)) {
+        room->stats->record_request(now, analytics::Outcome::bypassed);
         return result;
     }
 
@@ -114,7 +167,24 @@ GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request
     std::optional<queue::Ticket> ticket;
     if (const auto value = find_cookie(request.cookie_header, room->cookie_name))
         ticket = m_codec.open(*value, room->id, *snapshot.keys);
-    const queue::Outcome outcome = m_counters.check_in(room->id, phase.policy, ticket, now, m_random);
+    const bool challenging = turnstile_applies(phase);
+    if (challenging && !(ticket && (ticket->turnstile_answered || ticket->admitted()))) {
+        if (auto token = take_turnstile_token(request.target)) {
+            result.action = GateResult::Action::verify_turnstile;
+            result.turnstile = std::move(token);
+            return result;
+        }
+    }
+
+    // A new visitor may have to pass the challenge, or get under the join limit, before joining.
+    const bool must_pass_first = challenging && phase.turnstile_action == model::TurnstileAction::infinite_queue;
+    const int64_t join_limit = request.has_client ? room->settings.join_limit_per_ip_per_minute : 0;
+    const queue::Arrival arrival = must_pass_first || join_limit > 0 ? queue::Arrival::hold : queue::Arrival::join;
+    queue::Outcome outcome = m_counters.check_in(room->id, phase.policy, ticket, now, m_random, arrival);
+    if (outcome.held && !must_pass_first) {
+        if (!m_counters.try_join(room->id, request.client, join_limit, now)) return too_many_joins(*room, now);
+        outcome = m_counters.check_in(room->id, phase.policy, ticket, now, m_random, queue::Arrival::join);
+    }
     result.policy = phase.policy;
     result.secure_cookie = request.https;
 
@@ -131,6 +201,54 @@ GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request
     return queue_response(snapshot, *room, phase, outcome, request, now);
 }
 
+GateResult Gate::answer_turnstile(const Snapshot& snapshot, const IncomingRequest& request, const TokenInTarget& token,
+                                  bool passed, util::TimePoint now) {
+    GateResult result;
+    std::string path;
+    const RoomConfig* room = route(snapshot, request, result, path);
+    result.status = 303;
+    result.location = token.target_without.empty() ? "/" : token.target_without;
+    result.content_type = "text/plain; charset=utf-8";
+    if (!room) return result; // the room went away meanwhile: back to the page, which decides afresh
+    const Phase& phase = room->phase_at(now);
+    room->stats->record_turnstile(now, passed ? analytics::TurnstileOutcome::success : analytics::TurnstileOutcome::failure);
+
+    std::optional<queue::Ticket> ticket;
+    if (const auto value = find_cookie(request.cookie_header, room->cookie_name))
+        ticket = m_codec.open(*value, room->id, *snapshot.keys);
+    if (ticket && queue::ticket_expiry(*ticket, phase.policy) <= now) ticket.reset();
+
+    const bool to_infinite_queue = !passed && phase.turnstile_action == model::TurnstileAction::infinite_queue;
+    if (to_infinite_queue && !(ticket && ticket->admitted())) {
+        ticket = queue::infinite_queue_ticket(phase.policy, now, m_random);
+    } else if (!ticket) {
+        // Passed (or only logged): into the real queue, now.
+        const int64_t join_limit = request.has_client ? room->settings.join_limit_per_ip_per_minute : 0;
+        queue::Outcome outcome = m_counters.check_in(room->id, phase.policy, std::nullopt, now, m_random, queue::Arrival::hold);
+        if (outcome.held) {
+            if (!m_counters.try_join(room->id, request.client, join_limit, now)) return too_many_joins(*room, now);
+            outcome = m_counters.check_in(room->id, phase.policy, std::nullopt, now, m_random, queue::Arrival::join);
+        }
+        if (outcome.newly_admitted) room->stats->record_admission(now, outcome.ticket.arrived);
+        ticket = outcome.ticket;
+    }
+    ticket->turnstile_answered = true;
+    result.set_cookie = set_cookie(*room, m_codec.seal(*ticket, room->id, *snapshot.keys),
+                                   seconds_until(now, queue::ticket_expiry(*ticket, phase.policy)), request.https);
+    return result;
+}
+
+GateResult Gate::too_many_joins(const RoomConfig& room, util::TimePoint now) const {
+    GateResult result;
+    result.zone = room.zone;
+    result.room = &room;
+    result.status = 429;
+    result.retry_after_seconds = static_cast<int>(queue::JoinLimiter::seconds_to_next_window(now));
+    result.body = too_many_joins_page();
+    room.stats->record_request(now, analytics::Outcome::rejected);
+    return result;
+}
+
 GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room, const Phase& phase,
                                 const queue::Outcome& outcome, const IncomingRequest& request, util::TimePoint now) {
     GateResult result;
@@ -138,12 +256,25 @@ GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room
     result.room = &room;
     result.status = room.settings.queueing_status_code;
     const bool reject = outcome.verdict == queue::Verdict::reject;
-    room.stats->record_request(now, reject ? analytics::Outcome::rejected : analytics::Outcome::queued);
-    if (!reject && outcome.estimate.known) room.stats->record_estimate(now, outcome.estimate.minutes);
+    const bool infinite = outcome.ticket.infinite_queue;
+    if (infinite) {
+        // Bots are not in the queue: counted apart, and not in the queue's own figures.
+        room.stats->record_infinite_refresh(now);
+    } else {
+        room.stats->record_request(now, reject ? analytics::Outcome::rejected : analytics::Outcome::queued);
+        if (!reject && outcome.estimate.known) room.stats->record_estimate(now, outcome.estimate.minutes);
+    }
     page::QueueView view = queue_view(room, phase, outcome, now);
     if (reject) view.last_updated = now;
+    const bool wants_json = room.settings.json_response_enabled && request.accept == "application/json";
+    // The widget goes to visitors who have not answered yet (never to the infinite queue, whose
+    // page must look like that of someone who passed).
+    if (!reject && !infinite && !wants_json && turnstile_applies(phase) && !outcome.ticket.turnstile_answered) {
+        view.turnstile_html = m_widgets[static_cast<size_t>(phase.turnstile_mode)];
+        room.stats->record_turnstile(now, analytics::TurnstileOutcome::challenge);
+    }
     if (!reject) {
-        if (outcome.counted) {
+        if ((outcome.counted || infinite) && !outcome.held) {
             result.set_cookie = set_cookie(room, m_codec.seal(outcome.ticket, room.id, *snapshot.keys),
                                            seconds_until(now, queue::ticket_expiry(outcome.ticket, phase.policy)), request.https);
         }
@@ -153,7 +284,7 @@ GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room
         view.refresh_interval_seconds = result.refresh_seconds;
     }
 
-    if (room.settings.json_response_enabled && request.accept == "application/json") {
+    if (wants_json) {
         result.content_type = "application/json";
         static const char k_json_source = 0;
         const page::RenderKey key = page::render_key(view, &k_json_source);

@@ -1,8 +1,11 @@
 #pragma once
-// The edge's decision for one request, without any I/O: route it, open its cookie, ask the
-// counters, and say what to do — proxy it (with which cookie to set) or answer it (the queue
-// page, its JSON, the reject page, a 421). One Gate per edge thread: it owns that thread's
-// cipher context, random source and compiled templates.
+// The edge's decision for one request, without any I/O: route it, check the bypass rules and
+// crawlers, open its cookie, ask the counters, and say what to do — proxy it (with which cookie
+// to set), answer it (the queue page, its JSON, the reject page, a Turnstile challenge, a 429,
+// a 421), or have a Turnstile token verified first (the one step that needs the network, which
+// the edge server does and then calls answer_turnstile). One Gate per edge thread: it owns that
+// thread's cipher context, random source and compiled templates.
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +13,8 @@
 
 #include "edge/config_source.h"
 #include "edge/cookie.h"
+#include "edge/crawler.h"
+#include "edge/turnstile.h"
 #include "page/compiled_template.h"
 #include "page/render_cache.h"
 #include "queue/admission.h"
@@ -19,16 +24,29 @@
 namespace wr::edge {
 
 struct IncomingRequest {
-    std::string_view method;
-    std::string_view target;
-    std::string_view host;          // the Host header
-    std::string_view cookie_header;
-    std::string_view accept;
+    std::string_view method{};
+    std::string_view target{};
+    std::string_view host{};          // the Host header
+    std::string_view cookie_header{};
+    std::string_view accept{};
+    std::string_view user_agent{};
+    std::string_view referer{};
     bool https = false;
+    queue::ClientAddress client{}; // edge/client_address
+    bool has_client = false;
+    // Finds any other request header by lowercase name, for rules that read one.
+    std::string_view (*header)(const void* context, std::string_view lowercase_name) = nullptr;
+    const void* header_context = nullptr;
+};
+
+// What the Gate needs beyond the counters, shared by every edge thread.
+struct GateServices {
+    const TurnstileOptions* turnstile = nullptr; // nullptr or inactive: no Turnstile
+    CrawlerVerifier* crawlers = nullptr;         // nullptr: crawlers are never verified
 };
 
 struct GateResult {
-    enum class Action { proxy, respond } action = Action::respond;
+    enum class Action { proxy, respond, verify_turnstile } action = Action::respond;
     const ZoneConfig* zone = nullptr;
     const RoomConfig* room = nullptr;
     // respond
@@ -36,6 +54,10 @@ struct GateResult {
     std::string body;
     std::string content_type = "text/html; charset=utf-8";
     int refresh_seconds = 0;  // Refresh header when > 0
+    int retry_after_seconds = 0; // Retry-After header when > 0
+    std::string location;     // Location header when not empty
+    // verify_turnstile: the token to verify, and the target to send the visitor back to
+    std::optional<TokenInTarget> turnstile;
     // both
     std::string set_cookie;   // a Set-Cookie value, or ""
     // proxy: the admitted ticket, for an origin's revoke command
@@ -46,21 +68,34 @@ struct GateResult {
 
 class Gate {
 public:
-    Gate(state::Counters& counters, uint64_t seed);
+    Gate(state::Counters& counters, uint64_t seed, GateServices services = {});
 
     GateResult handle(const Snapshot& snapshot, const IncomingRequest& request, util::TimePoint now);
+
+    // After handle() asked for a Turnstile token to be verified: counts the outcome, issues the
+    // ticket (real queue, or the infinite queue for a failure when the room says so) and sends
+    // the visitor back to the page without the token (303).
+    GateResult answer_turnstile(const Snapshot& snapshot, const IncomingRequest& request, const TokenInTarget& token,
+                                bool passed, util::TimePoint now);
 
     // The origin asked to end this session: frees the slot and returns a Set-Cookie that
     // expires the cookie (or "" when there was nothing to revoke).
     std::string revoke(const GateResult& admitted, util::TimePoint now);
 
 private:
+    // The zone and room of the request (result.zone/room set), or a 421 in result.
+    const RoomConfig* route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result, std::string& path) const;
+    bool bypasses(const RoomConfig& room, const IncomingRequest& request, std::string_view path) const;
+    bool turnstile_applies(const Phase& phase) const;
     GateResult queue_response(const Snapshot& snapshot, const RoomConfig& room, const Phase& phase,
                               const queue::Outcome& outcome, const IncomingRequest& request, util::TimePoint now);
+    GateResult too_many_joins(const RoomConfig& room, util::TimePoint now) const;
     std::string set_cookie(const RoomConfig& room, const std::string& value, int64_t max_age_seconds, bool https) const;
     page::CompiledTemplate& compiled(const Snapshot& snapshot, const std::string& html);
 
     state::Counters& m_counters;
+    GateServices m_services;
+    std::array<std::string, 4> m_widgets; // the Turnstile widget per model::TurnstileMode
     util::SeededRandom m_random;
     CookieCodec m_codec;
     uint64_t m_templates_version = 0;
@@ -72,5 +107,6 @@ private:
 const std::string& default_queue_page(std::string_view language);
 const std::string& reject_page(std::string_view language);
 std::string misdirected_page(std::string_view host);
+std::string too_many_joins_page();
 
 } // namespace wr::edge

@@ -117,6 +117,7 @@ void write_room_settings(json& out, const RoomSettings& s) {
     out["enabled_origin_commands"] = s.revoke_origin_command ? json::array({"revoke"}) : json::array();
     out["turnstile_mode"] = to_string(s.turnstile_mode);
     out["turnstile_action"] = to_string(s.turnstile_action);
+    out["join_limit_per_ip_per_minute"] = s.join_limit_per_ip_per_minute;
 }
 
 void write_event_settings(json& out, const EventSettings& s) {
@@ -182,6 +183,8 @@ FieldErrors read_room_settings(const json& body, BodyMode mode, RoomSettings& se
     read_origin_commands(fields, settings);
     fields.enumeration("turnstile_mode", settings.turnstile_mode, defaults.turnstile_mode);
     fields.enumeration("turnstile_action", settings.turnstile_action, defaults.turnstile_action);
+    fields.integer("join_limit_per_ip_per_minute", settings.join_limit_per_ip_per_minute,
+                   defaults.join_limit_per_ip_per_minute);
     return errors;
 }
 

@@ -11,6 +11,7 @@ namespace wr::model {
 
 inline constexpr int64_t k_min_users = 200;
 inline constexpr int64_t k_max_users = 2147483647;
+inline constexpr int64_t k_max_join_limit = 1000000; // join_limit_per_ip_per_minute
 inline constexpr int k_min_session_minutes = 1;
 inline constexpr int k_max_session_minutes = 30;
 inline constexpr int k_default_session_minutes = 5;
@@ -55,6 +56,8 @@ struct RoomSettings {
     bool revoke_origin_command = false; // enabled_origin_commands contains "revoke"
     TurnstileMode turnstile_mode = TurnstileMode::invisible;
     TurnstileAction turnstile_action = TurnstileAction::log;
+    // wr's addition: new-queue joins one client address may make per minute; 0 means no limit.
+    int64_t join_limit_per_ip_per_minute = 0;
 
     bool operator==(const RoomSettings&) const = default;
 };

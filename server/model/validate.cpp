@@ -153,6 +153,9 @@ FieldErrors validate_room(const RoomSettings& room, std::string_view zone_name) 
         errors.push_back({"new_users_per_minute", "must not exceed total_active_users (" +
                                                       std::to_string(room.total_active_users) + ")"});
     check_session_duration(errors, room.session_duration);
+    if (room.join_limit_per_ip_per_minute < 0 || room.join_limit_per_ip_per_minute > k_max_join_limit)
+        errors.push_back({"join_limit_per_ip_per_minute",
+                          "must be between 0 (no limit) and " + std::to_string(k_max_join_limit)});
     if (room.queueing_status_code != 200 && room.queueing_status_code != 202 && room.queueing_status_code != 429)
         errors.push_back({"queueing_status_code", "must be 200, 202 or 429"});
 

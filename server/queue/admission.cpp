@@ -215,6 +215,17 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
     return outcome;
 }
 
+Ticket infinite_queue_ticket(const Policy& policy, util::TimePoint now, util::Random& random) {
+    Ticket ticket;
+    ticket.session_id = random.next();
+    ticket.bucket = minute_start(minute_of(now));
+    ticket.arrived = now;
+    ticket.last_check_in = now;
+    ticket.refresh_interval_seconds = refresh_interval(policy, random);
+    ticket.infinite_queue = true;
+    return ticket;
+}
+
 bool revoke(Ledger& ledger, const Policy& policy, const Ticket& ticket, util::TimePoint now) {
     if (!ticket.admitted() || ledger.is_revoked(ticket.session_id) || ticket_expiry(ticket, policy) <= now) return false;
     ledger.remove_active(ticket.last_check_in, now);

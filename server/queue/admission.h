@@ -39,6 +39,10 @@ struct Outcome {
 Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticket>& presented, util::TimePoint now,
                  util::Random& random, Arrival arrival = Arrival::join);
 
+// A ticket for the infinite queue, for a visitor who failed the Turnstile challenge: looks like
+// a new arrival's, and is never admitted.
+Ticket infinite_queue_ticket(const Policy& policy, util::TimePoint now, util::Random& random);
+
 // Ends an admitted user's session now: their slot frees at once and the ticket stops working.
 // Returns false when the ticket was not an admitted, unexpired one.
 bool revoke(Ledger& ledger, const Policy& policy, const Ticket& ticket, util::TimePoint now);

@@ -92,6 +92,7 @@ TEST_CASE("integration: a room returns every field with its default") {
     CHECK(room["default_template_language"] == "en-US");
     CHECK(room["turnstile_mode"] == "invisible");
     CHECK(room["turnstile_action"] == "log");
+    CHECK(room["join_limit_per_ip_per_minute"] == 0); // wr's own field, off by default
     CHECK(room["next_event_start_time"].is_null());
     CHECK(room["created_on"].get<std::string>() == "2026-11-22T10:00:00.000Z");
     for (const char* field : {"description", "cookie_suffix", "custom_page_html"}) CHECK(room[field] == "");

@@ -95,8 +95,9 @@ TEST_CASE("integration: wr manages rooms by name: update, suspend, resume, statu
     server.create_room("example.com", {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 1000}, {"new_users_per_minute", 300}});
     const json updated = json_out(wr_cli(server, {"-o", "json", "rooms", "update", "shop", "--queueing-method", "random",
                                                   "--route", "shop.example.com/cart", "--cookie-suffix", "shop", "--samesite", "lax",
-                                                  "--origin-revoke", "--no-json-response"}));
+                                                  "--origin-revoke", "--no-json-response", "--join-limit-per-ip-per-minute", "30"}));
     CHECK(updated["queueing_method"] == "random");
+    CHECK(updated["join_limit_per_ip_per_minute"] == 30);
     CHECK(updated["additional_routes"] == json::array({{{"host", "shop.example.com"}, {"path", "/cart"}}}));
     CHECK(updated["cookie_attributes"]["samesite"] == "lax");
     CHECK(updated["enabled_origin_commands"] == json::array({"revoke"}));
@@ -222,11 +223,11 @@ TEST_CASE("integration: wr migrate reports what it applied, then that the databa
     wr::test::TempDir data;
     const ProcessResult first = run_wr({"migrate", "--data-dir", data.path().string()});
     require_ok(first);
-    CHECK(first.out.find("schema version 0 -> 2") != std::string::npos);
+    CHECK(first.out.find("schema version 0 -> 3") != std::string::npos);
     CHECK(first.out.find("applied 0001_init.sql") != std::string::npos);
     CHECK(first.out.find("applied 0002_analytics.sql") != std::string::npos);
     const ProcessResult second = run_wr({"migrate", "--data-dir", data.path().string()});
-    CHECK(second.out.find("is up to date (schema version 2)") != std::string::npos);
+    CHECK(second.out.find("is up to date (schema version 3)") != std::string::npos);
 }
 
 TEST_CASE("integration: every wr command has --help with an example") {

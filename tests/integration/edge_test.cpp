@@ -7,6 +7,7 @@
 #include "edge/key_ring.h"
 #include "support/browser.h"
 #include "support/process.h"
+#include "support/shop_room.h"
 #include "support/test_server.h"
 #include "support/tls_files.h"
 
@@ -15,44 +16,14 @@ using wr::test::Browser;
 using wr::test::EdgeReply;
 using wr::test::TestOrigin;
 using wr::test::TestServer;
-
-namespace {
-
-const std::string k_rooms = "/client/v4/zones/example.com/waiting_rooms";
-
-// A server with the zone example.com in front of `origin`, and one room.
-void set_up(TestServer& wr, const TestOrigin& origin, json room_fields = json::object()) {
-    wr.create_zone("example.com", origin.url());
-    json room = {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}};
-    room.update(room_fields);
-    wr.create_room("example.com", room);
-    wr.sync_edge();
-}
-
-void patch_room(TestServer& wr, const json& fields) {
-    const auto reply = wr.patch(k_rooms + "/shop", fields);
-    REQUIRE_MESSAGE(reply.status == 200, reply.text);
-    wr.sync_edge();
-}
-
-// Fills the room with `count` admitted browsers.
-std::vector<std::unique_ptr<Browser>> fill(TestServer& wr, int count, const std::string& path = "/") {
-    std::vector<std::unique_ptr<Browser>> browsers;
-    for (int i = 0; i < count; ++i) {
-        browsers.push_back(std::make_unique<Browser>(wr.edge_port(), "shop.example.com"));
-        REQUIRE(browsers.back()->get(path).from_origin());
-    }
-    return browsers;
-}
-
-} // namespace
+using wr::test::k_rooms;
 
 TEST_SUITE("integration") {
 
 TEST_CASE("integration: an admitted visitor reaches the origin with the request as sent") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin);
+    set_up_shop(wr, origin);
     Browser browser(wr.edge_port(), "shop.example.com");
     browser.cookies["theme"] = "dark";
     const EdgeReply reply = browser.get("/echo/a%20b?x=1&y=2", {{"X-Custom", "kept"}, {"Connection", "keep-alive, X-Hop"}, {"X-Hop", "dropped"}});
@@ -82,8 +53,8 @@ TEST_CASE("integration: an admitted visitor reaches the origin with the request 
 TEST_CASE("integration: the visitor after the limit is queued, and gets in as sessions expire") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin);
-    const auto admitted = fill(wr, 200);
+    set_up_shop(wr, origin);
+    const auto admitted = fill_shop(wr, 200);
     Browser late(wr.edge_port(), "shop.example.com");
     const EdgeReply queued = late.get("/");
     CHECK_FALSE(queued.from_origin());
@@ -109,7 +80,7 @@ TEST_CASE("integration: the visitor after the limit is queued, and gets in as se
 TEST_CASE("integration: hundreds of browsers keep the limits, in arrival order") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin, {{"total_active_users", 300}, {"new_users_per_minute", 200}, {"session_duration", 2}});
+    set_up_shop(wr, origin, {{"total_active_users", 300}, {"new_users_per_minute", 200}, {"session_duration", 2}});
     std::vector<std::unique_ptr<Browser>> browsers;
     std::vector<int> admitted_at;
     for (int i = 0; i < 400; ++i) browsers.push_back(std::make_unique<Browser>(wr.edge_port(), "shop.example.com"));
@@ -134,8 +105,8 @@ TEST_CASE("integration: hundreds of browsers keep the limits, in arrival order")
 TEST_CASE("integration: JSON for Accept: application/json exactly, when the room enables it") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin, {{"json_response_enabled", true}, {"queueing_status_code", 202}});
-    const auto admitted = fill(wr, 200);
+    set_up_shop(wr, origin, {{"json_response_enabled", true}, {"queueing_status_code", 202}});
+    const auto admitted = fill_shop(wr, 200);
     Browser app(wr.edge_port(), "shop.example.com");
     const EdgeReply reply = app.get("/", {{"Accept", "application/json"}});
     CHECK(reply.status == 202);
@@ -160,12 +131,12 @@ TEST_CASE("integration: JSON for Accept: application/json exactly, when the room
 TEST_CASE("integration: cookie attributes follow the room's settings") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin, {{"cookie_suffix", "shop"}, {"cookie_attributes", {{"samesite", "strict"}, {"secure", "always"}}}});
+    set_up_shop(wr, origin, {{"cookie_suffix", "shop"}, {"cookie_attributes", {{"samesite", "strict"}, {"secure", "always"}}}});
     Browser browser(wr.edge_port(), "shop.example.com");
     browser.get("/");
     CHECK(browser.last_set_cookie.starts_with("__cfwaitingroom_shop="));
     CHECK(browser.last_set_cookie.ends_with("; Path=/; HttpOnly; SameSite=Strict; Secure"));
-    patch_room(wr, {{"cookie_attributes", {{"samesite", "none"}, {"secure", "auto"}}}});
+    patch_shop(wr, {{"cookie_attributes", {{"samesite", "none"}, {"secure", "auto"}}}});
     Browser other(wr.edge_port(), "shop.example.com");
     other.get("/");
     CHECK(other.last_set_cookie.ends_with("; SameSite=None; Secure"));
@@ -174,10 +145,10 @@ TEST_CASE("integration: cookie attributes follow the room's settings") {
 TEST_CASE("integration: tampered, truncated and foreign cookies make a new visitor") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin);
+    set_up_shop(wr, origin);
     wr.create_room("example.com", {{"name", "other"}, {"host", "other.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}});
     wr.sync_edge();
-    const auto admitted = fill(wr, 200);
+    const auto admitted = fill_shop(wr, 200);
     Browser visitor(wr.edge_port(), "shop.example.com");
     REQUIRE_FALSE(visitor.get("/").from_origin());
     const std::string cookie = visitor.cookies["__cfwaitingroom"];
@@ -206,7 +177,7 @@ TEST_CASE("integration: tampered, truncated and foreign cookies make a new visit
 TEST_CASE("integration: hosts without a room pass, unknown hosts get 421, encoded paths cannot dodge a room") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin, {{"path", "/shop"}, {"queue_all", true}});
+    set_up_shop(wr, origin, {{"path", "/shop"}, {"queue_all", true}});
     Browser browser(wr.edge_port(), "shop.example.com");
     CHECK(browser.get("/about").from_origin());
     CHECK_FALSE(browser.get("/shop/item").from_origin());
@@ -224,27 +195,27 @@ TEST_CASE("integration: hosts without a room pass, unknown hosts get 421, encode
 TEST_CASE("integration: suspended rooms pass everyone without a cookie; reject rooms answer the reject page") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin, {{"suspended", true}});
-    const auto admitted = fill(wr, 250);
+    set_up_shop(wr, origin, {{"suspended", true}});
+    const auto admitted = fill_shop(wr, 250);
     Browser browser(wr.edge_port(), "shop.example.com");
     CHECK(browser.get("/").from_origin());
     CHECK(browser.cookies.empty());
 
-    patch_room(wr, {{"suspended", false}, {"queueing_method", "reject"}, {"queueing_status_code", 429}});
+    patch_shop(wr, {{"suspended", false}, {"queueing_method", "reject"}, {"queueing_status_code", 429}});
     const EdgeReply rejected = browser.get("/");
     CHECK(rejected.status == 429);
     CHECK_FALSE(rejected.has_header("Refresh"));
     CHECK(rejected.body.find("Not available right now") != std::string::npos);
 
-    patch_room(wr, {{"queueing_method", "passthrough"}});
+    patch_shop(wr, {{"queueing_method", "passthrough"}});
     CHECK(browser.get("/").from_origin());
 }
 
 TEST_CASE("integration: the origin's revoke command ends the session and frees the slot") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin, {{"enabled_origin_commands", {"revoke"}}});
-    auto admitted = fill(wr, 200);
+    set_up_shop(wr, origin, {{"enabled_origin_commands", {"revoke"}}});
+    auto admitted = fill_shop(wr, 200);
     Browser waiting(wr.edge_port(), "shop.example.com");
     REQUIRE_FALSE(waiting.get("/").from_origin());
     // A new minute renews the per-minute budget, but the room is full.
@@ -261,7 +232,7 @@ TEST_CASE("integration: the origin's revoke command ends the session and frees t
     CHECK(waiting.get("/").from_origin()); // the freed slot, at the next check-in
 
     // Without "revoke" enabled the header is still stripped but nothing happens.
-    patch_room(wr, {{"enabled_origin_commands", json::array()}});
+    patch_shop(wr, {{"enabled_origin_commands", json::array()}});
     const EdgeReply kept = admitted[1]->get("/revoke");
     CHECK_FALSE(kept.has_header("Cf-Waiting-Room-Command"));
     CHECK(admitted[1]->cookies.count("__cfwaitingroom") == 1);
@@ -284,7 +255,7 @@ TEST_CASE("integration: an origin that is down gives 502, one that is slow gives
 TEST_CASE("integration: configuration changes reach the edge within a second, without restart") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin);
+    set_up_shop(wr, origin);
     Browser browser(wr.edge_port(), "shop.example.com");
     REQUIRE(browser.get("/").from_origin());
     REQUIRE(wr.patch(k_rooms + "/shop", {{"queue_all", true}}).status == 200);
@@ -301,7 +272,7 @@ TEST_CASE("integration: configuration changes reach the edge within a second, wi
 TEST_CASE("integration: an event prequeues everyone, then admits with its own limits") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin, {{"json_response_enabled", true}});
+    set_up_shop(wr, origin, {{"json_response_enabled", true}});
     const auto event = wr.post(k_rooms + "/shop/events", {{"name", "launch"}, {"prequeue_start_time", "2026-11-22T10:10:00Z"},
                                                           {"event_start_time", "2026-11-22T10:20:00Z"},
                                                           {"event_end_time", "2026-11-22T11:00:00Z"}, {"shuffle_at_event_start", true}});
@@ -327,7 +298,7 @@ TEST_CASE("integration: an event prequeues everyone, then admits with its own li
 TEST_CASE("integration: cookies sealed before a key rotation still open after it") {
     TestOrigin origin;
     TestServer wr;
-    set_up(wr, origin);
+    set_up_shop(wr, origin);
     Browser browser(wr.edge_port(), "shop.example.com");
     REQUIRE(browser.get("/").from_origin());
     const std::string before = browser.cookies["__cfwaitingroom"];
@@ -351,7 +322,7 @@ TEST_CASE("integration: the edge serves HTTPS with --tls-cert/--tls-key, and aut
         options.tls_certificate = tls.certificate.string();
         options.tls_private_key = tls.private_key.string();
     });
-    set_up(wr, origin);
+    set_up_shop(wr, origin);
     httplib::SSLClient client("127.0.0.1", wr.edge_port());
     client.enable_server_certificate_verification(false);
     const auto reply = client.Get("/echo", {{"Host", "shop.example.com"}});

@@ -50,6 +50,7 @@ RoomSettings custom_room() {
     s.revoke_origin_command = true;
     s.turnstile_mode = wr::model::TurnstileMode::visible_managed;
     s.turnstile_action = wr::model::TurnstileAction::infinite_queue;
+    s.join_limit_per_ip_per_minute = 30;
     return s;
 }
 
@@ -220,7 +221,8 @@ TEST_CASE("model::read_room_settings resets a room field to its default on null"
                         {"default_template_language", nullptr},
                         {"enabled_origin_commands", nullptr},
                         {"turnstile_mode", nullptr},
-                        {"turnstile_action", nullptr}};
+                        {"turnstile_action", nullptr},
+                        {"join_limit_per_ip_per_minute", nullptr}};
     RoomSettings settings = custom_room();
     REQUIRE(describe(wr::model::read_room_settings(nulls, BodyMode::patch, settings)) == "");
     RoomSettings expected;
@@ -383,7 +385,8 @@ TEST_CASE("model::to_json of a room writes every field with its concrete value")
                            {"default_template_language", "de-DE"},
                            {"enabled_origin_commands", json::array({"revoke"})},
                            {"turnstile_mode", "visible_managed"},
-                           {"turnstile_action", "infinite_queue"}};
+                           {"turnstile_action", "infinite_queue"},
+                           {"join_limit_per_ip_per_minute", 30}};
     CHECK(written == expected);
 
     const json with_event = wr::model::to_json(room, {"2026-12-01T09:00:00Z", "2026-12-01T10:00:00+00:00"});

@@ -171,6 +171,7 @@ const ROOM_DEFAULTS = {
     enabled_origin_commands: [],
     turnstile_mode: 'invisible',
     turnstile_action: 'log',
+    join_limit_per_ip_per_minute: 0, // wr's own field: the SDK passes it through untouched
     next_event_prequeue_start_time: null,
     next_event_start_time: null,
 };

@@ -79,6 +79,7 @@ wr::model::RoomSettings custom_settings() {
     s.revoke_origin_command = true;
     s.turnstile_mode = wr::model::TurnstileMode::visible_non_interactive;
     s.turnstile_action = wr::model::TurnstileAction::infinite_queue;
+    s.join_limit_per_ip_per_minute = 40;
     return s;
 }
 

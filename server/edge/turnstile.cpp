@@ -1,0 +1,141 @@
+// Turnstile's widget, token and siteverify call.
+#include "edge/turnstile.h"
+
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "util/log.h"
+
+namespace wr::edge {
+namespace {
+
+std::string html_attribute(std::string_view text) {
+    std::string escaped;
+    for (const char c : text) {
+        switch (c) {
+        case '&': escaped += "&amp;"; break;
+        case '"': escaped += "&quot;"; break;
+        case '<': escaped += "&lt;"; break;
+        case '>': escaped += "&gt;"; break;
+        default: escaped += c;
+        }
+    }
+    return escaped;
+}
+
+std::string form_encode(std::string_view text) {
+    static constexpr char k_hex[] = "0123456789ABCDEF";
+    std::string encoded;
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (std::isalnum(byte) || c == '-' || c == '_' || c == '.' || c == '~') {
+            encoded += c;
+        } else {
+            encoded += '%';
+            encoded += k_hex[byte >> 4];
+            encoded += k_hex[byte & 15];
+        }
+    }
+    return encoded;
+}
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+std::string percent_decode(std::string_view text) {
+    std::string decoded;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0) {
+            decoded += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+            i += 2;
+        } else {
+            decoded += text[i] == '+' ? ' ' : text[i];
+        }
+    }
+    return decoded;
+}
+
+} // namespace
+
+std::string turnstile_widget(model::TurnstileMode mode, const TurnstileOptions& options) {
+    if (mode == model::TurnstileMode::off || !options.active()) return "";
+    // Invisible widgets show nothing unless Turnstile needs the visitor; the others always show.
+    const char* appearance = mode == model::TurnstileMode::invisible ? "interaction-only" : "always";
+    return "<div class=\"cf-turnstile\" data-sitekey=\"" + html_attribute(options.site_key) + "\" data-appearance=\"" +
+           appearance +
+           "\" data-callback=\"wrTurnstileAnswer\" data-error-callback=\"wrTurnstileFailed\" "
+           "data-expired-callback=\"wrTurnstileFailed\" data-timeout-callback=\"wrTurnstileFailed\"></div>\n"
+           "<script>function wrTurnstileAnswer(token){var u=new URL(location.href);u.searchParams.set(\"" +
+           std::string(k_turnstile_parameter) +
+           "\",token||\"failed\");location.replace(u.href);}function wrTurnstileFailed(){wrTurnstileAnswer(\"failed\");return true;}"
+           "</script>\n<script src=\"" + html_attribute(options.script_url) + "\" async defer></script>";
+}
+
+std::optional<TokenInTarget> take_turnstile_token(std::string_view target) {
+    const size_t question = target.find('?');
+    if (question == std::string_view::npos) return std::nullopt;
+    std::string_view query = target.substr(question + 1);
+    std::optional<TokenInTarget> found;
+    std::string kept;
+    while (true) {
+        const size_t amp = query.find('&');
+        const std::string_view pair = query.substr(0, amp);
+        const size_t equals = pair.find('=');
+        if (pair.substr(0, equals) == k_turnstile_parameter) {
+            if (!found) found.emplace();
+            found->token = equals == std::string_view::npos ? std::string{} : percent_decode(pair.substr(equals + 1));
+        } else if (!pair.empty()) {
+            if (!kept.empty()) kept += '&';
+            kept += pair;
+        }
+        if (amp == std::string_view::npos) break;
+        query.remove_prefix(amp + 1);
+    }
+    if (!found) return std::nullopt;
+    found->target_without = std::string(target.substr(0, question));
+    if (!kept.empty()) found->target_without += "?" + kept;
+    return found;
+}
+
+std::string siteverify_body(std::string_view secret, std::string_view token, std::string_view remote_ip) {
+    return "secret=" + form_encode(secret) + "&response=" + form_encode(token) + "&remoteip=" + form_encode(remote_ip);
+}
+
+bool siteverify_success(std::string_view response_body) {
+    const nlohmann::json answer = nlohmann::json::parse(response_body, nullptr, false);
+    if (!answer.is_object()) return false;
+    const auto success = answer.find("success");
+    return success != answer.end() && success->is_boolean() && success->get<bool>();
+}
+
+TurnstileClient::TurnstileClient(asio::io_context& io, const TurnstileOptions& options)
+    : m_options(options), m_url(model::parse_origin_url(options.verify_url)),
+      m_pool(io, OriginOptions{options.timeout, options.timeout, 64 * 1024, 8}) {}
+
+asio::awaitable<bool> TurnstileClient::verify(std::string token, std::string remote_ip) {
+    if (!m_url || token.empty() || token == "failed" || token.size() > k_max_turnstile_token) co_return false;
+    Request request{http::verb::post, m_url->path_prefix.empty() ? "/" : m_url->path_prefix, 11};
+    request.set(http::field::host, m_url->host_header());
+    request.set(http::field::content_type, "application/x-www-form-urlencoded");
+    request.set(http::field::accept, "application/json");
+    request.set(http::field::user_agent, "wr");
+    request.body() = siteverify_body(m_options.secret, token, remote_ip);
+    request.keep_alive(true);
+    request.prepare_payload();
+    const OriginReply reply = co_await m_pool.exchange(*m_url, request);
+    if (reply.error != OriginError::none) {
+        util::log_warn("turnstile", "siteverify did not answer in time or could not be reached; counting the token as failed");
+        co_return false;
+    }
+    if (reply.response.result() != http::status::ok) {
+        util::log_warn("turnstile", "siteverify answered " + std::to_string(reply.response.result_int()) + "; counting the token as failed");
+        co_return false;
+    }
+    co_return siteverify_success(reply.response.body());
+}
+
+} // namespace wr::edge
