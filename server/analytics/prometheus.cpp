@@ -81,6 +81,18 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
     family(out, "wr_sessions_revoked_total", "counter", "Sessions ended by the origin's revoke command.");
     for (const RoomMetrics& room : rooms)
         out += "wr_sessions_revoked_total{" + labels(room) + "} " + std::to_string(room.totals.revoked) + "\n";
+    family(out, "wr_turnstile_total", "counter",
+           "Turnstile on the queue page: widgets shown (challenge), and tokens siteverify passed (success) or failed (failure).");
+    for (const RoomMetrics& room : rooms) {
+        const std::pair<const char*, uint64_t> outcomes[] = {{"challenge", room.totals.turnstile_challenges},
+                                                             {"success", room.totals.turnstile_successes},
+                                                             {"failure", room.totals.turnstile_failures}};
+        for (const auto& [outcome, count] : outcomes)
+            out += "wr_turnstile_total{" + labels(room) + ",outcome=\"" + outcome + "\"} " + std::to_string(count) + "\n";
+    }
+    family(out, "wr_infinite_queue_refreshes_total", "counter", "Queue pages served to visitors in the infinite queue.");
+    for (const RoomMetrics& room : rooms)
+        out += "wr_infinite_queue_refreshes_total{" + labels(room) + "} " + std::to_string(room.totals.infinite_queue_refreshes) + "\n";
     family(out, "wr_admission_decision_seconds", "histogram", "Time the edge takes to decide a request (route, cookie, admission).");
     uint64_t cumulative = 0;
     for (size_t i = 0; i < LatencyHistogram::k_bounds_ns.size(); ++i) {

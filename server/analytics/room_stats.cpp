@@ -116,6 +116,10 @@ Totals RoomStats::totals() const {
     for (size_t i = 0; i < k_outcomes; ++i) totals.requests[i] = m_totals[i].load(std::memory_order_relaxed);
     totals.new_admitted = m_totals[new_admitted].load(std::memory_order_relaxed);
     totals.revoked = m_totals[revoked].load(std::memory_order_relaxed);
+    totals.turnstile_challenges = m_totals[challenges].load(std::memory_order_relaxed);
+    totals.turnstile_successes = m_totals[successes].load(std::memory_order_relaxed);
+    totals.turnstile_failures = m_totals[failures].load(std::memory_order_relaxed);
+    totals.infinite_queue_refreshes = m_totals[infinite].load(std::memory_order_relaxed);
     return totals;
 }
 

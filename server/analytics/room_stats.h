@@ -55,6 +55,10 @@ struct Totals {
     std::array<uint64_t, k_outcomes> requests{};
     uint64_t new_admitted = 0;
     uint64_t revoked = 0;
+    uint64_t turnstile_challenges = 0;
+    uint64_t turnstile_successes = 0;
+    uint64_t turnstile_failures = 0;
+    uint64_t infinite_queue_refreshes = 0;
 };
 
 class RoomStats {

@@ -15,6 +15,9 @@ TEST_CASE("analytics: the Prometheus text parses, with escaped labels and a cons
     room.totals.requests = {5, 6, 0, 1, 2};
     room.totals.new_admitted = 5;
     room.totals.revoked = 1;
+    room.totals.turnstile_challenges = 7;
+    room.totals.turnstile_failures = 2;
+    room.totals.infinite_queue_refreshes = 9;
     wr::analytics::LatencyHistogram decisions;
     decisions.observe(std::chrono::nanoseconds{300});
     decisions.observe(std::chrono::nanoseconds{800});
@@ -31,6 +34,14 @@ TEST_CASE("analytics: the Prometheus text parses, with escaped labels and a cons
     queued["outcome"] = "queued";
     CHECK(metrics.value("wr_requests_total", queued) == 6);
     CHECK(metrics.value("wr_sessions_revoked_total", labels) == 1);
+    auto challenged = labels, succeeded = labels, failed = labels;
+    challenged["outcome"] = "challenge";
+    succeeded["outcome"] = "success";
+    failed["outcome"] = "failure";
+    CHECK(metrics.value("wr_turnstile_total", challenged) == 7);
+    CHECK(metrics.value("wr_turnstile_total", succeeded) == 0);
+    CHECK(metrics.value("wr_turnstile_total", failed) == 2);
+    CHECK(metrics.value("wr_infinite_queue_refreshes_total", labels) == 9);
     CHECK(metrics.value("wr_admission_decision_seconds_count") == 3);
     CHECK(metrics.value("wr_admission_decision_seconds_bucket", {{"le", "1e-06"}}) == 2);
     CHECK(metrics.value("wr_admission_decision_seconds_bucket", {{"le", "2.5e-07"}}) == 0);

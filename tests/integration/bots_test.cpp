@@ -8,6 +8,7 @@
 
 #include "support/browser.h"
 #include "support/process.h"
+#include "support/prometheus_parser.h"
 #include "support/shop_room.h"
 #include "support/test_server.h"
 
@@ -254,6 +255,18 @@ TEST_CASE("integration: Turnstile sends passing visitors to the real queue and f
     CHECK(now["infiniteQueueRefreshes"] == 3); // the bot's first page, then two refreshes
     CHECK(minute_point(wr, "2026-11-22T10:06:00.000Z")["turnstileFailures"] == 2);
     CHECK(series_total(wr, "infiniteQueueRefreshes") == 1 + 18 + 1); // the bot's, then slow's first page
+
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(wr.get("/metrics").text);
+    const std::map<std::string, std::string> labels{{"zone", "example.com"}, {"room", "shop"}};
+    auto turnstile = [&](const char* outcome) {
+        auto with = labels;
+        with["outcome"] = outcome;
+        return metrics.value("wr_turnstile_total", with);
+    };
+    CHECK(turnstile("challenge") == 2);
+    CHECK(turnstile("success") == 1);
+    CHECK(turnstile("failure") == 3);
+    CHECK(metrics.value("wr_infinite_queue_refreshes_total", labels) == 20);
 }
 
 TEST_CASE("integration: with turnstile_action log, everyone joins the real queue and the outcomes are counted") {
