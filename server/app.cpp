@@ -52,6 +52,7 @@ App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(opt
         edge_options.idle_timeout = m_options.idle_timeout;
         edge_options.origin.response_timeout = m_options.origin_timeout;
         edge_options.trusted_proxies = m_options.trusted_proxies;
+        edge_options.crawler_resolver = m_options.crawler_resolver;
         edge_options.turnstile.site_key = m_options.turnstile_site_key;
         edge_options.turnstile.secret = m_options.turnstile_secret;
         if (!m_options.turnstile_verify_url.empty()) edge_options.turnstile.verify_url = m_options.turnstile_verify_url;

@@ -20,6 +20,7 @@ struct Services;
 namespace wr::edge {
 class ConfigSource;
 class EdgeServer;
+class Resolver;
 } // namespace wr::edge
 namespace wr::state {
 class Counters;
@@ -45,6 +46,7 @@ struct AppOptions {
     std::chrono::seconds idle_timeout{60};
     std::chrono::seconds origin_timeout{30};
     std::vector<std::string> trusted_proxies; // CIDRs whose X-Forwarded-For is believed
+    std::shared_ptr<edge::Resolver> crawler_resolver; // tests' DNS; nullptr: the system's resolver
     // Turnstile: both keys, or Turnstile stays off; empty URLs mean Cloudflare's.
     std::string turnstile_site_key;
     std::string turnstile_secret;

@@ -127,7 +127,7 @@ size_t CrawlerVerifier::KeyHash::operator()(const Key& key) const {
     return static_cast<size_t>(hash ^ reinterpret_cast<uintptr_t>(key.crawler));
 }
 
-CrawlerVerifier::CrawlerVerifier(std::unique_ptr<Resolver> resolver, const util::Clock& clock, CrawlerCacheLimits limits)
+CrawlerVerifier::CrawlerVerifier(std::shared_ptr<Resolver> resolver, const util::Clock& clock, CrawlerCacheLimits limits)
     : m_resolver(std::move(resolver)), m_clock(clock), m_limits(limits) {}
 
 CrawlerVerifier::~CrawlerVerifier() { stop(); }

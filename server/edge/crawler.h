@@ -62,7 +62,7 @@ struct CrawlerCacheLimits {
 
 class CrawlerVerifier {
 public:
-    CrawlerVerifier(std::unique_ptr<Resolver> resolver, const util::Clock& clock, CrawlerCacheLimits limits = {});
+    CrawlerVerifier(std::shared_ptr<Resolver> resolver, const util::Clock& clock, CrawlerCacheLimits limits = {});
     ~CrawlerVerifier();
     CrawlerVerifier(const CrawlerVerifier&) = delete;
     CrawlerVerifier& operator=(const CrawlerVerifier&) = delete;
@@ -96,7 +96,7 @@ private:
     bool resolve_one(std::unique_lock<std::mutex>& lock);
     void run();
 
-    std::unique_ptr<Resolver> m_resolver;
+    std::shared_ptr<Resolver> m_resolver;
     const util::Clock& m_clock;
     CrawlerCacheLimits m_limits;
     mutable std::mutex m_mutex;

@@ -103,7 +103,8 @@ struct EdgeServer::Worker {
 EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counters& counters, analytics::Registry& analytics,
                        const util::Clock& clock)
     : m_options(std::move(options)), m_trusted_proxies(TrustedProxies::parse(m_options.trusted_proxies)),
-      m_crawlers(std::make_unique<SystemResolver>(), clock), m_config(config), m_counters(counters), m_analytics(analytics),
+      m_crawlers(m_options.crawler_resolver ? m_options.crawler_resolver : std::make_shared<SystemResolver>(), clock),
+      m_config(config), m_counters(counters), m_analytics(analytics),
       m_clock(clock) {
     if (!m_options.tls_certificate.empty() || !m_options.tls_private_key.empty()) {
         if (m_options.tls_certificate.empty() || m_options.tls_private_key.empty())

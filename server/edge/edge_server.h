@@ -34,6 +34,7 @@ struct EdgeOptions {
     OriginOptions origin;
     TurnstileOptions turnstile;
     std::vector<std::string> trusted_proxies; // CIDRs whose X-Forwarded-For is believed
+    std::shared_ptr<Resolver> crawler_resolver; // DNS for crawler checks; nullptr: the system's
 };
 
 class EdgeServer final : public control::LiveStatus, public analytics::Sampler {

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <thread>
 
+#include "edge/crawler.h"
+#include "expr/evaluate.h"
 #include "support/browser.h"
 #include "support/process.h"
 #include "support/prometheus_parser.h"
@@ -178,6 +180,46 @@ TEST_CASE("integration: a crawler user agent without verified reverse DNS is que
         std::this_thread::sleep_for(std::chrono::milliseconds{100});
     }
     CHECK(minute_point(wr)["requestsBypassed"] == 0);
+}
+
+TEST_CASE("integration: a crawler whose reverse DNS is confirmed skips the queue, once verified off the request path") {
+    // DNS as the engines' would answer for a Googlebot at 127.0.0.1.
+    class GooglebotDns final : public wr::edge::Resolver {
+    public:
+        std::vector<std::string> reverse(const wr::queue::ClientAddress& address) override {
+            return address == loopback() ? std::vector<std::string>{"crawl-127-0-0-1.googlebot.com"} : std::vector<std::string>{};
+        }
+        std::vector<wr::queue::ClientAddress> forward(const std::string& host) override {
+            if (host == "crawl-127-0-0-1.googlebot.com") return {loopback()};
+            return {};
+        }
+        static wr::queue::ClientAddress loopback() {
+            wr::queue::ClientAddress address{};
+            wr::expr::parse_ip_address("127.0.0.1", address);
+            return address;
+        }
+    };
+    TestOrigin origin;
+    TestServer wr({}, [](wr::AppOptions& options) { options.crawler_resolver = std::make_shared<GooglebotDns>(); });
+    wr::test::set_up_shop(wr, origin, {{"queue_all", true}});
+    Browser crawler(wr.edge_port(), "shop.example.com");
+    CHECK_FALSE(crawler.get("/", {{"User-Agent", k_googlebot}}).from_origin()); // setting off: like anyone
+
+    REQUIRE(wr.put(k_rooms + "/settings", {{"search_engine_crawler_bypass", true}}).status == 200);
+    wr.sync_edge();
+    // The first request starts the lookup and does not wait for it.
+    CHECK_FALSE(crawler.get("/", {{"User-Agent", k_googlebot}}).from_origin());
+    bool bypassed = false;
+    for (int i = 0; i < 50 && !bypassed; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{20});
+        bypassed = crawler.get("/sitemap.xml", {{"User-Agent", k_googlebot}}).from_origin();
+    }
+    CHECK(bypassed);
+    CHECK(crawler.get("/products/1", {{"User-Agent", k_googlebot}}).from_origin());
+    // The address is Google's, not Bing's; and a browser from it is a browser.
+    CHECK_FALSE(crawler.get("/", {{"User-Agent", "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"}}).from_origin());
+    CHECK_FALSE(crawler.get("/", {{"User-Agent", "Mozilla/5.0 (X11; Linux x86_64) Chrome/120"}}).from_origin());
+    CHECK(minute_point(wr)["requestsBypassed"] == 2);
 }
 
 TEST_CASE("integration: Turnstile sends passing visitors to the real queue and failing ones to the infinite queue") {
