@@ -54,6 +54,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         std::string turnstile_secret;
         std::string turnstile_verify_url;
         std::string turnstile_script_url;
+        int turnstile_timeout = 5;
     };
     auto options = std::make_shared<ServeOptions>();
     CLI::App* serve = root.add_subcommand("serve", "Run wr: the admin API (and the edge) on this machine");
@@ -91,6 +92,10 @@ void add_serve_commands(CLI::App& root, Context& context) {
                       "Where tokens are verified (default Cloudflare's siteverify)");
     serve->add_option("--turnstile-script-url", options->turnstile_script_url,
                       "The Turnstile script queue pages load (default Cloudflare's api.js)");
+    serve->add_option("--turnstile-timeout", options->turnstile_timeout,
+                      "Seconds to wait for siteverify; a token it has not judged by then counts as failed")
+        ->check(CLI::Range(1, 60))
+        ->capture_default_str();
     serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
                   "On first start wr creates an admin API token in <data-dir>/admin.token and the cookie key\n"
                   "in <data-dir>/cookie.key (both mode 0600).");
@@ -118,6 +123,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.turnstile_secret = options->turnstile_secret;
         app_options.turnstile_verify_url = options->turnstile_verify_url;
         app_options.turnstile_script_url = options->turnstile_script_url;
+        app_options.turnstile_timeout = std::chrono::seconds{options->turnstile_timeout};
         const util::SystemClock clock;
         App app(app_options, clock);
         app.start();

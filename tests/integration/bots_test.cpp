@@ -385,4 +385,13 @@ TEST_CASE("integration: more new-queue joins from one address than the room's li
     CHECK(minute_point(wr)["requestsRejected"] == 1);
 }
 
+TEST_CASE("integration: wr serve refuses a --trusted-proxy that is not an address or network, naming it") {
+    wr::test::TempDir data;
+    const wr::test::ProcessResult result =
+        wr::test::run_wr({"--data-dir", data.path().string(), "serve", "--edge-listen", "127.0.0.1:0", "--admin-listen",
+                          "127.0.0.1:0", "--trusted-proxy", "10.0.0.0/8,proxy.internal"});
+    CHECK(result.exit_code == 1);
+    CHECK(result.err.find("--trusted-proxy: 'proxy.internal' is not an IP address or CIDR network") != std::string::npos);
+}
+
 } // TEST_SUITE
