@@ -1,6 +1,7 @@
 // The default queue page and the example custom page in headless Chromium (Debian's chromium,
 // driven by playwright-core): each state renders with no console errors and shows the wait,
-// and a screenshot of each is written for people to look at.
+// and a screenshot of each is written for people to look at. Also the dashboard, and the
+// Turnstile round trip against a local stand-in for Cloudflare.
 //   node pages_test.mjs WR_BINARY SOURCE_DIR SCREENSHOT_DIR
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +21,8 @@ mkdirSync(screenshotDir, { recursive: true });
 
 const servers = [];
 let browser;
+const browserArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+                     '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 // `wr templates preview --serve` on a free port; resolves to its base URL.
 function preview(args) {
@@ -38,11 +41,7 @@ function preview(args) {
 }
 
 before(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync'],
-  });
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: browserArgs });
 });
 
 after(async () => {
@@ -91,10 +90,10 @@ test('default page in Arabic reads right to left', async () => {
 });
 
 // `wr serve` on free ports with a fresh data dir; resolves to its admin and edge URLs.
-function serve(dataDir) {
+function serve(dataDir, extraArgs = []) {
   return new Promise((resolve, reject) => {
     const child = spawn(wrBinary, ['serve', '--data-dir', dataDir, '--admin-listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0',
-                                   '--edge-threads', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+                                   '--edge-threads', '1', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
     servers.push(child);
     let log = '';
     child.stderr.on('data', (chunk) => {
@@ -150,6 +149,94 @@ test('the dashboard lists rooms with their status and chart, with no console err
     await tab.screenshot({ path: path.join(screenshotDir, 'dashboard.png'), fullPage: true });
     assert.deepEqual(problems, []);
     await tab.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+// A local stand-in for Cloudflare: /turnstile.js renders a fake widget that answers like the real
+// one (calls the data-callback with a token), /siteverify passes that token; anything else is the
+// origin.
+function fakeCloudflare() {
+  const verified = [];
+  const server = http.createServer((request, response) => {
+    if (request.url === '/turnstile.js') {
+      response.writeHead(200, { 'Content-Type': 'text/javascript' });
+      response.end(`for (const widget of document.querySelectorAll('.cf-turnstile')) {
+        widget.textContent = 'fake turnstile (' + widget.dataset.sitekey + ')';
+        setTimeout(() => window[widget.dataset.callback]('browser-good-token'), 150);
+      }`);
+      return;
+    }
+    if (request.url === '/siteverify') {
+      let body = '';
+      request.on('data', (chunk) => { body += chunk; });
+      request.on('end', () => {
+        const form = new URLSearchParams(body);
+        verified.push({ secret: form.get('secret'), response: form.get('response') });
+        response.writeHead(200, { 'Content-Type': 'application/json' });
+        response.end(JSON.stringify({ success: form.get('response') === 'browser-good-token' }));
+      });
+      return;
+    }
+    response.writeHead(200, { 'Content-Type': 'text/html' });
+    response.end('<!doctype html><title>origin</title><p>the shop itself</p>');
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    servers.push({ kill: () => server.close() });
+    resolve({ url: `http://127.0.0.1:${server.address().port}`, verified });
+  }));
+}
+
+test('Turnstile in a real browser: the widget answers, the token is verified, and the visitor waits in the real queue', async () => {
+  const cloudflare = await fakeCloudflare();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wr-turnstile-'));
+  try {
+    const { admin, edge } = await serve(dataDir, [
+      '--turnstile-site-key', '1x00000000000000000000AA', '--turnstile-secret', 'browser-secret',
+      '--turnstile-verify-url', `${cloudflare.url}/siteverify`, '--turnstile-script-url', `${cloudflare.url}/turnstile.js`]);
+    const token = readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim();
+    const call = async (method, route, body) => {
+      const response = await fetch(admin + '/client/v4' + route, {
+        method, headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await response.text();
+      assert.equal(response.status, 200, text);
+      return JSON.parse(text).result;
+    };
+    const zone = await call('POST', '/zones', { name: 'example.com', origin: cloudflare.url });
+    await call('POST', `/zones/${zone.id}/waiting_rooms`, {
+      name: 'shop', host: 'shop.example.com', total_active_users: 200, new_users_per_minute: 200, queue_all: true,
+      turnstile_mode: 'visible_managed', turnstile_action: 'infinite_queue' });
+    await new Promise((resolve) => setTimeout(resolve, 400)); // the edge picks the room up
+
+    // A browser of its own that resolves shop.example.com to the edge on 127.0.0.1.
+    const edgePort = new URL(edge).port;
+    const mapped = await chromium.launch({
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      args: [...browserArgs, '--host-resolver-rules=MAP shop.example.com 127.0.0.1'],
+    });
+    servers.push({ kill: () => mapped.close() });
+    const context = await mapped.newContext({ viewport: { width: 900, height: 700 } });
+    const tab = await context.newPage();
+    const problems = [];
+    tab.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`); });
+    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const shop = `http://shop.example.com:${edgePort}`;
+    const first = await tab.goto(`${shop}/tickets?day=2`);
+    assert.ok((await first.text()).includes('class="cf-turnstile"'), 'the first page carries the widget');
+    // The fake widget answers; the page reloads with the token, the edge verifies it and sends
+    // the browser back to the address without it, now in the real queue.
+    await tab.waitForURL(`${shop}/tickets?day=2`, { timeout: 10000 });
+    await tab.waitForFunction(() => !document.querySelector('.cf-turnstile') && document.body.innerText.length > 0,
+                              null, { timeout: 10000 });
+    const text = await tab.innerText('body');
+    assert.ok(text.includes('You are in line'), text);
+    assert.deepEqual(cloudflare.verified, [{ secret: 'browser-secret', response: 'browser-good-token' }]);
+    const cookies = await context.cookies(shop);
+    assert.ok(cookies.some((cookie) => cookie.name === '__cfwaitingroom'), JSON.stringify(cookies));
+    await tab.screenshot({ path: path.join(screenshotDir, 'turnstile-passed.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+    await mapped.close();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
