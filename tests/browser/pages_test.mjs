@@ -106,6 +106,19 @@ function serve(dataDir, extraArgs = []) {
   });
 }
 
+// The admin API with the token `wr serve` wrote: call(method, route, body) → the v4 result.
+function adminClient(admin, dataDir) {
+  const token = readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim();
+  const call = async (method, route, body) => {
+    const response = await fetch(admin + '/client/v4' + route, {
+      method, headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await response.text();
+    assert.equal(response.status, 200, text);
+    return JSON.parse(text).result;
+  };
+  return { token, call };
+}
+
 function edgeGet(edge, host) {
   return new Promise((resolve, reject) => {
     const url = new URL(edge);
@@ -120,14 +133,7 @@ test('the dashboard lists rooms with their status and chart, with no console err
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wr-dashboard-'));
   try {
     const { admin, edge } = await serve(dataDir);
-    const token = readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim();
-    const call = async (method, route, body) => {
-      const response = await fetch(admin + '/client/v4' + route, {
-        method, headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-      const text = await response.text();
-      assert.equal(response.status, 200, text);
-      return JSON.parse(text).result;
-    };
+    const { token, call } = adminClient(admin, dataDir);
     const zone = await call('POST', '/zones', { name: 'example.com', origin: 'http://127.0.0.1:9' });
     await call('POST', `/zones/${zone.id}/waiting_rooms`, { name: 'shop', host: 'shop.example.com', total_active_users: 200,
                                                             new_users_per_minute: 200, queue_all: true });
@@ -195,14 +201,7 @@ test('Turnstile in a real browser: the widget answers, the token is verified, an
     const { admin, edge } = await serve(dataDir, [
       '--turnstile-site-key', '1x00000000000000000000AA', '--turnstile-secret', 'browser-secret',
       '--turnstile-verify-url', `${cloudflare.url}/siteverify`, '--turnstile-script-url', `${cloudflare.url}/turnstile.js`]);
-    const token = readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim();
-    const call = async (method, route, body) => {
-      const response = await fetch(admin + '/client/v4' + route, {
-        method, headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-      const text = await response.text();
-      assert.equal(response.status, 200, text);
-      return JSON.parse(text).result;
-    };
+    const { call } = adminClient(admin, dataDir);
     const zone = await call('POST', '/zones', { name: 'example.com', origin: cloudflare.url });
     await call('POST', `/zones/${zone.id}/waiting_rooms`, {
       name: 'shop', host: 'shop.example.com', total_active_users: 200, new_users_per_minute: 200, queue_all: true,
