@@ -1,0 +1,176 @@
+// The Gate decides one request on virtual time, without a network: bypass rules before every
+// queueing mode, crawler bypass behind verification, and the per-address join limit.
+#include <doctest/doctest.h>
+
+#include "edge/config_source.h"
+#include "edge/gate.h"
+#include "expr/evaluate.h"
+#include "state/memory_counters.h"
+
+using namespace wr::edge;
+using wr::util::TimePoint;
+
+namespace {
+
+const TimePoint k_now{std::chrono::milliseconds{1'795'860'000'000}}; // 2026-11-28T10:00:00Z, a whole minute
+
+// One zone, example.com, with one room on shop.example.com; `change` adjusts the room before
+// the snapshot is built.
+Snapshot shop(const std::function<void(ZoneConfig&, RoomConfig&)>& change) {
+    auto config = std::make_shared<EdgeConfig>();
+    auto zone = std::make_unique<ZoneConfig>();
+    zone->name = "example.com";
+    auto room = std::make_unique<RoomConfig>();
+    room->id = "0123456789abcdef0123456789abcdef";
+    room->zone = zone.get();
+    room->settings.host = "shop.example.com";
+    room->settings.total_active_users = 200;
+    room->settings.new_users_per_minute = 200;
+    room->cookie_name = "__cfwaitingroom";
+    change(*zone, *room);
+    build_phases(*room);
+    compile_rules(*room);
+    config->zones.push_back(std::move(zone));
+    config->rooms.push_back(std::move(room));
+    config->index();
+    std::vector<CookieKey> keys(1);
+    keys[0].id = 1;
+    keys[0].key.fill(42);
+    return Snapshot{config, std::make_shared<const KeyRing>(keys), 1};
+}
+
+wr::model::Rule rule(std::string expression) {
+    wr::model::Rule rule;
+    rule.id = "r1";
+    rule.settings.expression = std::move(expression);
+    return rule;
+}
+
+IncomingRequest get(std::string_view target, std::string_view client = "203.0.113.9") {
+    IncomingRequest request{.method = "GET", .target = target, .host = "shop.example.com", .accept = "text/html"};
+    request.has_client = wr::expr::parse_ip_address(client, request.client);
+    return request;
+}
+
+uint64_t count(const Snapshot& snapshot, wr::analytics::Outcome outcome) {
+    return snapshot.config->rooms[0]->stats->totals().requests[static_cast<size_t>(outcome)];
+}
+
+} // namespace
+
+TEST_CASE("gate: a bypass rule passes requests whatever the room does: reject, queue_all, an event's prequeue") {
+    const std::function<void(RoomConfig&)> modes[] = {
+        [](RoomConfig& room) { room.settings.queueing_method = wr::model::QueueingMethod::reject; },
+        [](RoomConfig& room) { room.settings.queue_all = true; },
+        [](RoomConfig& room) {
+            wr::model::Event event;
+            event.id = "e1";
+            event.settings.prequeue_start_time = wr::model::Timestamp{"2026-11-28T09:00:00Z", k_now - std::chrono::hours{1}};
+            event.settings.event_start_time = {"2026-11-28T11:00:00Z", k_now + std::chrono::hours{1}};
+            event.settings.event_end_time = {"2026-11-28T12:00:00Z", k_now + std::chrono::hours{2}};
+            room.events.push_back(event);
+        },
+    };
+    for (const auto& mode : modes) {
+        const Snapshot snapshot = shop([&](ZoneConfig&, RoomConfig& room) {
+            mode(room);
+            room.rules.push_back(rule(R"(starts_with(http.request.uri.path, "/static/"))"));
+        });
+        wr::state::MemoryCounters counters;
+        Gate gate(counters, 1);
+        const GateResult asset = gate.handle(snapshot, get("/static/app.css"), k_now);
+        CHECK(asset.action == GateResult::Action::proxy);
+        CHECK(asset.set_cookie.empty());
+        const GateResult page = gate.handle(snapshot, get("/"), k_now);
+        CHECK(page.action == GateResult::Action::respond);
+        CHECK(count(snapshot, wr::analytics::Outcome::bypassed) == 1);
+        CHECK(count(snapshot, wr::analytics::Outcome::admitted) == 0);
+    }
+}
+
+TEST_CASE("gate: disabled rules and rules that do not match leave the request to the room") {
+    const Snapshot snapshot = shop([](ZoneConfig&, RoomConfig& room) {
+        room.settings.queue_all = true;
+        room.rules.push_back(rule(R"(http.request.method eq "POST")"));
+        room.rules.push_back(rule(R"(ip.src in {203.0.113.0/24})"));
+        room.rules.back().settings.enabled = false;
+    });
+    wr::state::MemoryCounters counters;
+    Gate gate(counters, 1);
+    CHECK(gate.handle(snapshot, get("/"), k_now).action == GateResult::Action::respond);
+    IncomingRequest post = get("/");
+    post.method = "POST";
+    CHECK(gate.handle(snapshot, post, k_now).action == GateResult::Action::proxy);
+}
+
+namespace {
+
+class OneCrawlerDns final : public Resolver {
+public:
+    std::vector<std::string> reverse(const wr::queue::ClientAddress& address) override {
+        return address == crawler() ? std::vector<std::string>{"crawl-66-249-66-1.googlebot.com"} : std::vector<std::string>{};
+    }
+    std::vector<wr::queue::ClientAddress> forward(const std::string& host) override {
+        return host == "crawl-66-249-66-1.googlebot.com" ? std::vector<wr::queue::ClientAddress>{crawler()}
+                                                         : std::vector<wr::queue::ClientAddress>{};
+    }
+    static wr::queue::ClientAddress crawler() {
+        wr::queue::ClientAddress address{};
+        wr::expr::parse_ip_address("66.249.66.1", address);
+        return address;
+    }
+};
+
+} // namespace
+
+TEST_CASE("gate: a crawler passes only when the zone allows it and its address is verified") {
+    wr::util::FakeClock clock(k_now);
+    CrawlerVerifier crawlers(std::make_shared<OneCrawlerDns>(), clock);
+    wr::state::MemoryCounters counters;
+    Gate gate(counters, 1, GateServices{nullptr, &crawlers});
+    IncomingRequest googlebot = get("/", "66.249.66.1");
+    googlebot.user_agent = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    IncomingRequest impostor = get("/", "203.0.113.5");
+    impostor.user_agent = googlebot.user_agent;
+
+    const Snapshot without = shop([](ZoneConfig&, RoomConfig& room) { room.settings.queue_all = true; });
+    CHECK(gate.handle(without, googlebot, k_now).action == GateResult::Action::respond);
+    crawlers.resolve_pending();
+    CHECK(gate.handle(without, googlebot, k_now).action == GateResult::Action::respond); // setting off
+
+    const Snapshot with = shop([](ZoneConfig& zone, RoomConfig& room) {
+        zone.search_engine_crawler_bypass = true;
+        room.settings.queue_all = true;
+    });
+    CHECK(gate.handle(with, googlebot, k_now).action == GateResult::Action::respond); // not looked up yet
+    CHECK(gate.handle(with, impostor, k_now).action == GateResult::Action::respond);
+    crawlers.resolve_pending();
+    CHECK(gate.handle(with, googlebot, k_now).action == GateResult::Action::proxy);
+    CHECK(gate.handle(with, impostor, k_now).action == GateResult::Action::respond);
+}
+
+TEST_CASE("gate: more new-queue joins from one address than the limit get 429 until the next minute") {
+    const Snapshot snapshot = shop([](ZoneConfig&, RoomConfig& room) {
+        room.settings.queue_all = true;
+        room.settings.join_limit_per_ip_per_minute = 2;
+    });
+    wr::state::MemoryCounters counters;
+    Gate gate(counters, 1);
+    const TimePoint now = k_now + std::chrono::seconds{15};
+    CHECK(gate.handle(snapshot, get("/"), now).status == 200);
+    const GateResult second = gate.handle(snapshot, get("/"), now);
+    CHECK(second.status == 200);
+    const GateResult third = gate.handle(snapshot, get("/"), now);
+    CHECK(third.status == 429);
+    CHECK(third.retry_after_seconds == 45);
+    CHECK(third.set_cookie.empty());
+    CHECK(gate.handle(snapshot, get("/", "203.0.113.10"), now).status == 200); // another address
+
+    // The second visitor, in line, checks in again: not a join, not limited.
+    IncomingRequest again = get("/");
+    const std::string cookie = second.set_cookie.substr(0, second.set_cookie.find(';'));
+    again.cookie_header = cookie;
+    CHECK(gate.handle(snapshot, again, now + std::chrono::seconds{20}).status == 200);
+    CHECK(gate.handle(snapshot, get("/"), k_now + std::chrono::minutes{1}).status == 200);
+    CHECK(count(snapshot, wr::analytics::Outcome::rejected) == 1);
+}
