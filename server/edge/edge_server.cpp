@@ -6,6 +6,7 @@
 
 #include "analytics/prometheus.h"
 #include "edge/gate.h"
+#include "edge/page_response.h"
 #include "edge/request_path.h"
 #include "util/log.h"
 
@@ -208,6 +209,7 @@ template <typename Stream>
 asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::ClientAddress peer, bool https) {
     const std::string peer_text = address_text(peer);
     beast::flat_buffer buffer;
+    std::string page; // wr's own answers are formatted here; the capacity stays for the next request
     while (m_running) {
         boost::system::error_code ec;
         http::request_parser<http::string_body> parser;
@@ -216,11 +218,9 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
         beast::get_lowest_layer(stream).expires_after(m_options.idle_timeout);
         co_await http::async_read(stream, buffer, parser, awaitable(ec));
         if (ec == http::error::body_limit || ec == http::error::header_limit) {
-            Response response = page_response(11, 413, error_page(413, "Request too large", "The request is larger than this site accepts."),
-                                              "text/html; charset=utf-8");
-            response.keep_alive(false);
-            response.prepare_payload();
-            co_await http::async_write(stream, response, awaitable(ec));
+            write_page_response(page, 11, PageHead{.status = 413, .content_type = "text/html; charset=utf-8"},
+                                error_page(413, "Request too large", "The request is larger than this site accepts."), false, false);
+            co_await asio::async_write(stream, asio::buffer(page), awaitable(ec));
             co_return;
         }
         if (ec) co_return; // closed, idle too long, or not HTTP
@@ -269,13 +269,17 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
         }
 
         if (result.action == GateResult::Action::respond) {
-            response = page_response(version, result.status, std::move(result.body), result.content_type);
-            if (result.refresh_seconds > 0) response.set("Refresh", std::to_string(result.refresh_seconds));
-            if (result.retry_after_seconds > 0) response.set(http::field::retry_after, std::to_string(result.retry_after_seconds));
-            if (!result.location.empty()) response.set(http::field::location, result.location);
-            if (!result.set_cookie.empty()) response.set(http::field::set_cookie, result.set_cookie);
-            response.prepare_payload();
-        } else {
+            write_page_response(page, version,
+                                PageHead{.status = result.status, .content_type = result.content_type,
+                                         .refresh_seconds = result.refresh_seconds, .retry_after_seconds = result.retry_after_seconds,
+                                         .location = result.location, .set_cookie = result.set_cookie},
+                                result.body, keep_alive, head);
+            beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{60});
+            co_await asio::async_write(stream, asio::buffer(page), awaitable(ec));
+            if (ec || !keep_alive) co_return;
+            continue;
+        }
+        {
             // Rewrite for the origin: hop-by-hop headers out, the room's cookie out, forwarding headers in.
             strip_hop_by_hop(request);
             request.erase(http::field::expect);

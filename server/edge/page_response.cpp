@@ -1,0 +1,49 @@
+#include "edge/page_response.h"
+
+#include <cstdio>
+
+#include <boost/beast/http/status.hpp>
+
+namespace wr::edge {
+namespace {
+
+void header(std::string& out, std::string_view name, std::string_view value) {
+    out += name;
+    out += ": ";
+    out += value;
+    out += "\r\n";
+}
+
+void header(std::string& out, std::string_view name, int64_t value) {
+    char digits[24];
+    const int length = std::snprintf(digits, sizeof digits, "%lld", static_cast<long long>(value));
+    header(out, name, std::string_view(digits, static_cast<size_t>(length)));
+}
+
+} // namespace
+
+void write_page_response(std::string& out, unsigned version, const PageHead& head, std::string_view body, bool keep_alive,
+                         bool head_request) {
+    out.clear();
+    out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+    char status[8];
+    std::snprintf(status, sizeof status, "%03d ", head.status);
+    out += status;
+    const auto reason = boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(head.status));
+    out.append(reason.data(), reason.size());
+    out += "\r\n";
+    header(out, "Content-Type", head.content_type);
+    header(out, "Cache-Control", "no-store");
+    if (head.refresh_seconds > 0) header(out, "Refresh", head.refresh_seconds);
+    if (head.retry_after_seconds > 0) header(out, "Retry-After", head.retry_after_seconds);
+    if (!head.location.empty()) header(out, "Location", head.location);
+    if (!head.set_cookie.empty()) header(out, "Set-Cookie", head.set_cookie);
+    header(out, "Content-Length", static_cast<int64_t>(body.size()));
+    // HTTP/1.1 keeps connections open unless told; HTTP/1.0 closes them unless told.
+    if (version == 10 && keep_alive) header(out, "Connection", "keep-alive");
+    if (version != 10 && !keep_alive) header(out, "Connection", "close");
+    out += "\r\n";
+    if (!head_request) out += body;
+}
+
+} // namespace wr::edge
