@@ -1,6 +1,6 @@
 #include "edge/page_response.h"
 
-#include <cstdio>
+#include <charconv>
 
 #include <boost/beast/http/status.hpp>
 
@@ -16,8 +16,8 @@ void header(std::string& out, std::string_view name, std::string_view value) {
 
 void header(std::string& out, std::string_view name, int64_t value) {
     char digits[24];
-    const int length = std::snprintf(digits, sizeof digits, "%lld", static_cast<long long>(value));
-    header(out, name, std::string_view(digits, static_cast<size_t>(length)));
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    header(out, name, std::string_view(digits, static_cast<size_t>(end - digits)));
 }
 
 } // namespace
@@ -26,9 +26,9 @@ void write_page_response(std::string& out, unsigned version, const PageHead& hea
                          bool head_request) {
     out.clear();
     out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
-    char status[8];
-    std::snprintf(status, sizeof status, "%03d ", head.status);
-    out += status;
+    char status[4] = {static_cast<char>('0' + head.status / 100 % 10), static_cast<char>('0' + head.status / 10 % 10),
+                      static_cast<char>('0' + head.status % 10), ' '};
+    out.append(status, sizeof status);
     const auto reason = boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(head.status));
     out.append(reason.data(), reason.size());
     out += "\r\n";
