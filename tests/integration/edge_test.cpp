@@ -64,6 +64,14 @@ TEST_CASE("integration: the visitor after the limit is queued, and gets in as se
     CHECK(queued.body.find("You are in line") != std::string::npos);
     CHECK(late.cookies.count("__cfwaitingroom") == 1);
 
+    // HEAD: the page's headers without its body, and the kept-alive connection stays in step.
+    Browser looking(wr.edge_port(), "shop.example.com");
+    const EdgeReply head = looking.head("/");
+    CHECK(head.status == 200);
+    CHECK(head.body.empty());
+    CHECK(std::stoul(head.header("Content-Length")) == queued.body.size());
+    CHECK(looking.get("/").body.find("You are in line") != std::string::npos);
+
     // Refreshing early changes nothing; the Refresh header says how long is left.
     wr.clock().advance(std::chrono::seconds{5});
     const EdgeReply early = late.get("/");

@@ -52,4 +52,6 @@ EdgeReply Browser::post(const std::string& path, const std::string& body, const 
     return finish(m_client->Post(path.c_str(), headers({}), body, content_type.c_str()));
 }
 
+EdgeReply Browser::head(const std::string& path) { return finish(m_client->Head(path.c_str(), headers({}))); }
+
 } // namespace wr::test

@@ -23,6 +23,7 @@ public:
 
     EdgeReply get(const std::string& path, const httplib::Headers& extra = {});
     EdgeReply post(const std::string& path, const std::string& body, const std::string& content_type);
+    EdgeReply head(const std::string& path);
 
     std::map<std::string, std::string> cookies;
     std::string last_set_cookie; // the raw value of the last Set-Cookie header
