@@ -11,71 +11,55 @@ ApiClient::ApiClient(std::string base_url, std::string token) : m_base_url(std::
     while (!m_base_url.empty() && m_base_url.back() == '/') m_base_url.pop_back();
 }
 
-std::string path_segment(const std::string& text) {
-    static constexpr char k_hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (const unsigned char c : text) {
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-            out += static_cast<char>(c);
-        } else {
-            out += '%';
-            out += k_hex[c >> 4];
-            out += k_hex[c & 0xf];
-        }
-    }
-    return out;
-}
+namespace {
 
-nlohmann::json ApiClient::send(const std::string& method, const std::string& path, const nlohmann::json* body) const {
-    httplib::Client client(m_base_url);
+// One request to the admin API, with the token; an unreachable API is a CliError that says what to do.
+httplib::Result exchange(const std::string& base_url, const std::string& token, const std::string& method, const std::string& path,
+                         const std::string& payload) {
+    httplib::Client client(base_url);
     client.set_tcp_nodelay(true);
     client.set_connection_timeout(5);
     client.set_read_timeout(60);
     httplib::Headers headers;
-    if (!m_token.empty()) headers.emplace("Authorization", "Bearer " + m_token);
-    const std::string payload = body ? body->dump() : "";
+    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
     httplib::Result result = method == "GET"    ? client.Get(path.c_str(), headers)
                              : method == "POST" ? client.Post(path.c_str(), headers, payload, "application/json")
                              : method == "PUT"  ? client.Put(path.c_str(), headers, payload, "application/json")
                              : method == "PATCH" ? client.Patch(path.c_str(), headers, payload, "application/json")
                                                  : client.Delete(path.c_str(), headers);
     if (!result)
-        throw CliError("cannot reach the admin API at " + m_base_url + " (" + httplib::to_string(result.error()) +
+        throw CliError("cannot reach the admin API at " + base_url + " (" + httplib::to_string(result.error()) +
                        "); is `wr serve` running? Use --api or WR_API_URL to point elsewhere");
-    const nlohmann::json envelope = nlohmann::json::parse(result->body, nullptr, false);
-    if (envelope.is_discarded() || !envelope.is_object())
-        throw CliError("the admin API answered " + std::to_string(result->status) + " with a body that is not JSON");
-    if (result->status >= 400 || !envelope.value("success", false)) {
-        std::string message;
+    return result;
+}
+
+// The envelope's error messages, one per line, or what the status says.
+std::string error_message(const nlohmann::json& envelope, int status) {
+    std::string message;
+    if (envelope.is_object())
         for (const auto& error : envelope.value("errors", nlohmann::json::array())) {
             if (!message.empty()) message += "\n  ";
             message += error.value("message", "unknown error");
         }
-        if (message.empty()) message = "the admin API answered " + std::to_string(result->status);
-        throw CliError(message);
-    }
+    return message.empty() ? "the admin API answered " + std::to_string(status) : message;
+}
+
+} // namespace
+
+nlohmann::json ApiClient::send(const std::string& method, const std::string& path, const nlohmann::json* body) const {
+    const httplib::Result result = exchange(m_base_url, m_token, method, path, body ? body->dump() : "");
+    const nlohmann::json envelope = nlohmann::json::parse(result->body, nullptr, false);
+    if (envelope.is_discarded() || !envelope.is_object())
+        throw CliError("the admin API answered " + std::to_string(result->status) + " with a body that is not JSON");
+    if (result->status >= 400 || !envelope.value("success", false)) throw CliError(error_message(envelope, result->status));
     return envelope.value("result", nlohmann::json());
 }
 
 nlohmann::json ApiClient::get(const std::string& path) const { return send("GET", path, nullptr); }
 
 std::string ApiClient::get_text(const std::string& path) const {
-    httplib::Client client(m_base_url);
-    client.set_tcp_nodelay(true);
-    client.set_connection_timeout(5);
-    client.set_read_timeout(60);
-    httplib::Headers headers;
-    if (!m_token.empty()) headers.emplace("Authorization", "Bearer " + m_token);
-    const httplib::Result result = client.Get(path.c_str(), headers);
-    if (!result)
-        throw CliError("cannot reach the admin API at " + m_base_url + " (" + httplib::to_string(result.error()) +
-                       "); is `wr serve` running? Use --api or WR_API_URL to point elsewhere");
-    if (result->status >= 400) {
-        const nlohmann::json envelope = nlohmann::json::parse(result->body, nullptr, false);
-        if (envelope.is_object() && envelope.contains("errors") && !envelope["errors"].empty())
-            throw CliError(envelope["errors"][0].value("message", "the admin API answered " + std::to_string(result->status)));
-        throw CliError("the admin API answered " + std::to_string(result->status));
-    }
+    const httplib::Result result = exchange(m_base_url, m_token, "GET", path, "");
+    if (result->status >= 400) throw CliError(error_message(nlohmann::json::parse(result->body, nullptr, false), result->status));
     return result->body;
 }
 nlohmann::json ApiClient::post(const std::string& path, const nlohmann::json& body) const { return send("POST", path, &body); }

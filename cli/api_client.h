@@ -30,7 +30,4 @@ private:
     std::string m_token;
 };
 
-// Percent-encodes one path segment (names may hold characters a URL reserves).
-std::string path_segment(const std::string& text);
-
 } // namespace wr::cli

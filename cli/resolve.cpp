@@ -2,12 +2,13 @@
 #include "resolve.h"
 
 #include "context.h"
+#include "util/escape.h"
 
 namespace wr::cli {
 
 std::string zone_path(const ApiClient& client, const std::string& zone) {
     // The API accepts an id or a name in the path; asking for it also checks it exists.
-    const nlohmann::json found = client.get("/client/v4/zones/" + path_segment(zone));
+    const nlohmann::json found = client.get("/client/v4/zones/" + util::percent_encode(zone));
     return "/client/v4/zones/" + found.value("id", "");
 }
 
@@ -15,10 +16,10 @@ std::string RoomRef::path() const { return "/client/v4/zones/" + zone_id + "/wai
 
 RoomRef find_room(const ApiClient& client, const std::string& room, const std::string& zone) {
     if (!zone.empty()) {
-        const nlohmann::json zone_object = client.get("/client/v4/zones/" + path_segment(zone));
+        const nlohmann::json zone_object = client.get("/client/v4/zones/" + util::percent_encode(zone));
         const std::string zone_id = zone_object.value("id", "");
         return RoomRef{zone_id, zone_object.value("name", ""),
-                       client.get("/client/v4/zones/" + zone_id + "/waiting_rooms/" + path_segment(room))};
+                       client.get("/client/v4/zones/" + zone_id + "/waiting_rooms/" + util::percent_encode(room))};
     }
     std::vector<RoomRef> matches;
     for (const auto& zone_object : client.get_all("/client/v4/zones")) {
@@ -37,7 +38,7 @@ RoomRef find_room(const ApiClient& client, const std::string& room, const std::s
 }
 
 std::string event_path(const ApiClient& client, const RoomRef& room, const std::string& event) {
-    const nlohmann::json found = client.get(room.path() + "/events/" + path_segment(event));
+    const nlohmann::json found = client.get(room.path() + "/events/" + util::percent_encode(event));
     return room.path() + "/events/" + found.value("id", "");
 }
 

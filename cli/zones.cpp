@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "output.h"
 #include "resolve.h"
+#include "util/escape.h"
 
 namespace wr::cli {
 namespace {
@@ -36,7 +37,7 @@ void add_zone_commands(CLI::App& root, Context& context) {
         CLI::App* get = zones->add_subcommand("get", "Show a zone");
         get->add_option("zone", *zone, "Zone id or name")->required();
         get->footer("Example:\n  wr zones get example.com");
-        get->callback([&context, zone] { print_object(context, context.client().get("/client/v4/zones/" + path_segment(*zone))); });
+        get->callback([&context, zone] { print_object(context, context.client().get("/client/v4/zones/" + util::percent_encode(*zone))); });
     }
     {
         auto zone = std::make_shared<std::string>();

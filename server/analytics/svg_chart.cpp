@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/escape.h"
 #include "util/time_format.h"
 
 namespace wr::analytics {
@@ -17,24 +18,6 @@ constexpr double k_left = 64;
 constexpr double k_right = 20;
 constexpr double k_top = 54;
 constexpr double k_bottom = 48;
-
-std::string number(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f", value);
-    return buffer;
-}
-
-std::string escape(std::string_view text) {
-    std::string out;
-    for (const char c : text) {
-        if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else if (c == '"') out += "&quot;";
-        else out += c;
-    }
-    return out;
-}
 
 // A round step for about `ticks` axis marks up to `maximum`: 1, 2 or 5 times a power of ten.
 double nice_step(double maximum, int ticks) {
@@ -81,21 +64,21 @@ std::string svg_chart(const std::vector<MinuteRecord>& points, int64_t step_minu
     const auto x_of = [&](size_t i) { return k_left + (count <= 1 ? plot_width / 2 : plot_width * static_cast<double>(i) / static_cast<double>(count - 1)); };
     const auto y_of = [&](double v) { return k_top + plot_height - plot_height * v / y_max; };
 
-    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + number(k_width) + " " + number(k_height) +
-                      "\" width=\"" + number(k_width) + "\" height=\"" + number(k_height) +
-                      "\" role=\"img\" aria-label=\"" + escape(title) + "\" font-family=\"system-ui, sans-serif\" font-size=\"12\">\n";
+    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + svg_number(k_width) + " " + svg_number(k_height) +
+                      "\" width=\"" + svg_number(k_width) + "\" height=\"" + svg_number(k_height) +
+                      "\" role=\"img\" aria-label=\"" + util::escape_html(title) + "\" font-family=\"system-ui, sans-serif\" font-size=\"12\">\n";
     svg += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
-    svg += "<text x=\"" + number(k_left) + "\" y=\"20\" font-size=\"15\" font-weight=\"600\" fill=\"#111827\">" + escape(title) + "</text>\n";
+    svg += "<text x=\"" + svg_number(k_left) + "\" y=\"20\" font-size=\"15\" font-weight=\"600\" fill=\"#111827\">" + util::escape_html(title) + "</text>\n";
 
     // Value axis with grid lines.
     for (double v = 0; v <= y_max + 0.5; v += y_step) {
-        const std::string y = number(y_of(v));
-        svg += "<line x1=\"" + number(k_left) + "\" x2=\"" + number(k_width - k_right) + "\" y1=\"" + y + "\" y2=\"" + y +
+        const std::string y = svg_number(y_of(v));
+        svg += "<line x1=\"" + svg_number(k_left) + "\" x2=\"" + svg_number(k_width - k_right) + "\" y1=\"" + y + "\" y2=\"" + y +
                "\" stroke=\"#e5e7eb\"/>\n";
-        svg += "<text x=\"" + number(k_left - 8) + "\" y=\"" + number(y_of(v) + 4) + "\" text-anchor=\"end\" fill=\"#4b5563\">" +
+        svg += "<text x=\"" + svg_number(k_left - 8) + "\" y=\"" + svg_number(y_of(v) + 4) + "\" text-anchor=\"end\" fill=\"#4b5563\">" +
                std::to_string(static_cast<int64_t>(v)) + "</text>\n";
     }
-    svg += "<text transform=\"translate(14 " + number(k_top + plot_height / 2) +
+    svg += "<text transform=\"translate(14 " + svg_number(k_top + plot_height / 2) +
            ") rotate(-90)\" text-anchor=\"middle\" fill=\"#4b5563\">users</text>\n";
 
     // Time axis: about six labels, in UTC.
@@ -103,37 +86,43 @@ std::string svg_chart(const std::vector<MinuteRecord>& points, int64_t step_minu
     for (size_t i = 0; i < count; i += label_every) {
         const std::string iso = util::format_iso8601(util::TimePoint{std::chrono::duration_cast<util::Milliseconds>(std::chrono::minutes{points[i].minute})});
         const std::string label = step_minutes >= 60 * 24 ? iso.substr(5, 5) : iso.substr(11, 5);
-        svg += "<line x1=\"" + number(x_of(i)) + "\" x2=\"" + number(x_of(i)) + "\" y1=\"" + number(k_top + plot_height) + "\" y2=\"" +
-               number(k_top + plot_height + 5) + "\" stroke=\"#9ca3af\"/>\n";
-        svg += "<text x=\"" + number(x_of(i)) + "\" y=\"" + number(k_top + plot_height + 18) +
+        svg += "<line x1=\"" + svg_number(x_of(i)) + "\" x2=\"" + svg_number(x_of(i)) + "\" y1=\"" + svg_number(k_top + plot_height) + "\" y2=\"" +
+               svg_number(k_top + plot_height + 5) + "\" stroke=\"#9ca3af\"/>\n";
+        svg += "<text x=\"" + svg_number(x_of(i)) + "\" y=\"" + svg_number(k_top + plot_height + 18) +
                "\" text-anchor=\"middle\" fill=\"#4b5563\">" + label + "</text>\n";
     }
-    svg += "<text x=\"" + number(k_left + plot_width / 2) + "\" y=\"" + number(k_height - 8) +
+    svg += "<text x=\"" + svg_number(k_left + plot_width / 2) + "\" y=\"" + svg_number(k_height - 8) +
            "\" text-anchor=\"middle\" fill=\"#4b5563\">time (UTC), one point per " + std::to_string(step_minutes) +
            (step_minutes == 1 ? " minute" : " minutes") + "</text>\n";
-    svg += "<line x1=\"" + number(k_left) + "\" x2=\"" + number(k_left) + "\" y1=\"" + number(k_top) + "\" y2=\"" +
-           number(k_top + plot_height) + "\" stroke=\"#9ca3af\"/>\n";
-    svg += "<line x1=\"" + number(k_left) + "\" x2=\"" + number(k_width - k_right) + "\" y1=\"" + number(k_top + plot_height) +
-           "\" y2=\"" + number(k_top + plot_height) + "\" stroke=\"#9ca3af\"/>\n";
+    svg += "<line x1=\"" + svg_number(k_left) + "\" x2=\"" + svg_number(k_left) + "\" y1=\"" + svg_number(k_top) + "\" y2=\"" +
+           svg_number(k_top + plot_height) + "\" stroke=\"#9ca3af\"/>\n";
+    svg += "<line x1=\"" + svg_number(k_left) + "\" x2=\"" + svg_number(k_width - k_right) + "\" y1=\"" + svg_number(k_top + plot_height) +
+           "\" y2=\"" + svg_number(k_top + plot_height) + "\" stroke=\"#9ca3af\"/>\n";
 
     // The lines, then the legend.
     for (const Series& s : series) {
         if (s.values.empty()) continue;
         std::string path;
-        for (size_t i = 0; i < s.values.size(); ++i) path += (i == 0 ? "M" : " L") + number(x_of(i)) + " " + number(y_of(s.values[i]));
+        for (size_t i = 0; i < s.values.size(); ++i) path += (i == 0 ? "M" : " L") + svg_number(x_of(i)) + " " + svg_number(y_of(s.values[i]));
         svg += "<path d=\"" + path + "\" fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"" + (s.dashed ? "1.5" : "2") + "\"" +
                (s.dashed ? " stroke-dasharray=\"6 4\"" : "") + "><title>" + s.label + "</title></path>\n";
     }
     double legend_x = k_left;
     for (const Series& s : series) {
-        svg += "<line x1=\"" + number(legend_x) + "\" x2=\"" + number(legend_x + 18) + "\" y1=\"36\" y2=\"36\" stroke=\"" + s.color +
+        svg += "<line x1=\"" + svg_number(legend_x) + "\" x2=\"" + svg_number(legend_x + 18) + "\" y1=\"36\" y2=\"36\" stroke=\"" + s.color +
                "\" stroke-width=\"2\"" + (s.dashed ? " stroke-dasharray=\"4 3\"" : "") + "/>\n";
-        svg += "<text x=\"" + number(legend_x + 22) + "\" y=\"40\" fill=\"#374151\" font-size=\"11\">" + s.label + "</text>\n";
+        svg += "<text x=\"" + svg_number(legend_x + 22) + "\" y=\"40\" fill=\"#374151\" font-size=\"11\">" + s.label + "</text>\n";
         legend_x += 22 + 6.0 * static_cast<double>(std::string_view(s.label).size()) + 16;
     }
-    if (count == 0) svg += "<text x=\"" + number(k_width / 2) + "\" y=\"" + number(k_height / 2) + "\" text-anchor=\"middle\" fill=\"#6b7280\">no data</text>\n";
+    if (count == 0) svg += "<text x=\"" + svg_number(k_width / 2) + "\" y=\"" + svg_number(k_height / 2) + "\" text-anchor=\"middle\" fill=\"#6b7280\">no data</text>\n";
     svg += "</svg>\n";
     return svg;
+}
+
+std::string svg_number(double value, int digits) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+    return buffer;
 }
 
 } // namespace wr::analytics

@@ -12,4 +12,7 @@ namespace wr::analytics {
 // force, one point per step.
 std::string svg_chart(const std::vector<MinuteRecord>& points, int64_t step_minutes, std::string_view title);
 
+// A coordinate or label for SVG: fixed-point with `digits` decimals ("12.5").
+std::string svg_number(double value, int digits = 1);
+
 } // namespace wr::analytics

@@ -3,15 +3,10 @@
 
 #include <cctype>
 
+#include "util/escape.h"
+
 namespace wr::edge {
 namespace {
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 bool is_unreserved(unsigned char c) { return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~'; }
 
@@ -48,8 +43,8 @@ std::string normalize_path(std::string_view raw) {
     std::string decoded;
     decoded.reserve(raw.size() + 1);
     for (size_t i = 0; i < raw.size(); ++i) {
-        if (raw[i] == '%' && i + 2 < raw.size() + 0 && hex_value(raw[i + 1]) >= 0 && hex_value(raw[i + 2]) >= 0) {
-            const auto c = static_cast<unsigned char>(hex_value(raw[i + 1]) * 16 + hex_value(raw[i + 2]));
+        if (raw[i] == '%' && i + 2 < raw.size() + 0 && util::hex_digit_value(raw[i + 1]) >= 0 && util::hex_digit_value(raw[i + 2]) >= 0) {
+            const auto c = static_cast<unsigned char>(util::hex_digit_value(raw[i + 1]) * 16 + util::hex_digit_value(raw[i + 2]));
             if (is_unreserved(c)) {
                 decoded += static_cast<char>(c);
             } else {

@@ -1,56 +1,19 @@
 // Turnstile's widget, token and siteverify call.
 #include "edge/turnstile.h"
 
-#include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "util/escape.h"
 #include "util/log.h"
 
 namespace wr::edge {
 namespace {
 
-std::string html_attribute(std::string_view text) {
-    std::string escaped;
-    for (const char c : text) {
-        switch (c) {
-        case '&': escaped += "&amp;"; break;
-        case '"': escaped += "&quot;"; break;
-        case '<': escaped += "&lt;"; break;
-        case '>': escaped += "&gt;"; break;
-        default: escaped += c;
-        }
-    }
-    return escaped;
-}
-
-std::string form_encode(std::string_view text) {
-    static constexpr char k_hex[] = "0123456789ABCDEF";
-    std::string encoded;
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (std::isalnum(byte) || c == '-' || c == '_' || c == '.' || c == '~') {
-            encoded += c;
-        } else {
-            encoded += '%';
-            encoded += k_hex[byte >> 4];
-            encoded += k_hex[byte & 15];
-        }
-    }
-    return encoded;
-}
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 std::string percent_decode(std::string_view text) {
     std::string decoded;
     for (size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0) {
-            decoded += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+        if (text[i] == '%' && i + 2 < text.size() && util::hex_digit_value(text[i + 1]) >= 0 && util::hex_digit_value(text[i + 2]) >= 0) {
+            decoded += static_cast<char>(util::hex_digit_value(text[i + 1]) * 16 + util::hex_digit_value(text[i + 2]));
             i += 2;
         } else {
             decoded += text[i] == '+' ? ' ' : text[i];
@@ -65,14 +28,14 @@ std::string turnstile_widget(model::TurnstileMode mode, const TurnstileOptions& 
     if (mode == model::TurnstileMode::off || !options.active()) return "";
     // Invisible widgets show nothing unless Turnstile needs the visitor; the others always show.
     const char* appearance = mode == model::TurnstileMode::invisible ? "interaction-only" : "always";
-    return "<div class=\"cf-turnstile\" data-sitekey=\"" + html_attribute(options.site_key) + "\" data-appearance=\"" +
+    return "<div class=\"cf-turnstile\" data-sitekey=\"" + util::escape_html(options.site_key) + "\" data-appearance=\"" +
            appearance +
            "\" data-callback=\"wrTurnstileAnswer\" data-error-callback=\"wrTurnstileFailed\" "
            "data-expired-callback=\"wrTurnstileFailed\" data-timeout-callback=\"wrTurnstileFailed\"></div>\n"
            "<script>function wrTurnstileAnswer(token){var u=new URL(location.href);u.searchParams.set(\"" +
            std::string(k_turnstile_parameter) +
            "\",token||\"failed\");location.replace(u.href);}function wrTurnstileFailed(){wrTurnstileAnswer(\"failed\");return true;}"
-           "</script>\n<script src=\"" + html_attribute(options.script_url) + "\" async defer></script>";
+           "</script>\n<script src=\"" + util::escape_html(options.script_url) + "\" async defer></script>";
 }
 
 std::optional<TokenInTarget> take_turnstile_token(std::string_view target) {
@@ -102,7 +65,7 @@ std::optional<TokenInTarget> take_turnstile_token(std::string_view target) {
 }
 
 std::string siteverify_body(std::string_view secret, std::string_view token, std::string_view remote_ip) {
-    return "secret=" + form_encode(secret) + "&response=" + form_encode(token) + "&remoteip=" + form_encode(remote_ip);
+    return "secret=" + util::percent_encode(secret) + "&response=" + util::percent_encode(token) + "&remoteip=" + util::percent_encode(remote_ip);
 }
 
 bool siteverify_success(std::string_view response_body) {

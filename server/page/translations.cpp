@@ -5,24 +5,10 @@
 #include <stdexcept>
 
 #include "util/embedded_files.h"
+#include "util/escape.h"
 
 namespace wr::page {
 namespace {
-
-std::string escape_html(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (const char c : text) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
 
 // Fills [[key]] placeholders of a page with the locale's texts. The texts are ours (not user
 // input), may hold Mustache tags such as {{timeUntilEventStartFormatted}}, and are HTML-escaped.
@@ -38,7 +24,7 @@ std::string fill(std::string_view page, const Locale& locale) {
         const std::string key(page.substr(open + 2, close - open - 2));
         if (key == "lang") out += locale.code;
         else if (key == "direction") out += locale.right_to_left ? "rtl" : "ltr";
-        else if (const auto it = locale.texts.find(key); it != locale.texts.end()) out += escape_html(it->second);
+        else if (const auto it = locale.texts.find(key); it != locale.texts.end()) out += util::escape_html(it->second);
         else throw std::runtime_error("templates: no text \"" + key + "\" for " + locale.code);
         at = close + 2;
     }

@@ -6,32 +6,10 @@
 #include <cstdio>
 
 #include "analytics/svg_chart.h"
+#include "util/escape.h"
 
 namespace wr::simulate {
 namespace {
-
-std::string number(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f", value);
-    return buffer;
-}
-
-std::string fixed(double value, int digits) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-    return buffer;
-}
-
-std::string escape(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-        if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else out += c;
-    }
-    return out;
-}
 
 // A perceptually even ramp from pale to dark (viridis-like), for counts 0..1.
 std::string colour(double share) {
@@ -67,36 +45,36 @@ std::string heatmap(const Report& report, double top) {
         most = std::max(most, ++counts[static_cast<size_t>(y * k_bins + x)]);
     }
     const double cell_w = width / k_bins, cell_h = height / k_bins;
-    std::string svg = "<g transform=\"translate(0 " + number(top) + ")\">\n";
-    svg += "<text x=\"" + number(left) + "\" y=\"18\" font-size=\"14\" font-weight=\"600\">Wait against arrival minute (" +
+    std::string svg = "<g transform=\"translate(0 " + analytics::svg_number(top) + ")\">\n";
+    svg += "<text x=\"" + analytics::svg_number(left) + "\" y=\"18\" font-size=\"14\" font-weight=\"600\">Wait against arrival minute (" +
            std::to_string(report.summary.admitted) + " admitted users)</text>\n";
     for (int y = 0; y < k_bins; ++y)
         for (int x = 0; x < k_bins; ++x) {
             const int count = counts[static_cast<size_t>(y * k_bins + x)];
             if (count == 0) continue;
-            svg += "<rect x=\"" + number(left + x * cell_w) + "\" y=\"" + number(30 + height - (y + 1) * cell_h) + "\" width=\"" +
-                   number(cell_w + 0.3) + "\" height=\"" + number(cell_h + 0.3) + "\" fill=\"" +
+            svg += "<rect x=\"" + analytics::svg_number(left + x * cell_w) + "\" y=\"" + analytics::svg_number(30 + height - (y + 1) * cell_h) + "\" width=\"" +
+                   analytics::svg_number(cell_w + 0.3) + "\" height=\"" + analytics::svg_number(cell_h + 0.3) + "\" fill=\"" +
                    colour(std::sqrt(static_cast<double>(count) / most)) + "\"><title>" + std::to_string(count) + " users</title></rect>\n";
         }
-    svg += "<rect x=\"" + number(left) + "\" y=\"30\" width=\"" + number(width) + "\" height=\"" + number(height) +
+    svg += "<rect x=\"" + analytics::svg_number(left) + "\" y=\"30\" width=\"" + analytics::svg_number(width) + "\" height=\"" + analytics::svg_number(height) +
            "\" fill=\"none\" stroke=\"#9ca3af\"/>\n";
     for (int i = 0; i <= 6; ++i) {
         const double x = left + width * i / 6, y = 30 + height - height * i / 6;
-        svg += "<text x=\"" + number(x) + "\" y=\"" + number(30 + height + 16) + "\" text-anchor=\"middle\" font-size=\"11\">" +
-               number(arrival_minutes * i / 6) + "</text>\n";
-        svg += "<text x=\"" + number(left - 6) + "\" y=\"" + number(y + 4) + "\" text-anchor=\"end\" font-size=\"11\">" +
-               number(wait_minutes * i / 6) + "</text>\n";
+        svg += "<text x=\"" + analytics::svg_number(x) + "\" y=\"" + analytics::svg_number(30 + height + 16) + "\" text-anchor=\"middle\" font-size=\"11\">" +
+               analytics::svg_number(arrival_minutes * i / 6) + "</text>\n";
+        svg += "<text x=\"" + analytics::svg_number(left - 6) + "\" y=\"" + analytics::svg_number(y + 4) + "\" text-anchor=\"end\" font-size=\"11\">" +
+               analytics::svg_number(wait_minutes * i / 6) + "</text>\n";
     }
-    svg += "<text x=\"" + number(left + width / 2) + "\" y=\"" + number(30 + height + 34) +
+    svg += "<text x=\"" + analytics::svg_number(left + width / 2) + "\" y=\"" + analytics::svg_number(30 + height + 34) +
            "\" text-anchor=\"middle\" font-size=\"12\">arrival minute</text>\n";
-    svg += "<text transform=\"translate(22 " + number(30 + height / 2) + ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">wait (minutes)</text>\n";
+    svg += "<text transform=\"translate(22 " + analytics::svg_number(30 + height / 2) + ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">wait (minutes)</text>\n";
     // Colour key.
     for (int i = 0; i < 10; ++i)
-        svg += "<rect x=\"" + number(left + width + 20) + "\" y=\"" + number(30 + height - (i + 1) * height / 10) + "\" width=\"14\" height=\"" +
-               number(height / 10 + 0.3) + "\" fill=\"" + colour((i + 1) / 10.0) + "\"/>\n";
-    svg += "<text x=\"" + number(left + width + 38) + "\" y=\"40\" font-size=\"11\">" + std::to_string(most) + "</text>\n";
-    svg += "<text x=\"" + number(left + width + 38) + "\" y=\"" + number(30 + height) + "\" font-size=\"11\">1</text>\n";
-    svg += "<text x=\"" + number(left + width + 12) + "\" y=\"" + number(30 + height + 34) + "\" font-size=\"11\">users per cell</text>\n";
+        svg += "<rect x=\"" + analytics::svg_number(left + width + 20) + "\" y=\"" + analytics::svg_number(30 + height - (i + 1) * height / 10) + "\" width=\"14\" height=\"" +
+               analytics::svg_number(height / 10 + 0.3) + "\" fill=\"" + colour((i + 1) / 10.0) + "\"/>\n";
+    svg += "<text x=\"" + analytics::svg_number(left + width + 38) + "\" y=\"40\" font-size=\"11\">" + std::to_string(most) + "</text>\n";
+    svg += "<text x=\"" + analytics::svg_number(left + width + 38) + "\" y=\"" + analytics::svg_number(30 + height) + "\" font-size=\"11\">1</text>\n";
+    svg += "<text x=\"" + analytics::svg_number(left + width + 12) + "\" y=\"" + analytics::svg_number(30 + height + 34) + "\" font-size=\"11\">users per cell</text>\n";
     svg += "</g>\n";
     return svg;
 }
@@ -120,13 +98,13 @@ std::string report_svg(const Report& report, const std::string& title) {
     // The simulation's clock starts at 00:00, so the chart's times read as hours:minutes since the start.
     const Summary& s = report.summary;
     std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 880 820\" width=\"880\" height=\"820\" "
-                      "font-family=\"system-ui, sans-serif\" role=\"img\" aria-label=\"" + escape(title) + "\">\n"
+                      "font-family=\"system-ui, sans-serif\" role=\"img\" aria-label=\"" + util::escape_html(title) + "\">\n"
                       "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
-                      "<text x=\"20\" y=\"26\" font-size=\"17\" font-weight=\"700\">" + escape(title) + "</text>\n"
-                      "<text x=\"20\" y=\"46\" font-size=\"12\" fill=\"#374151\">Kendall tau " + fixed(s.kendall_tau, 3) +
+                      "<text x=\"20\" y=\"26\" font-size=\"17\" font-weight=\"700\">" + util::escape_html(title) + "</text>\n"
+                      "<text x=\"20\" y=\"46\" font-size=\"12\" fill=\"#374151\">Kendall tau " + analytics::svg_number(s.kendall_tau, 3) +
                       " · max active " + std::to_string(s.max_active) + " / " + std::to_string(s.total_active_users) +
                       " · max admitted per minute " + std::to_string(s.max_admitted_per_minute) + " / " + std::to_string(s.new_users_per_minute) +
-                      " · mean wait " + number(s.mean_wait_minutes) + " min · estimate error " + number(s.wait_estimate_mae_minutes) +
+                      " · mean wait " + analytics::svg_number(s.mean_wait_minutes) + " min · estimate error " + analytics::svg_number(s.wait_estimate_mae_minutes) +
                       " min</text>\n";
     svg += heatmap(report, 56);
     svg += "<g transform=\"translate(10 480)\">" + chart + "</g>\n";
