@@ -5,6 +5,7 @@
 #include "expr/evaluate.h"
 #include "page/variables.h"
 #include "page/translations.h"
+#include "util/escape.h"
 
 namespace wr::edge {
 namespace {
@@ -42,16 +43,8 @@ const std::string& default_queue_page(std::string_view language) { return page::
 const std::string& reject_page(std::string_view language) { return page::Catalog::embedded().locale(language).reject_page; }
 
 std::string misdirected_page(std::string_view host) {
-    std::string escaped;
-    for (const char c : host) {
-        if (c == '<') escaped += "&lt;";
-        else if (c == '>') escaped += "&gt;";
-        else if (c == '&') escaped += "&amp;";
-        else if (c == '"') escaped += "&quot;";
-        else escaped += c;
-    }
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>421 Misdirected Request</title>"
-           "<h1>421 Misdirected Request</h1><p>This server does not serve the host <code>" + escaped + "</code>.</p></html>\n";
+           "<h1>421 Misdirected Request</h1><p>This server does not serve the host <code>" + util::escape_html(host) + "</code>.</p></html>\n";
 }
 
 std::string too_many_joins_page() {
@@ -105,28 +98,30 @@ page::CompiledTemplate& Gate::compiled(const Snapshot& snapshot, const std::stri
 }
 
 const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result,
-                              std::string& path) const {
-    const std::string host = normalize_host(request.host);
-    result.zone = snapshot.config->find_zone(host);
+                              Route& route) const {
+    route.host = normalize_host(request.host);
+    result.zone = snapshot.config->find_zone(route.host);
     if (!result.zone) {
         result.status = 421;
-        result.body = misdirected_page(host);
+        result.body = misdirected_page(route.host);
         return nullptr;
     }
-    path = normalize_path(split_target(request.target).path);
-    result.room = snapshot.config->find_room(host, path);
+    const SplitTarget target = split_target(request.target);
+    route.path = normalize_path(target.path);
+    route.query = target.query;
+    result.room = snapshot.config->find_room(route.host, route.path);
     return result.room;
 }
 
-bool Gate::bypasses(const RoomConfig& room, const IncomingRequest& request, std::string_view path) const {
+bool Gate::bypasses(const RoomConfig& room, const IncomingRequest& request, const Route& route) const {
     if (!room.bypass_rules.empty()) {
         expr::RequestFields fields;
         fields.ip = request.client;
         fields.has_ip = request.has_client;
-        fields.host = normalize_host(request.host);
+        fields.host = route.host;
         fields.uri = request.target;
-        fields.path = path;
-        fields.query = split_target(request.target).query;
+        fields.path = route.path;
+        fields.query = route.query;
         fields.method = request.method;
         fields.user_agent = request.user_agent;
         fields.cookie = request.cookie_header;
@@ -146,10 +141,23 @@ bool Gate::turnstile_applies(const Phase& phase) const {
     return phase.turnstile_mode != model::TurnstileMode::off && m_services.turnstile && m_services.turnstile->active();
 }
 
+std::optional<queue::Outcome> Gate::check_in(const RoomConfig& room, const Phase& phase, const std::optional<queue::Ticket>& ticket,
+                                             const IncomingRequest& request, util::TimePoint now, bool hold_new) {
+    const int64_t join_limit = request.has_client ? room.settings.join_limit_per_ip_per_minute : 0;
+    const queue::Arrival arrival = hold_new || join_limit > 0 ? queue::Arrival::hold : queue::Arrival::join;
+    queue::Outcome outcome = m_counters.check_in(room.id, phase.policy, ticket, now, m_random, arrival);
+    if (outcome.held && !hold_new) {
+        if (!m_counters.try_join(room.id, request.client, join_limit, now)) return std::nullopt;
+        outcome = m_counters.check_in(room.id, phase.policy, ticket, now, m_random, queue::Arrival::join);
+    }
+    if (outcome.newly_admitted) room.stats->record_admission(now, outcome.ticket.arrived);
+    return outcome;
+}
+
 GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util::TimePoint now) {
     GateResult result;
-    std::string path;
-    const RoomConfig* room = route(snapshot, request, result, path);
+    Route where;
+    const RoomConfig* room = route(snapshot, request, result, where);
     if (!result.zone) return result;
     result.action = GateResult::Action::proxy;
     if (!room) return result;
@@ -158,7 +166,7 @@ GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request
         return result;
     }
     // Bypassed traffic is not the room's business: no cookie, no counts, whatever the phase.
-    if (bypasses(*room, request, path)) {
+    if (bypasses(*room, request, where)) {
         room->stats->record_request(now, analytics::Outcome::bypassed);
         return result;
     }
@@ -178,20 +186,15 @@ GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request
 
     // A new visitor may have to pass the challenge, or get under the join limit, before joining.
     const bool must_pass_first = challenging && phase.turnstile_action == model::TurnstileAction::infinite_queue;
-    const int64_t join_limit = request.has_client ? room->settings.join_limit_per_ip_per_minute : 0;
-    const queue::Arrival arrival = must_pass_first || join_limit > 0 ? queue::Arrival::hold : queue::Arrival::join;
-    queue::Outcome outcome = m_counters.check_in(room->id, phase.policy, ticket, now, m_random, arrival);
-    if (outcome.held && !must_pass_first) {
-        if (!m_counters.try_join(room->id, request.client, join_limit, now)) return too_many_joins(*room, now);
-        outcome = m_counters.check_in(room->id, phase.policy, ticket, now, m_random, queue::Arrival::join);
-    }
+    const std::optional<queue::Outcome> checked_in = check_in(*room, phase, ticket, request, now, must_pass_first);
+    if (!checked_in) return too_many_joins(*room, now);
+    const queue::Outcome& outcome = *checked_in;
     result.policy = phase.policy;
     result.secure_cookie = request.https;
 
     if (outcome.verdict == queue::Verdict::admit) {
         room->stats->record_request(now, phase.policy.method == model::QueueingMethod::passthrough ? analytics::Outcome::passthrough
                                                                                                     : analytics::Outcome::admitted);
-        if (outcome.newly_admitted) room->stats->record_admission(now, outcome.ticket.arrived);
         result.admitted_ticket = outcome.ticket;
         if (outcome.counted || outcome.new_user || outcome.ticket != ticket)
             result.set_cookie = set_cookie(*room, m_codec.seal(outcome.ticket, room->id, *snapshot.keys),
@@ -204,8 +207,8 @@ GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request
 GateResult Gate::answer_turnstile(const Snapshot& snapshot, const IncomingRequest& request, const TokenInTarget& token,
                                   bool passed, util::TimePoint now) {
     GateResult result;
-    std::string path;
-    const RoomConfig* room = route(snapshot, request, result, path);
+    Route where;
+    const RoomConfig* room = route(snapshot, request, result, where);
     result.status = 303;
     result.location = token.target_without.empty() ? "/" : token.target_without;
     result.content_type = "text/plain; charset=utf-8";
@@ -223,14 +226,9 @@ GateResult Gate::answer_turnstile(const Snapshot& snapshot, const IncomingReques
         ticket = queue::infinite_queue_ticket(phase.policy, now, m_random);
     } else if (!ticket) {
         // Passed (or only logged): into the real queue, now.
-        const int64_t join_limit = request.has_client ? room->settings.join_limit_per_ip_per_minute : 0;
-        queue::Outcome outcome = m_counters.check_in(room->id, phase.policy, std::nullopt, now, m_random, queue::Arrival::hold);
-        if (outcome.held) {
-            if (!m_counters.try_join(room->id, request.client, join_limit, now)) return too_many_joins(*room, now);
-            outcome = m_counters.check_in(room->id, phase.policy, std::nullopt, now, m_random, queue::Arrival::join);
-        }
-        if (outcome.newly_admitted) room->stats->record_admission(now, outcome.ticket.arrived);
-        ticket = outcome.ticket;
+        const std::optional<queue::Outcome> outcome = check_in(*room, phase, std::nullopt, request, now, false);
+        if (!outcome) return too_many_joins(*room, now);
+        ticket = outcome->ticket;
     }
     ticket->turnstile_answered = true;
     result.set_cookie = set_cookie(*room, m_codec.seal(*ticket, room->id, *snapshot.keys),

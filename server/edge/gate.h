@@ -83,9 +83,19 @@ public:
     std::string revoke(const GateResult& admitted, util::TimePoint now);
 
 private:
+    // Where a request goes: its normalised host and path, which the rules read too.
+    struct Route {
+        std::string host;
+        std::string path;
+        std::string_view query; // into the request's target
+    };
     // The zone and room of the request (result.zone/room set), or a 421 in result.
-    const RoomConfig* route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result, std::string& path) const;
-    bool bypasses(const RoomConfig& room, const IncomingRequest& request, std::string_view path) const;
+    const RoomConfig* route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result, Route& route) const;
+    bool bypasses(const RoomConfig& room, const IncomingRequest& request, const Route& route) const;
+    // Checks the visitor in. A new visitor who would wait joins the queue only within the room's
+    // join limit (nullopt: refused), and not at all when `hold_new` (they must pass Turnstile first).
+    std::optional<queue::Outcome> check_in(const RoomConfig& room, const Phase& phase, const std::optional<queue::Ticket>& ticket,
+                                           const IncomingRequest& request, util::TimePoint now, bool hold_new);
     bool turnstile_applies(const Phase& phase) const;
     GateResult queue_response(const Snapshot& snapshot, const RoomConfig& room, const Phase& phase,
                               const queue::Outcome& outcome, const IncomingRequest& request, util::TimePoint now);

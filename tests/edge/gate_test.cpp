@@ -103,6 +103,20 @@ TEST_CASE("gate: disabled rules and rules that do not match leave the request to
     CHECK(gate.handle(snapshot, post, k_now).action == GateResult::Action::proxy);
 }
 
+TEST_CASE("gate: rules read the routed host and path, normalised as for routing") {
+    const Snapshot snapshot = shop([](ZoneConfig&, RoomConfig& room) {
+        room.settings.queue_all = true;
+        room.rules.push_back(rule(R"(http.host eq "shop.example.com" and http.request.uri.path eq "/health")"));
+    });
+    wr::state::MemoryCounters counters;
+    Gate gate(counters, 1);
+    IncomingRequest health = get("/static/../health");
+    health.host = "Shop.Example.COM:8080";
+    CHECK(gate.handle(snapshot, health, k_now).action == GateResult::Action::proxy);
+    health.target = "/healthz";
+    CHECK(gate.handle(snapshot, health, k_now).action == GateResult::Action::respond);
+}
+
 namespace {
 
 class OneCrawlerDns final : public Resolver {
