@@ -66,10 +66,14 @@ queue::ClientAddress client_address(const queue::ClientAddress& peer, std::strin
     return client;
 }
 
+bool is_v4_mapped(const queue::ClientAddress& address) {
+    static constexpr uint8_t k_mapped_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    return std::equal(std::begin(k_mapped_prefix), std::end(k_mapped_prefix), address.begin());
+}
+
 std::string address_text(const queue::ClientAddress& address) {
     char buffer[INET6_ADDRSTRLEN] = {};
-    static constexpr uint8_t k_mapped_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (std::equal(std::begin(k_mapped_prefix), std::end(k_mapped_prefix), address.begin()))
+    if (is_v4_mapped(address))
         inet_ntop(AF_INET, address.data() + 12, buffer, sizeof buffer);
     else
         inet_ntop(AF_INET6, address.data(), buffer, sizeof buffer);

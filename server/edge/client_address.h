@@ -31,6 +31,9 @@ private:
 queue::ClientAddress client_address(const queue::ClientAddress& peer, std::string_view forwarded_for,
                                     const TrustedProxies& trusted);
 
+// True for an IPv4 address in its IPv6-mapped form (::ffff:192.0.2.1).
+bool is_v4_mapped(const queue::ClientAddress& address);
+
 // "192.0.2.1" for IPv4-mapped addresses, "2001:db8::1" otherwise.
 std::string address_text(const queue::ClientAddress& address);
 

@@ -8,6 +8,8 @@
 #include <array>
 #include <cstring>
 
+#include "edge/client_address.h"
+
 namespace wr::edge {
 namespace {
 
@@ -54,11 +56,6 @@ queue::ClientAddress from_sockaddr(const sockaddr* address) {
         std::memcpy(result.data(), &reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr, 16);
     }
     return result;
-}
-
-bool is_v4_mapped(const queue::ClientAddress& address) {
-    return std::all_of(address.begin(), address.begin() + 10, [](uint8_t b) { return b == 0; }) && address[10] == 0xff &&
-           address[11] == 0xff;
 }
 
 } // namespace
