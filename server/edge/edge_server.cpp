@@ -42,14 +42,6 @@ std::string error_page(int status, std::string_view title, std::string_view text
            std::string(title) + "</h1><p>" + std::string(text) + "</p></main></html>\n";
 }
 
-Response page_response(unsigned version, int status, std::string body, std::string_view content_type) {
-    Response response{static_cast<http::status>(status), version};
-    response.set(http::field::content_type, content_type);
-    response.set(http::field::cache_control, "no-store");
-    response.body() = std::move(body);
-    return response;
-}
-
 // The peer as an IPv6 address, IPv4 mapped (as on a dual-stack socket).
 queue::ClientAddress peer_address(const tcp::socket& socket) {
     boost::system::error_code ec;
@@ -247,7 +239,6 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
         incoming.header = find_header;
         incoming.header_context = &request;
 
-        Response response;
         GateResult result;
         try {
             const auto decision_start = std::chrono::steady_clock::now();
@@ -268,18 +259,7 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
             result.body = error_page(500, "Something went wrong", "Please try again in a moment.");
         }
 
-        if (result.action == GateResult::Action::respond) {
-            write_page_response(page, version,
-                                PageHead{.status = result.status, .content_type = result.content_type,
-                                         .refresh_seconds = result.refresh_seconds, .retry_after_seconds = result.retry_after_seconds,
-                                         .location = result.location, .set_cookie = result.set_cookie},
-                                result.body, keep_alive, head);
-            beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{60});
-            co_await asio::async_write(stream, asio::buffer(page), awaitable(ec));
-            if (ec || !keep_alive) co_return;
-            continue;
-        }
-        {
+        if (result.action == GateResult::Action::proxy) {
             // Rewrite for the origin: hop-by-hop headers out, the room's cookie out, forwarding headers in.
             strip_hop_by_hop(request);
             request.erase(http::field::expect);
@@ -315,15 +295,8 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
             if (result.room)
                 result.room->stats->record_origin_time(now, std::chrono::duration_cast<util::Milliseconds>(
                                                                 std::chrono::steady_clock::now() - origin_start));
-            if (reply.error != OriginError::none) {
-                const bool slow = reply.error == OriginError::timeout;
-                response = page_response(version, slow ? 504 : 502,
-                                         slow ? error_page(504, "The site is taking too long", "It did not answer in time. Please try again in a moment.")
-                                              : error_page(502, "The site cannot be reached", "Please try again in a moment."),
-                                         "text/html; charset=utf-8");
-                response.prepare_payload();
-            } else {
-                response = std::move(reply.response);
+            if (reply.error == OriginError::none) {
+                Response& response = reply.response;
                 response.version(version);
                 strip_hop_by_hop(response);
                 const std::string command{response["Cf-Waiting-Room-Command"]};
@@ -334,11 +307,28 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
                 if (!set_cookie.empty()) response.insert(http::field::set_cookie, set_cookie);
                 // HEAD answers keep the origin's Content-Length; everything else is re-framed.
                 if (!head) response.prepare_payload();
+                response.keep_alive(keep_alive);
+                beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{60});
+                co_await http::async_write(stream, response, awaitable(ec));
+                if (ec || !keep_alive) co_return;
+                continue;
             }
+            // The origin failed: wr answers with its own page instead (and no renewed cookie).
+            const bool slow = reply.error == OriginError::timeout;
+            result = GateResult{};
+            result.status = slow ? 504 : 502;
+            result.body = slow ? error_page(504, "The site is taking too long", "It did not answer in time. Please try again in a moment.")
+                               : error_page(502, "The site cannot be reached", "Please try again in a moment.");
         }
-        response.keep_alive(keep_alive);
+
+        // wr's own answer: the queue, reject, 429, 303 or error page.
+        write_page_response(page, version,
+                            PageHead{.status = result.status, .content_type = result.content_type,
+                                     .refresh_seconds = result.refresh_seconds, .retry_after_seconds = result.retry_after_seconds,
+                                     .location = result.location, .set_cookie = result.set_cookie},
+                            result.body, keep_alive, head);
         beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{60});
-        co_await http::async_write(stream, response, awaitable(ec));
+        co_await asio::async_write(stream, asio::buffer(page), awaitable(ec));
         if (ec || !keep_alive) co_return;
     }
 }
