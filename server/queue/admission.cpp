@@ -51,6 +51,18 @@ int refresh_interval(const Policy& policy, util::Random& random) {
            static_cast<int>(random.below(2 * k_refresh_jitter_seconds + 1));
 }
 
+// A new visitor's ticket: a random session id, arriving now.
+Ticket new_ticket(const Policy& policy, util::TimePoint now, util::Random& random) {
+    Ticket ticket;
+    ticket.session_id = random.next();
+    // Arrivals are grouped by minute: counts stay per minute however many arrive.
+    ticket.bucket = minute_start(minute_of(now));
+    ticket.arrived = now;
+    ticket.last_check_in = now;
+    ticket.refresh_interval_seconds = refresh_interval(policy, random);
+    return ticket;
+}
+
 // The recent admission rate, bounded by what the limits allow in the long run: no more than
 // new_users_per_minute, and no more than total_active_users per session (every admitted user
 // holds a slot at least that long). The bounds matter right after a burst, when the first
@@ -122,7 +134,7 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
     }
 
     // An admitted user stays admitted for their session, renewed by each request.
-    if (has_ticket && presented->admitted() && !presented->infinite_queue) {
+    if (has_ticket && presented->admitted()) {
         outcome.verdict = Verdict::admit;
         outcome.ticket = *presented;
         if (!policy.disable_session_renewal) {
@@ -138,13 +150,7 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
         outcome.ticket = *presented;
     } else {
         outcome.new_user = true;
-        outcome.ticket = Ticket{};
-        outcome.ticket.session_id = random.next();
-        // Arrivals are grouped by minute: counts stay per minute however many arrive.
-        outcome.ticket.bucket = minute_start(minute_of(now));
-        outcome.ticket.arrived = now;
-        outcome.ticket.last_check_in = now;
-        outcome.ticket.refresh_interval_seconds = refresh_interval(policy, random);
+        outcome.ticket = new_ticket(policy, now, random);
     }
     Ticket& ticket = outcome.ticket;
     const util::TimePoint previous_check_in = ticket.last_check_in;
@@ -216,12 +222,7 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
 }
 
 Ticket infinite_queue_ticket(const Policy& policy, util::TimePoint now, util::Random& random) {
-    Ticket ticket;
-    ticket.session_id = random.next();
-    ticket.bucket = minute_start(minute_of(now));
-    ticket.arrived = now;
-    ticket.last_check_in = now;
-    ticket.refresh_interval_seconds = refresh_interval(policy, random);
+    Ticket ticket = new_ticket(policy, now, random);
     ticket.infinite_queue = true;
     return ticket;
 }
