@@ -73,11 +73,7 @@ TEST_CASE("integration: known traffic appears exactly in analytics, CSV, /metric
         CHECK(metrics.status == 200);
         const wr::test::Exposition parsed = wr::test::parse_prometheus(metrics.text);
         const std::map<std::string, std::string> labels{{"zone", "example.com"}, {"room", "shop"}};
-        auto outcome = [&](const char* name) {
-            auto with = labels;
-            with["outcome"] = name;
-            return parsed.value("wr_requests_total", with);
-        };
+        auto outcome = [&](const char* name) { return parsed.value("wr_requests_total", labels, "outcome", name); };
         CHECK(outcome("admitted") == 203);
         CHECK(outcome("queued") == 50);
         CHECK(outcome("rejected") == 0);

@@ -43,6 +43,12 @@ std::string family_of(const std::string& name, const std::map<std::string, std::
 
 } // namespace
 
+double Exposition::value(const std::string& name, std::map<std::string, std::string> labels, const std::string& label,
+                         const std::string& label_value) const {
+    labels[label] = label_value;
+    return value(name, labels);
+}
+
 double Exposition::value(const std::string& name, const std::map<std::string, std::string>& labels) const {
     for (const Sample& sample : samples)
         if (sample.name == name && sample.labels == labels) return sample.value;

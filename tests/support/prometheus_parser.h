@@ -20,6 +20,9 @@ struct Exposition {
 
     // The value of the one sample with this name and these labels; throws if there is none.
     double value(const std::string& name, const std::map<std::string, std::string>& labels = {}) const;
+    // The same with one more label: value("wr_requests_total", room, "outcome", "queued").
+    double value(const std::string& name, std::map<std::string, std::string> labels, const std::string& label,
+                 const std::string& label_value) const;
 };
 
 // Throws std::runtime_error("line N: …") on the first problem.
