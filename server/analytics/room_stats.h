@@ -12,43 +12,17 @@
 #include <vector>
 
 #include "analytics/histogram.h"
+#include "model/minute_record.h"
 #include "util/clock.h"
 
 namespace wr::analytics {
 
-// Request outcomes, as the API names them.
-enum class Outcome { admitted, queued, rejected, bypassed, passthrough };
-inline constexpr size_t k_outcomes = 5;
-const char* outcome_name(Outcome outcome);
+using model::k_outcomes;
+using model::MinuteRecord;
+using model::Outcome;
+using model::outcome_name;
 
 enum class TurnstileOutcome { challenge, success, failure, unsolved };
-
-// One room during one minute — or, rolled up, during several.
-struct MinuteRecord {
-    int64_t minute = 0; // minutes since the epoch (the first, for a roll-up)
-    int64_t active_max = 0;
-    int64_t active_sum = 0;      // sampled every few seconds: average = sum / samples
-    int64_t active_samples = 0;
-    int64_t queued_max = 0;
-    int64_t new_admitted = 0;
-    std::array<int64_t, k_outcomes> requests{};
-    int64_t revoked = 0;
-    int64_t turnstile_challenges = 0;
-    int64_t turnstile_successes = 0;
-    int64_t turnstile_failures = 0;
-    int64_t turnstile_unsolved = 0;
-    int64_t infinite_refreshes = 0;
-    int64_t total_active_users_limit = 0; // the limits in force (the largest, for a roll-up)
-    int64_t new_users_per_minute_limit = 0;
-    Histogram estimated_wait; // wait shown to queued visitors, minutes
-    Histogram observed_wait;  // arrival to admission, seconds
-    Histogram origin_time;    // origin response time, milliseconds
-
-    // Adds another minute's (or part-minute's) counts: sums add, maxima take the larger,
-    // histograms merge.
-    void merge(const MinuteRecord& other);
-    bool operator==(const MinuteRecord&) const = default;
-};
 
 // Cumulative counts since start, for Prometheus.
 struct Totals {

@@ -17,7 +17,7 @@
 #include "model/zone.h"
 #include "analytics/room_stats.h"
 #include "expr/ast.h"
-#include "queue/policy.h"
+#include "queue/schedule.h"
 
 namespace wr::edge {
 
@@ -28,22 +28,8 @@ struct ZoneConfig {
     bool search_engine_crawler_bypass = false;
 };
 
-// The room's settings during one span of time: outside events, an event's prequeue, or an
-// event's run.
-struct Phase {
-    util::TimePoint from{};
-    util::TimePoint until{};
-    queue::Policy policy;
-    std::string event_id;             // "" outside events
-    bool prequeueing = false;
-    std::optional<util::TimePoint> event_start;
-    std::optional<util::TimePoint> event_end;
-    bool shuffle_at_event_start = false;
-    model::QueueingMethod queueing_method = model::QueueingMethod::fifo; // as configured (policy.method also)
-    const std::string* custom_page_html = nullptr; // points into the room or event; empty means the default page
-    model::TurnstileMode turnstile_mode = model::TurnstileMode::invisible;
-    model::TurnstileAction turnstile_action = model::TurnstileAction::log;
-};
+// The room's settings during one span of time (queue/schedule).
+using Phase = queue::Phase;
 
 struct RoomConfig {
     std::string id;
@@ -56,8 +42,8 @@ struct RoomConfig {
     std::string cookie_name;
     // Where the edge counts what happens in the room (the registry's, once loaded).
     std::shared_ptr<analytics::RoomStats> stats = std::make_shared<analytics::RoomStats>();
-    Phase base;                 // outside events
-    std::vector<Phase> phases;  // event phases, in time order
+    // Points into settings and events, so a RoomConfig is never copied once built.
+    queue::Schedule schedule;
 
     const Phase& phase_at(util::TimePoint now) const;
 };
@@ -93,7 +79,7 @@ private:
     std::unordered_map<std::string, const RoomConfig*, StringHash, std::equal_to<>> m_rooms_by_id;
 };
 
-// Builds a room's phases from its settings and events.
+// Builds a room's schedule from its settings and events.
 void build_phases(RoomConfig& room);
 // Parses the room's enabled bypass rules into bypass_rules. Rules were validated when stored;
 // one that no longer parses (a hand-edited database) is skipped with a warning.

@@ -7,8 +7,8 @@
 #include <queue>
 #include <set>
 
-#include "edge/edge_config.h"
 #include "queue/admission.h"
+#include "queue/schedule.h"
 #include "util/time_format.h"
 
 namespace wr::simulate {
@@ -25,10 +25,15 @@ double seconds_since_epoch(TimePoint time) { return static_cast<double>((time - 
 
 model::Timestamp timestamp(TimePoint time) { return {util::format_iso8601(time), time}; }
 
-// The room as the edge would build it, so events switch settings exactly as they do in serving.
-edge::RoomConfig room_for(const Scenario& scenario) {
-    edge::RoomConfig room;
-    room.id = "00000000000000000000000000000001";
+// The room's configuration and its schedule, built as the edge builds it, so events switch
+// settings exactly as they do in serving. The schedule points into the settings and events.
+struct SimulatedRoom {
+    model::RoomSettings settings;
+    std::vector<model::Event> events;
+    queue::Schedule schedule;
+};
+
+void build_room(const Scenario& scenario, SimulatedRoom& room) {
     room.settings.total_active_users = scenario.total_active_users;
     room.settings.new_users_per_minute = scenario.new_users_per_minute;
     room.settings.session_duration = scenario.session_duration;
@@ -48,12 +53,11 @@ edge::RoomConfig room_for(const Scenario& scenario) {
         event.settings.new_users_per_minute = spec.new_users_per_minute;
         room.events.push_back(std::move(event));
     }
-    edge::build_phases(room);
-    return room;
+    room.schedule = queue::build_schedule(room.settings, room.events);
 }
 
-queue::Policy policy_at(const edge::RoomConfig& room, const Scenario& scenario, TimePoint now) {
-    const edge::Phase& phase = room.phase_at(now);
+queue::Policy policy_at(const SimulatedRoom& room, const Scenario& scenario, TimePoint now) {
+    const queue::Phase& phase = room.schedule.at(now);
     queue::Policy policy = phase.policy;
     // Method changes apply to the room's own setting, not inside an event that sets its own.
     bool event_sets_method = false;
@@ -106,7 +110,8 @@ double kendall_tau(const std::vector<double>& x, const std::vector<double>& y, s
 Report run(const Scenario& scenario, const std::function<void(double)>& progress) {
     Report report;
     report.scenario = scenario;
-    const edge::RoomConfig room = room_for(scenario);
+    SimulatedRoom room;
+    build_room(scenario, room);
     util::SeededRandom random(scenario.seed);
     queue::Ledger ledger;
     const std::vector<double> arrivals = arrival_seconds(scenario);

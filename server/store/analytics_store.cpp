@@ -10,8 +10,8 @@ constexpr const char* k_columns =
     "turnstile_successes, turnstile_failures, turnstile_unsolved, infinite_queue_refreshes, total_active_users_limit, "
     "new_users_per_minute_limit, estimated_wait, observed_wait, origin_time";
 
-analytics::MinuteRecord read_record(SQLite::Statement& row) {
-    analytics::MinuteRecord record;
+model::MinuteRecord read_record(SQLite::Statement& row) {
+    model::MinuteRecord record;
     int column = 0;
     const auto next = [&] { return row.getColumn(column++); };
     record.minute = next().getInt64();
@@ -29,20 +29,20 @@ analytics::MinuteRecord read_record(SQLite::Statement& row) {
     record.infinite_refreshes = next().getInt64();
     record.total_active_users_limit = next().getInt64();
     record.new_users_per_minute_limit = next().getInt64();
-    record.estimated_wait = analytics::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
-    record.observed_wait = analytics::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
-    record.origin_time = analytics::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
+    record.estimated_wait = model::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
+    record.observed_wait = model::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
+    record.origin_time = model::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
     return record;
 }
 
 } // namespace
 
-void merge_analytics(Connection& connection, std::string_view room_id, const std::map<int64_t, analytics::MinuteRecord>& records) {
+void merge_analytics(Connection& connection, std::string_view room_id, const std::map<int64_t, model::MinuteRecord>& records) {
     SQLite::Statement select(connection, std::string("SELECT ") + k_columns + " FROM analytics_minutes WHERE room_id = ? AND minute = ?");
     SQLite::Statement upsert(connection, std::string("INSERT OR REPLACE INTO analytics_minutes (room_id, ") + k_columns +
                                              ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const auto& [minute, fresh] : records) {
-        analytics::MinuteRecord merged = fresh;
+        model::MinuteRecord merged = fresh;
         select.reset();
         select.bind(1, std::string(room_id));
         select.bind(2, minute);
@@ -67,14 +67,14 @@ void merge_analytics(Connection& connection, std::string_view room_id, const std
     }
 }
 
-std::vector<analytics::MinuteRecord> load_analytics(Connection& connection, std::string_view room_id, int64_t from_minute,
+std::vector<model::MinuteRecord> load_analytics(Connection& connection, std::string_view room_id, int64_t from_minute,
                                                     int64_t until_minute) {
     SQLite::Statement query(connection, std::string("SELECT ") + k_columns +
                                             " FROM analytics_minutes WHERE room_id = ? AND minute >= ? AND minute < ? ORDER BY minute");
     query.bind(1, std::string(room_id));
     query.bind(2, from_minute);
     query.bind(3, until_minute);
-    std::vector<analytics::MinuteRecord> records;
+    std::vector<model::MinuteRecord> records;
     while (query.executeStep()) records.push_back(read_record(query));
     return records;
 }

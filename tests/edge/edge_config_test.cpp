@@ -76,7 +76,7 @@ TEST_CASE("edge: a room's schedule becomes phases with the event's settings") {
     room.events.push_back(suspended);
     wr::edge::build_phases(room);
 
-    CHECK(room.phases.size() == 2);
+    CHECK(room.schedule.phases.size() == 2);
     CHECK(room.phase_at(start).event_id.empty());
     CHECK(*room.phase_at(start).custom_page_html == "room page");
     const auto& prequeue = room.phase_at(start + 15min);
