@@ -4,12 +4,12 @@
 set -euo pipefail
 
 build_packages=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config ccache
   libcpp-httplib-dev libboost-dev libcli11-dev libsqlitecpp-dev libsqlite3-dev
   nlohmann-json3-dev libssl-dev doctest-dev libkainjow-mustache-dev
   libre2-dev libhiredis-dev zlib1g-dev libbrotli-dev
 )
-test_packages=(nodejs npm redis-server chromium sqlite3)
+test_packages=(nodejs npm redis-server redis-sentinel chromium sqlite3 prometheus)
 bench_packages=(nginx wrk)
 fuzz_packages=(clang libclang-rt-14-dev)
 

@@ -6,6 +6,7 @@
 #include "analytics/collector.h"
 #include "analytics/room_stats.h"
 #include "control/tokens.h"
+#include "control/config_feed.h"
 #include "edge/config_source.h"
 #include "edge/edge_server.h"
 #include "state/memory_counters.h"
@@ -41,8 +42,9 @@ App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(opt
     m_counters = std::make_unique<state::MemoryCounters>();
     m_analytics = std::make_unique<analytics::Registry>();
     if (m_options.edge_enabled) {
-        m_config_source = std::make_unique<edge::ConfigSource>(*m_database, m_options.data_dir / "cookie.key", *m_analytics,
-                                                               m_options.config_poll_interval);
+        m_config_source = std::make_unique<edge::ConfigSource>();
+        m_config_feed = std::make_unique<control::ConfigFeed>(*m_database, m_options.data_dir / "cookie.key", *m_analytics,
+                                                              *m_config_source, m_options.config_poll_interval);
         edge::EdgeOptions edge_options;
         edge_options.host = m_options.edge_listen.host;
         edge_options.port = m_options.edge_listen.port;
@@ -76,7 +78,7 @@ void App::start() {
     if (m_edge) m_edge->bind();
     m_admin->start();
     if (m_edge) {
-        m_config_source->start();
+        m_config_feed->start();
         m_edge->start();
         m_collector->start();
         util::log_info("edge", std::string("listening on ") + (m_edge->tls() ? "https://" : "http://") +
@@ -89,7 +91,7 @@ void App::start() {
 void App::stop() {
     if (m_edge) m_edge->stop();
     if (m_collector) m_collector->stop(); // writes what is left
-    if (m_config_source) m_config_source->stop();
+    if (m_config_feed) m_config_feed->stop();
     if (m_admin) m_admin->stop();
 }
 
@@ -101,7 +103,7 @@ void App::flush_analytics() {
 }
 
 void App::refresh_edge_config() {
-    if (m_config_source) m_config_source->refresh();
+    if (m_config_feed) m_config_feed->refresh();
 }
 
 } // namespace wr

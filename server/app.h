@@ -13,6 +13,10 @@
 namespace wr::store {
 class Database;
 }
+namespace wr::control {
+class ConfigFeed;
+} // namespace wr::control
+
 namespace wr::api {
 class AdminServer;
 struct Services;
@@ -85,6 +89,7 @@ private:
     std::unique_ptr<analytics::Registry> m_analytics;
     std::unique_ptr<analytics::Collector> m_collector;
     std::unique_ptr<edge::ConfigSource> m_config_source;
+    std::unique_ptr<control::ConfigFeed> m_config_feed;
     std::unique_ptr<edge::EdgeServer> m_edge;
     std::unique_ptr<api::Services> m_services;
     std::unique_ptr<api::AdminServer> m_admin;

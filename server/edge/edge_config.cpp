@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "edge/cookie.h"
 #include "expr/parser.h"
 #include "model/validate.h"
 #include "util/log.h"
@@ -63,6 +64,35 @@ void compile_rules(RoomConfig& room) {
         else
             util::log_warn("edge", "room " + room.id + ": skipping rule " + rule.id + ": " + parsed.error->text());
     }
+}
+
+std::shared_ptr<const EdgeConfig> build_edge_config(const model::ConfigDocument& document, analytics::Registry* registry) {
+    auto config = std::make_shared<EdgeConfig>();
+    for (const model::ZoneDocument& zone : document.zones) {
+        auto entry = std::make_unique<ZoneConfig>();
+        entry->id = zone.zone.id;
+        entry->name = zone.zone.settings.name;
+        // Validation keeps origins parseable; a hand-edited database falls back to nothing.
+        entry->origin = model::parse_origin_url(zone.zone.settings.origin).value_or(model::OriginUrl{});
+        entry->search_engine_crawler_bypass = zone.room_settings.search_engine_crawler_bypass;
+        const ZoneConfig* zone_config = entry.get();
+        config->zones.push_back(std::move(entry));
+        for (const model::RoomDocument& room : zone.rooms) {
+            auto room_config = std::make_unique<RoomConfig>();
+            room_config->id = room.room.id;
+            room_config->zone = zone_config;
+            room_config->settings = room.room.settings;
+            room_config->events = room.events;
+            room_config->rules = room.rules;
+            room_config->cookie_name = cookie_name(room_config->settings.cookie_suffix);
+            room_config->stats = registry ? registry->room(room.room.id) : std::make_shared<analytics::RoomStats>();
+            build_phases(*room_config);
+            compile_rules(*room_config);
+            config->rooms.push_back(std::move(room_config));
+        }
+    }
+    config->index();
+    return config;
 }
 
 } // namespace wr::edge

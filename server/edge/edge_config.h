@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/config_document.h"
 #include "model/event.h"
 #include "model/origin_url.h"
 #include "model/room.h"
@@ -78,6 +79,10 @@ private:
     std::unordered_map<std::string, std::vector<RouteEntry>, StringHash, std::equal_to<>> m_routes_by_host;
     std::unordered_map<std::string, const RoomConfig*, StringHash, std::equal_to<>> m_rooms_by_id;
 };
+
+// Compiles a configuration document into an edge snapshot; rooms count their analytics in
+// `registry` (a throwaway per room when null).
+std::shared_ptr<const EdgeConfig> build_edge_config(const model::ConfigDocument& document, analytics::Registry* registry = nullptr);
 
 // Builds a room's schedule from its settings and events.
 void build_phases(RoomConfig& room);

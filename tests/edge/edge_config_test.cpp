@@ -93,3 +93,35 @@ TEST_CASE("edge: a room's schedule becomes phases with the event's settings") {
     CHECK(room.phase_at(start + 60min).event_id.empty());
     CHECK(room.phase_at(start + 150min).event_id.empty()); // the suspended event is ignored
 }
+
+TEST_CASE("edge: a configuration document compiles into a snapshot the edge can route") {
+    wr::model::ConfigDocument document;
+    wr::model::ZoneDocument& zone = document.zones.emplace_back();
+    zone.zone.id = "z1";
+    zone.zone.settings = {"example.com", "http://127.0.0.1:3000"};
+    zone.room_settings.search_engine_crawler_bypass = true;
+    wr::model::RoomDocument& room = zone.rooms.emplace_back();
+    room.room.id = "r1";
+    room.room.settings.host = "example.com";
+    room.room.settings.path = "/shop";
+    room.room.settings.cookie_suffix = "shop";
+    room.room.settings.total_active_users = 100;
+    room.room.settings.new_users_per_minute = 50;
+    wr::model::Rule rule;
+    rule.id = "rule1";
+    rule.settings.expression = R"(starts_with(http.request.uri.path, "/shop/static/"))";
+    room.rules.push_back(rule);
+
+    const auto config = wr::edge::build_edge_config(document);
+    REQUIRE(config->zones.size() == 1);
+    CHECK(config->zones[0]->origin.port == 3000);
+    CHECK(config->zones[0]->search_engine_crawler_bypass);
+    const RoomConfig* found = config->find_room("example.com", "/shop/cart");
+    REQUIRE(found != nullptr);
+    CHECK(found->id == "r1");
+    CHECK(found->zone == config->zones[0].get());
+    CHECK(found->cookie_name == "__cfwaitingroom_shop");
+    CHECK(found->bypass_rules.size() == 1);
+    CHECK(found->phase_at(wr::util::TimePoint{}).policy.total_active_users == 100);
+    CHECK(config->find_room("example.com", "/") == nullptr);
+}
