@@ -84,7 +84,7 @@ done
 
 # No citations of paths outside the repository (the patterns are written so as not to match
 # themselves).
-outside='\.\./shared\b|reference/00[0-9]|\bDESIGN\.md|(^|[^/a-z_])API\.md'
+outside='\.\./shared\b|reference/[0][0-9]{2}|\bDESIGN\.md|(^|[^/a-z_])API\.md'
 for file in "${files[@]}"; do
     [[ -f $file ]] || continue
     case $file in *.png | *.ico | *.woff*) continue ;; esac
