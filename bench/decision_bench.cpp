@@ -1,4 +1,4 @@
-// In-process cost of the admission path, against the cookie crypto alone (DESIGN.md §8):
+// In-process cost of the admission path, against the cookie crypto alone (docs/design.md, "Budgets"):
 //   floor      seal + open of one cookie (AES-256-GCM): the least a cookie-based decision costs
 //   admitted   the edge's decision for an admitted visitor: route, open, decide (renew), seal
 //   queued     the same for a visitor who waits: route, open, decide, seal, page (rendered or cached)

@@ -19,13 +19,12 @@ constexpr double k_right = 20;
 constexpr double k_top = 54;
 constexpr double k_bottom = 48;
 
-// A round step for about `ticks` axis marks up to `maximum`: 1, 2 or 5 times a power of ten.
-double nice_step(double maximum, int ticks) {
-    const double raw = std::max(1.0, maximum / ticks);
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    for (const double factor : {1.0, 2.0, 5.0, 10.0})
-        if (raw <= factor * magnitude) return factor * magnitude;
-    return 10 * magnitude;
+// A round interval in minutes, a multiple of the step, for about six labels across `span_minutes`.
+int64_t round_time_interval(int64_t span_minutes, int64_t step_minutes) {
+    const int64_t step = std::max<int64_t>(1, step_minutes);
+    for (const int64_t minutes : {1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080})
+        if (minutes % step == 0 && minutes * 6 >= span_minutes) return minutes;
+    return std::max<int64_t>(step, (span_minutes / 6 + step - 1) / step * step);
 }
 
 struct Series {
@@ -56,8 +55,9 @@ std::string svg_chart(const std::vector<MinuteRecord>& points, int64_t step_minu
     double maximum = 10;
     for (const Series& s : series)
         for (const double v : s.values) maximum = std::max(maximum, v);
-    const double y_step = nice_step(maximum * 1.05, 5);
-    const double y_max = std::ceil(maximum * 1.05 / y_step) * y_step;
+    const AxisTicks y_axis = round_ticks(maximum * 1.05, 5);
+    const double y_step = y_axis.step;
+    const double y_max = y_axis.top;
     const double plot_width = k_width - k_left - k_right;
     const double plot_height = k_height - k_top - k_bottom;
     const size_t count = points.size();
@@ -81,9 +81,14 @@ std::string svg_chart(const std::vector<MinuteRecord>& points, int64_t step_minu
     svg += "<text transform=\"translate(14 " + svg_number(k_top + plot_height / 2) +
            ") rotate(-90)\" text-anchor=\"middle\" fill=\"#4b5563\">users</text>\n";
 
-    // Time axis: about six labels, in UTC.
-    const size_t label_every = std::max<size_t>(1, (count + 5) / 6);
-    for (size_t i = 0; i < count; i += label_every) {
+    // Time axis: about six labels, in UTC, at round times (every 10 minutes, every hour, …).
+    const int64_t label_minutes = round_time_interval(static_cast<int64_t>(count) * std::max<int64_t>(1, step_minutes), step_minutes);
+    std::vector<size_t> labelled;
+    for (size_t i = 0; i < count; ++i)
+        if (points[i].minute % label_minutes == 0) labelled.push_back(i);
+    if (labelled.empty()) // points not aligned to any round time: every few points instead
+        for (size_t i = 0; i < count; i += std::max<size_t>(1, (count + 5) / 6)) labelled.push_back(i);
+    for (const size_t i : labelled) {
         const std::string iso = util::format_iso8601(util::TimePoint{std::chrono::duration_cast<util::Milliseconds>(std::chrono::minutes{points[i].minute})});
         const std::string label = step_minutes >= 60 * 24 ? iso.substr(5, 5) : iso.substr(11, 5);
         svg += "<line x1=\"" + svg_number(x_of(i)) + "\" x2=\"" + svg_number(x_of(i)) + "\" y1=\"" + svg_number(k_top + plot_height) + "\" y2=\"" +
@@ -117,6 +122,18 @@ std::string svg_chart(const std::vector<MinuteRecord>& points, int64_t step_minu
     if (count == 0) svg += "<text x=\"" + svg_number(k_width / 2) + "\" y=\"" + svg_number(k_height / 2) + "\" text-anchor=\"middle\" fill=\"#6b7280\">no data</text>\n";
     svg += "</svg>\n";
     return svg;
+}
+
+AxisTicks round_ticks(double maximum, int ticks) {
+    const double raw = std::max(1.0, maximum / std::max(1, ticks));
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10 * magnitude;
+    for (const double factor : {1.0, 2.0, 5.0})
+        if (raw <= factor * magnitude * (1 + 1e-9)) {
+            step = factor * magnitude;
+            break;
+        }
+    return {step, std::max(step, std::ceil(maximum / step - 1e-9) * step)};
 }
 
 std::string svg_number(double value, int digits) {

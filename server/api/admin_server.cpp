@@ -1,6 +1,6 @@
 // Adapts cpp-httplib to the admin API: turns each httplib request into an api::Request,
 // dispatches it, and writes the Reply. Also works around Debian's precompiled httplib 0.11.4:
-// TCP_NODELAY and the accept backlog must be set at run time (DESIGN.md §9).
+// TCP_NODELAY and the accept backlog must be set at run time (docs/design.md, "Platform traps").
 #include "api/admin_server.h"
 
 #include <chrono>

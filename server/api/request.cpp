@@ -1,4 +1,4 @@
-// Accessors of the admin API's request type, and the body rules of API.md: valid JSON is
+// Accessors of the admin API's request type, and the body rules of docs/api.md: valid JSON is
 // accepted whatever its declared type; anything else is 400, or 415 when it says it is not JSON.
 #include "api/request.h"
 

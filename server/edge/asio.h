@@ -1,6 +1,7 @@
 #pragma once
 // Boost.Asio/Beast as the edge uses them. Boost 1.74's awaitable header uses std::exchange
-// without including <utility>, so <utility> comes first (DESIGN.md §9); there is no as_tuple
+// without including <utility>, so <utility> comes first (docs/design.md, "Platform traps");
+// there is no as_tuple
 // yet, so errors come back through redirect_error.
 #include <utility>
 

@@ -16,7 +16,8 @@ typedef struct evp_cipher_ctx_st EVP_CIPHER_CTX;
 
 namespace wr::edge {
 
-// One per thread: it reuses its OpenSSL context, which triples the speed (DESIGN.md §9).
+// One per thread: it reuses its OpenSSL context, which triples the speed (docs/design.md,
+// "Platform traps").
 class CookieCodec {
 public:
     CookieCodec();

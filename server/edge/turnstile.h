@@ -1,7 +1,9 @@
 #pragma once
-// Cloudflare Turnstile in the queue page (reference/004): the widget's HTML, the token the page
-// sends back in `?cf_wr_turnstile=`, and the siteverify exchange that judges it. The pure parts
-// are free functions; TurnstileClient does the one network call, per edge thread, with a timeout.
+// Cloudflare Turnstile in the queue page, as described in "Banish bots from your Waiting Room and
+// improve wait times for real users"
+// (https://blog.cloudflare.com/banish-bots-from-your-waiting-room-and-improve-wait-times-for-real-users/):
+// the widget's HTML, the token the page sends back in `?cf_wr_turnstile=`, and the siteverify
+// exchange that judges it. The pure parts are free functions; TurnstileClient does the one network call, per edge thread, with a timeout.
 #include <chrono>
 #include <optional>
 #include <string>

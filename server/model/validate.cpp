@@ -1,4 +1,5 @@
-// Validates zones, rooms, events and rules against the limits and relationships of API.md.
+// Validates zones, rooms, events and rules against the limits and relationships of the admin
+// API (docs/api.md).
 // Every problem is collected, so a user fixes a request in one round trip.
 #include "model/validate.h"
 

@@ -1,4 +1,10 @@
-// The admission algorithm of DESIGN.md §4 and reference/000–002.
+// The admission algorithm (docs/design.md), after Cloudflare's descriptions in
+// "Waiting Room: Random Queueing and Custom Web/Mobile Apps"
+// (https://blog.cloudflare.com/waiting-room-random-queueing-and-custom-web-mobile-apps/),
+// "Building Waiting Room on Workers and Durable Objects"
+// (https://blog.cloudflare.com/building-waiting-room-on-workers-and-durable-objects/) and
+// "How Waiting Room makes queueing decisions on Cloudflare's highly distributed network"
+// (https://blog.cloudflare.com/how-waiting-room-queues/).
 //
 // Slots this minute = min(total_active_users − active users, new_users_per_minute − users
 // admitted this minute). FIFO reserves them for the oldest buckets first: a user may enter

@@ -34,8 +34,11 @@ std::string heatmap(const Report& report, double top) {
         last_arrival = std::max(last_arrival, user.arrival_seconds / 60);
         if (user.admitted_seconds) longest_wait = std::max(longest_wait, (*user.admitted_seconds - user.joined_seconds) / 60);
     }
-    const double arrival_minutes = std::ceil(last_arrival);
-    const double wait_minutes = std::ceil(longest_wait);
+    // Both axes run to a round number of minutes and are marked at round steps.
+    const analytics::AxisTicks arrival_axis = analytics::round_ticks(last_arrival, 6);
+    const analytics::AxisTicks wait_axis = analytics::round_ticks(longest_wait, 6);
+    const double arrival_minutes = arrival_axis.top;
+    const double wait_minutes = wait_axis.top;
     std::vector<int> counts(k_bins * k_bins, 0);
     int most = 1;
     for (const UserResult& user : report.users) {
@@ -58,13 +61,12 @@ std::string heatmap(const Report& report, double top) {
         }
     svg += "<rect x=\"" + analytics::svg_number(left) + "\" y=\"30\" width=\"" + analytics::svg_number(width) + "\" height=\"" + analytics::svg_number(height) +
            "\" fill=\"none\" stroke=\"#9ca3af\"/>\n";
-    for (int i = 0; i <= 6; ++i) {
-        const double x = left + width * i / 6, y = 30 + height - height * i / 6;
-        svg += "<text x=\"" + analytics::svg_number(x) + "\" y=\"" + analytics::svg_number(30 + height + 16) + "\" text-anchor=\"middle\" font-size=\"11\">" +
-               analytics::svg_number(arrival_minutes * i / 6) + "</text>\n";
-        svg += "<text x=\"" + analytics::svg_number(left - 6) + "\" y=\"" + analytics::svg_number(y + 4) + "\" text-anchor=\"end\" font-size=\"11\">" +
-               analytics::svg_number(wait_minutes * i / 6) + "</text>\n";
-    }
+    for (double minutes = 0; minutes <= arrival_minutes + 1e-9; minutes += arrival_axis.step)
+        svg += "<text x=\"" + analytics::svg_number(left + width * minutes / arrival_minutes) + "\" y=\"" + analytics::svg_number(30 + height + 16) +
+               "\" text-anchor=\"middle\" font-size=\"11\">" + analytics::svg_number(minutes, 0) + "</text>\n";
+    for (double minutes = 0; minutes <= wait_minutes + 1e-9; minutes += wait_axis.step)
+        svg += "<text x=\"" + analytics::svg_number(left - 6) + "\" y=\"" + analytics::svg_number(30 + height - height * minutes / wait_minutes + 4) +
+               "\" text-anchor=\"end\" font-size=\"11\">" + analytics::svg_number(minutes, 0) + "</text>\n";
     svg += "<text x=\"" + analytics::svg_number(left + width / 2) + "\" y=\"" + analytics::svg_number(30 + height + 34) +
            "\" text-anchor=\"middle\" font-size=\"12\">arrival minute</text>\n";
     svg += "<text transform=\"translate(22 " + analytics::svg_number(30 + height / 2) + ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">wait (minutes)</text>\n";

@@ -1,5 +1,7 @@
 #pragma once
-// The simulator's pictures, as in reference/000: a heatmap of each admitted user's wait against
+// The simulator's pictures, as in "Waiting Room: Random Queueing and Custom Web/Mobile Apps"
+// (https://blog.cloudflare.com/waiting-room-random-queueing-and-custom-web-mobile-apps/):
+// a heatmap of each admitted user's wait against
 // the minute they arrived, and a line chart of active and queued users against the limits.
 #include <string>
 

@@ -34,8 +34,10 @@ struct MethodChange {
 struct Scenario {
     int64_t users = 10000;
     // uniform:DURATION, burst, poisson:RATE (per minute), csv:FILE, or reference:DURATION: the
-    // experiment of reference/000 — arrival times spread over DURATION are written into the
-    // users' tickets (their place in line), and everyone then joins at once.
+    // experiment of "Waiting Room: Random Queueing and Custom Web/Mobile Apps"
+    // (https://blog.cloudflare.com/waiting-room-random-queueing-and-custom-web-mobile-apps/):
+    // arrival times spread over DURATION are written into the users' tickets (their place in
+    // line), and everyone then joins at once.
     std::string arrival = "uniform:30m";
     double browse_minutes = 1;             // admitted users keep requesting this long, then leave
     double refresh_seconds = 20;           // how often a browsing user requests a page

@@ -126,7 +126,7 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
         const TimePoint joined = k_epoch + Milliseconds{static_cast<int64_t>(std::llround(result.joined_seconds * 1000))};
         result.joined_seconds = seconds_since_epoch(joined); // to the millisecond, as the clock runs
         if (joining) {
-            // reference/000's experiment: the arrival is spoofed into the ticket; the first request
+            // The experiment of "Waiting Room: Random Queueing and Custom Web/Mobile Apps": the arrival is spoofed into the ticket; the first request
             // comes now, on time, from a user already counted in their bucket.
             queue::Ticket ticket;
             ticket.session_id = random.next();

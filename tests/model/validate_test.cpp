@@ -1,4 +1,4 @@
-// model::validate_*: every limit and relationship of API.md that a record must satisfy on its
+// model::validate_*: every limit and relationship of docs/api.md that a record must satisfy on its
 // own, with the exact field and message a user sees, and the boundaries that pass.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
-// The admission algorithm, on virtual time: the worked examples of the reference and the
-// rules of DESIGN.md §4.
+// The admission algorithm, on virtual time: the worked examples of Cloudflare's articles
+// (see server/queue/admission.cpp) and the rules of docs/design.md.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -52,7 +52,7 @@ struct Browser {
 
 } // namespace
 
-TEST_CASE("queue: slots are reserved for the oldest buckets first (reference/000's example)") {
+TEST_CASE("queue: slots are reserved for the oldest buckets first (the random-queueing article's example)") {
     // 10,000 total active users, 2,000 new per minute, 7,000 active: 2,000 slots. Waiting:
     // 500 since 15:54, 1,000 since 15:55, 1,000 since 15:56.
     const Policy policy = limits(10000, 2000);
@@ -85,7 +85,7 @@ TEST_CASE("queue: slots are reserved for the oldest buckets first (reference/000
     CHECK(ledger.active_users(now, policy.session_duration) == 9000);
 }
 
-TEST_CASE("queue: eligible slots and the FIFO estimate of reference/002") {
+TEST_CASE("queue: eligible slots and the FIFO estimate of the Workers and Durable Objects article") {
     // 200/200 limits, 148 active: 52 slots for buckets of 2, 50 and 60 users; 30 admitted per minute.
     const Policy policy = limits(200, 200);
     const TimePoint now = k_1554 + 40min + 10s;

@@ -12,7 +12,7 @@ using wr::simulate::Scenario;
 
 namespace {
 
-// reference/000's scenario: 10,000 users over 30 minutes, about a minute of browsing each.
+// The scenario of "Waiting Room: Random Queueing and Custom Web/Mobile Apps": 10,000 users over 30 minutes, about a minute of browsing each.
 Scenario reference(QueueingMethod method, const std::string& arrival = "uniform:30m") {
     Scenario scenario;
     scenario.users = 10000;
@@ -60,7 +60,7 @@ TEST_CASE("simulate: FIFO admits the reference crowd in arrival order, within th
     CHECK(report.summary.wait_estimate_mae_minutes < report.summary.mean_wait_minutes / 10);
 }
 
-TEST_CASE("simulate: random queueing admits regardless of the place in line (reference/000's experiment)") {
+TEST_CASE("simulate: random queueing admits regardless of the place in line (the experiment of Cloudflare's random-queueing article)") {
     // As in the article: places in line spread over 30 minutes, everyone joining at once.
     const Report random = wr::simulate::run(reference(QueueingMethod::random, "reference:30m"));
     CHECK(std::fabs(random.summary.kendall_tau) <= 0.1);
