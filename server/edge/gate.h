@@ -118,5 +118,6 @@ const std::string& default_queue_page(std::string_view language);
 const std::string& reject_page(std::string_view language);
 std::string misdirected_page(std::string_view host);
 std::string too_many_joins_page();
+std::string ambiguous_path_page();
 
 } // namespace wr::edge

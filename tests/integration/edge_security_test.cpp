@@ -1,0 +1,152 @@
+// Attacks on the edge over real sockets, each once a hole (issue 16): paths an origin reads
+// differently from the rules, headers that slip past the rewrite, bodies read before anything
+// is decided.
+#include <doctest/doctest.h>
+
+#include <thread>
+
+#include "support/browser.h"
+#include "support/process.h"
+#include "support/raw_http.h"
+#include "support/shop_room.h"
+#include "support/test_server.h"
+
+using nlohmann::json;
+using wr::test::Browser;
+using wr::test::RawReply;
+using wr::test::TestOrigin;
+using wr::test::TestServer;
+using wr::test::k_rooms;
+using wr::test::raw_exchange;
+
+namespace {
+
+// An origin as lenient as Python's http.server: it serves any Host, percent-decodes the whole
+// path (%2F and %5C included), takes '\' for '/' and resolves dot segments, then says which
+// path it served.
+class DecodingOrigin {
+public:
+    DecodingOrigin() {
+        m_server.Get(".*", [](const httplib::Request& request, httplib::Response& response) {
+            std::string path = request.path; // httplib has decoded every escape
+            for (char& c : path)
+                if (c == '\\') c = '/';
+            std::vector<std::string> segments;
+            size_t at = 1;
+            while (at <= path.size()) {
+                const size_t slash = path.find('/', at);
+                const std::string segment = path.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+                if (segment == "..") {
+                    if (!segments.empty()) segments.pop_back();
+                } else if (!segment.empty() && segment != ".") {
+                    segments.push_back(segment);
+                }
+                if (slash == std::string::npos) break;
+                at = slash + 1;
+            }
+            std::string served;
+            for (const auto& segment : segments) served += "/" + segment;
+            response.set_header("X-Demo-Origin", "1");
+            response.set_content("served " + (served.empty() ? "/" : served), "text/plain");
+        });
+        m_port = m_server.bind_to_any_port("127.0.0.1");
+        m_thread = std::thread([this] { m_server.listen_after_bind(); });
+        while (!m_server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds{5});
+    }
+    ~DecodingOrigin() {
+        m_server.stop();
+        m_thread.join();
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+
+private:
+    httplib::Server m_server;
+    std::thread m_thread;
+    int m_port = 0;
+};
+
+std::string get_request(const std::string& target, const std::string& host = "shop.example.com", const std::string& extra = "") {
+    return "GET " + target + " HTTP/1.1\r\nHost: " + host + "\r\n" + extra + "\r\n";
+}
+
+} // namespace
+
+TEST_SUITE("integration") {
+
+TEST_CASE("integration: an encoded slash before a dot segment, or a backslash, cannot stretch a bypass rule to another path") {
+    DecodingOrigin origin;
+    TestServer wr;
+    wr.create_zone("example.com", origin.url());
+    wr.create_room("example.com", {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200},
+                                   {"new_users_per_minute", 200}, {"queue_all", true}});
+    REQUIRE(wr.post(k_rooms + "/shop/rules", {{"action", "bypass_waiting_room"},
+                                              {"expression", R"(starts_with(http.request.uri.path, "/static/"))"}})
+                .status == 200);
+    wr.sync_edge();
+
+    const RawReply asset = raw_exchange(wr.edge_port(), get_request("/static/app.css"));
+    CHECK(asset.body == "served /static/app.css");
+    // An encoded slash that makes no dot segment is an ordinary path: it passes as sent.
+    CHECK(raw_exchange(wr.edge_port(), get_request("/static/a%2Fb.css")).body == "served /static/a/b.css");
+    const RawReply queued = raw_exchange(wr.edge_port(), get_request("/checkout"));
+    CHECK(queued.body.find("You are in line") != std::string::npos);
+
+    for (const std::string target : {"/static/..%2Fcheckout", "/static/..%2fcheckout", "/static/%2E%2E%2Fcheckout",
+                                     "/static/..%5Ccheckout", "/static/..\\checkout", "/static\\..\\checkout"}) {
+        CAPTURE(target);
+        const RawReply reply = raw_exchange(wr.edge_port(), get_request(target));
+        CHECK(reply.status == 400);
+        CHECK(reply.body.find("served") == std::string::npos);
+    }
+}
+
+TEST_CASE("integration: Connection cannot remove Host, every Cookie header loses the room's cookie, trailers stay out of the headers") {
+    TestOrigin origin;
+    TestServer wr;
+    set_up_shop(wr, origin);
+    Browser browser(wr.edge_port(), "shop.example.com");
+    REQUIRE(browser.get("/").from_origin());
+    const std::string room_cookie = "__cfwaitingroom=" + browser.cookies["__cfwaitingroom"];
+
+    const RawReply hosted = raw_exchange(wr.edge_port(), get_request("/echo", "shop.example.com", "Connection: host, X-Hop\r\nX-Hop: 1\r\n"));
+    REQUIRE(hosted.status == 200);
+    const json host_echo = json::parse(hosted.body);
+    CHECK(host_echo["headers"]["Host"] == "shop.example.com");
+    CHECK_FALSE(host_echo["headers"].contains("X-Hop"));
+
+    const RawReply cookies = raw_exchange(wr.edge_port(),
+                                          get_request("/echo", "shop.example.com", "Cookie: theme=dark\r\nCookie: " + room_cookie + "; lang=en\r\n"));
+    REQUIRE(cookies.status == 200);
+    const json cookie_echo = json::parse(cookies.body);
+    CHECK(cookie_echo["headers"]["Cookie"] == "theme=dark; lang=en");
+    CHECK(cookies.header("Set-Cookie").starts_with("__cfwaitingroom=")); // the admitted visitor was recognised
+
+    const RawReply chunked = raw_exchange(wr.edge_port(),
+                                          "POST /echo HTTP/1.1\r\nHost: shop.example.com\r\nTransfer-Encoding: chunked\r\n"
+                                          "Trailer: X-Injected\r\nContent-Type: text/plain\r\n\r\n5\r\nhello\r\n0\r\nX-Injected: yes\r\n\r\n");
+    REQUIRE(chunked.status == 200);
+    const json chunk_echo = json::parse(chunked.body);
+    CHECK(chunk_echo["body"] == "hello");
+    CHECK_FALSE(chunk_echo["headers"].contains("X-Injected"));
+}
+
+TEST_CASE("integration: a body that will not reach the origin is not read: 421, 413 and the queue page answer at once and close") {
+    TestOrigin origin;
+    TestServer wr;
+    set_up_shop(wr, origin, {{"queue_all", true}});
+    // 14 MiB announced, none of it sent: today's answer must not wait for it.
+    const std::string announced = "Content-Length: 14680064\r\nContent-Type: application/octet-stream\r\n";
+    const RawReply stranger = raw_exchange(wr.edge_port(), "POST / HTTP/1.1\r\nHost: evil.test\r\n" + announced + "\r\n");
+    CHECK(stranger.status == 421);
+    CHECK(stranger.closed);
+    const RawReply queued = raw_exchange(wr.edge_port(), "POST /checkout HTTP/1.1\r\nHost: shop.example.com\r\n" + announced + "\r\n");
+    CHECK(queued.status == 200);
+    CHECK(queued.body.find("You are in line") != std::string::npos);
+    CHECK(queued.header("Connection") == "close");
+    CHECK(queued.closed);
+    const RawReply too_large = raw_exchange(wr.edge_port(), "POST / HTTP/1.1\r\nHost: shop.example.com\r\nContent-Length: 99999999999\r\n\r\n");
+    CHECK(too_large.status == 413);
+    CHECK(too_large.closed);
+}
+
+}
