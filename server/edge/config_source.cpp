@@ -17,6 +17,7 @@ std::shared_ptr<const EdgeConfig> load_edge_config(store::Database& database, an
             auto entry = std::make_unique<ZoneConfig>();
             entry->id = zone.id;
             entry->name = zone.settings.name;
+            entry->hosts = zone.settings.hosts;
             // Validation keeps origins parseable; a hand-edited database falls back to nothing.
             entry->origin = model::parse_origin_url(zone.settings.origin).value_or(model::OriginUrl{});
             entry->search_engine_crawler_bypass = store::get_zone_room_settings(connection, zone.id).search_engine_crawler_bypass;

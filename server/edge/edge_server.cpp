@@ -267,6 +267,9 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
         incoming.method = head.method_string();
         incoming.target = head.target();
         incoming.host = host;
+        incoming.host_headers = static_cast<int>(std::distance(head.find(http::field::host), head.end()) > 0
+                                                     ? head.count(http::field::host)
+                                                     : 0);
         incoming.cookie_header = cookies;
         incoming.accept = head[http::field::accept];
         incoming.user_agent = head[http::field::user_agent];

@@ -47,6 +47,11 @@ std::string misdirected_page(std::string_view host) {
            "<h1>421 Misdirected Request</h1><p>This server does not serve the host <code>" + util::escape_html(host) + "</code>.</p></html>\n";
 }
 
+std::string bad_host_page() {
+    return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>400 Bad Request</title><h1>400 Bad Request</h1>"
+           "<p>The request needs exactly one Host header, naming the host of its target.</p></html>\n";
+}
+
 std::string ambiguous_path_page() {
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>400 Bad Request</title><h1>400 Bad Request</h1>"
            "<p>This address has an encoded slash before a dot segment, or a backslash; this site does not accept it.</p></html>\n";
@@ -105,6 +110,12 @@ page::CompiledTemplate& Gate::compiled(const Snapshot& snapshot, const std::stri
 const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result,
                               Route& route) const {
     route.host = normalize_host(request.host);
+    // RFC 9112 §3.2: one Host, and it names the authority of an absolute-form target.
+    if (request.host_headers != 1 || !host_matches_target(request.target, route.host)) {
+        result.status = 400;
+        result.body = bad_host_page();
+        return nullptr;
+    }
     result.zone = snapshot.config->find_zone(route.host);
     if (!result.zone) {
         result.status = 421;

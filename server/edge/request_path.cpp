@@ -132,4 +132,14 @@ std::string same_site_location(std::string_view target) {
     return location;
 }
 
+bool host_matches_target(std::string_view target, std::string_view host) {
+    if (target.starts_with('/')) return true;
+    const size_t scheme = target.find("://");
+    if (scheme == std::string_view::npos) return true; // "*" (OPTIONS) or authority form: no host to compare
+    std::string_view authority = target.substr(scheme + 3);
+    authority = authority.substr(0, authority.find_first_of("/?#"));
+    if (const size_t at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
+    return normalize_host(authority) == host;
+}
+
 } // namespace wr::edge

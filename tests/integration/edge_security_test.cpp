@@ -149,4 +149,44 @@ TEST_CASE("integration: a body that will not reach the origin is not read: 421, 
     CHECK(too_large.closed);
 }
 
+TEST_CASE("integration: only hosts the operator named reach the origin; two Hosts or a Host against the target get 400") {
+    DecodingOrigin origin; // serves any Host
+    TestServer wr;
+    wr.create_zone("example.com", origin.url());
+    wr.create_room("example.com", {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200},
+                                   {"new_users_per_minute", 200}, {"queue_all", true}});
+    wr.sync_edge();
+    const auto status_for = [&](const std::string& host) { return raw_exchange(wr.edge_port(), get_request("/checkout", host)); };
+
+    CHECK(status_for("shop.example.com").body.find("You are in line") != std::string::npos);
+    CHECK(status_for("example.com").body == "served /checkout"); // the zone's own name
+    for (const std::string host : {"x.example.com", "x.shop.example.com", "www.example.com", "a.cdn.example.com"}) {
+        CAPTURE(host);
+        const RawReply reply = status_for(host);
+        CHECK(reply.status == 421);
+        CHECK(reply.body.find("served") == std::string::npos);
+    }
+
+    // Hosts the zone lists pass; still nothing else.
+    const auto patched = wr.patch("/client/v4/zones/example.com", {{"hosts", {"www.example.com", "*.cdn.example.com"}}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.text);
+    CHECK(patched.body["result"]["hosts"] == json{"www.example.com", "*.cdn.example.com"});
+    wr.sync_edge();
+    CHECK(status_for("www.example.com").body == "served /checkout");
+    CHECK(status_for("a.cdn.example.com").body == "served /checkout");
+    CHECK(status_for("x.example.com").status == 421);
+    const auto outside = wr.patch("/client/v4/zones/example.com", {{"hosts", {"www.other.com"}}});
+    CHECK(outside.status == 400);
+    CHECK(outside.text.find("hosts[0]") != std::string::npos);
+
+    // RFC 9112 §3.2: exactly one Host, naming the absolute-form target's host.
+    const RawReply two = raw_exchange(wr.edge_port(), "GET /checkout HTTP/1.1\r\nHost: example.com\r\nHost: shop.example.com\r\n\r\n");
+    CHECK(two.status == 400);
+    const RawReply disagreeing = raw_exchange(wr.edge_port(), get_request("http://example.com/checkout", "shop.example.com"));
+    CHECK(disagreeing.status == 400);
+    CHECK(disagreeing.body.find("served") == std::string::npos);
+    const RawReply agreeing = raw_exchange(wr.edge_port(), get_request("http://Shop.Example.com:80/checkout", "shop.example.com"));
+    CHECK(agreeing.body.find("You are in line") != std::string::npos);
+}
+
 }
