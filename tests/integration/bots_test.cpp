@@ -230,6 +230,10 @@ TEST_CASE("integration: Turnstile sends passing visitors to the real queue and f
     wr::test::set_up_shop(wr, origin, {{"turnstile_mode", "invisible"}, {"turnstile_action", "infinite_queue"}});
     const auto admitted = fill_shop(wr, 200); // room to spare: no challenge
     CHECK(admitted[0]->get("/?cf_wr_turnstile=ignored").from_origin());
+    // The parameter is wr's: the origin never sees it.
+    const EdgeReply echoed = admitted[0]->get("/echo?a=1&cf_wr_turnstile=ignored&b=2");
+    REQUIRE(echoed.from_origin());
+    CHECK(json::parse(echoed.body)["target"] == "/echo?a=1&b=2");
     CHECK(siteverify.calls().empty()); // admitted visitors are never challenged...
 
     // A new visitor while the room queues: the challenge first, no cookie, not in the queue.
