@@ -3,6 +3,8 @@
 
 #include <array>
 #include <boost/asio/socket_base.hpp>
+#include <list>
+#include <sys/resource.h>
 #include <stdexcept>
 
 #include "analytics/prometheus.h"
@@ -98,10 +100,39 @@ asio::awaitable<void> write_too_large(Stream& stream, std::string& page) {
     co_await asio::async_write(stream, asio::buffer(page), awaitable(ec));
 }
 
+// A connection waiting for its next request, which may be closed to make room for a new one.
+struct IdleConnection {
+    tcp::socket* socket;
+    bool listed = true;
+};
+
+// Visitor connections to keep when the operator did not say: half the descriptors (each proxied
+// request may hold an origin connection too), less a reserve for the store, logs and listeners.
+int default_max_connections() {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 100000;
+    return std::max(16, (static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 1 << 30)) - 64) / 2);
+}
+
 } // namespace
 
 struct EdgeServer::Worker {
     asio::io_context io{1};
+    // This thread's idle keep-alive connections, oldest first.
+    std::list<IdleConnection*> idle;
+
+    // Closes the oldest idle connection; false when none is idle.
+    bool shed_oldest_idle() {
+        if (idle.empty()) return false;
+        IdleConnection* oldest = idle.front();
+        idle.pop_front();
+        oldest->listed = false;
+        boost::system::error_code ignored;
+        oldest->socket->cancel(ignored);
+        oldest->socket->shutdown(tcp::socket::shutdown_both, ignored);
+        return true;
+    }
+
     tcp::acceptor acceptor{io};
     Gate gate;
     OriginPool origins;
@@ -142,6 +173,7 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
     }
     if (m_options.turnstile.active() && !model::parse_origin_url(m_options.turnstile.verify_url))
         throw std::runtime_error("--turnstile-verify-url: '" + m_options.turnstile.verify_url + "' is not an http(s) URL");
+    m_max_connections = m_options.max_connections > 0 ? m_options.max_connections : default_max_connections();
     const int threads = m_options.threads > 0 ? m_options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     std::random_device seeds;
     for (int i = 0; i < threads; ++i)
@@ -195,8 +227,18 @@ asio::awaitable<void> EdgeServer::accept_loop(Worker& worker) {
         tcp::socket socket = co_await worker.acceptor.async_accept(awaitable(ec));
         if (ec) {
             if (ec == asio::error::operation_aborted) co_return;
-            continue; // out of descriptors, a reset before accept: keep accepting
+            if (ec == asio::error::no_descriptors || ec.value() == ENFILE) {
+                // Out of descriptors: free a few (closed once their reads end, on this loop), and
+                // wait a moment rather than spin on accept. A few, not one: the backlog ahead of
+                // a new visitor may be full of connections that will only sit idle.
+                for (int shed = 0; shed < 8 && worker.shed_oldest_idle(); ++shed) {}
+                asio::steady_timer pause(worker.io, std::chrono::milliseconds{10});
+                co_await pause.async_wait(awaitable(ec));
+            }
+            continue; // a reset before accept, or after the pause: keep accepting
         }
+        // At the cap the oldest idle visitor makes room for the new one; with none idle, the new one waits for another time.
+        if (m_connections.load() >= m_max_connections && !worker.shed_oldest_idle()) continue;
         socket.set_option(tcp::no_delay(true), ec);
         if (m_tls)
             asio::co_spawn(worker.io, serve_tls(worker, std::move(socket)), asio::detached);
@@ -206,6 +248,11 @@ asio::awaitable<void> EdgeServer::accept_loop(Worker& worker) {
 }
 
 asio::awaitable<void> EdgeServer::serve_plain(Worker& worker, tcp::socket socket) {
+    ++m_connections;
+    struct Counted {
+        std::atomic<int>& count;
+        ~Counted() { --count; }
+    } counted{m_connections};
     const queue::ClientAddress peer = peer_address(socket);
     beast::tcp_stream stream(std::move(socket));
     co_await serve(worker, stream, peer, false);
@@ -221,6 +268,11 @@ asio::awaitable<void> EdgeServer::serve_plain(Worker& worker, tcp::socket socket
 }
 
 asio::awaitable<void> EdgeServer::serve_tls(Worker& worker, tcp::socket socket) {
+    ++m_connections;
+    struct Counted {
+        std::atomic<int>& count;
+        ~Counted() { --count; }
+    } counted{m_connections};
     const queue::ClientAddress peer = peer_address(socket);
     beast::ssl_stream<beast::tcp_stream> stream(std::move(socket), *m_tls);
     boost::system::error_code ec;
@@ -245,7 +297,13 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
         beast::get_lowest_layer(stream).expires_after(m_options.idle_timeout);
         // Only the header first: nothing is decided by the body, and a body that will not reach the
         // origin (421, 413, 429, the queue) is never read into memory.
+        // Between requests with nothing buffered the connection is idle: the first to go when
+        // descriptors run short or the connection cap is reached.
+        IdleConnection idle{&beast::get_lowest_layer(stream).socket(), buffer.size() == 0};
+        std::list<IdleConnection*>::iterator listed;
+        if (idle.listed) listed = worker.idle.insert(worker.idle.end(), &idle);
         co_await http::async_read_header(stream, buffer, parser, awaitable(ec));
+        if (idle.listed) worker.idle.erase(listed);
         if (ec == http::error::body_limit || ec == http::error::header_limit) {
             co_await write_too_large(stream, page);
             co_return;

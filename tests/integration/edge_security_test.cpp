@@ -3,6 +3,12 @@
 // is decided.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
 #include <thread>
 
 #include "support/browser.h"
@@ -64,6 +70,33 @@ private:
     std::thread m_thread;
     int m_port = 0;
 };
+
+// Clock ticks of CPU the process has used (user + system), from /proc.
+long cpu_ticks(int pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    std::istringstream fields(text.substr(text.rfind(')') + 2));
+    std::string field;
+    long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {
+        if (i == 14) utime = std::stol(field);
+        if (i == 15) stime = std::stol(field);
+    }
+    return utime + stime;
+}
+
+int connect_idle(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
 
 std::string get_request(const std::string& target, const std::string& host = "shop.example.com", const std::string& extra = "") {
     return "GET " + target + " HTTP/1.1\r\nHost: " + host + "\r\n" + extra + "\r\n";
@@ -187,6 +220,44 @@ TEST_CASE("integration: only hosts the operator named reach the origin; two Host
     CHECK(disagreeing.body.find("served") == std::string::npos);
     const RawReply agreeing = raw_exchange(wr.edge_port(), get_request("http://Shop.Example.com:80/checkout", "shop.example.com"));
     CHECK(agreeing.body.find("You are in line") != std::string::npos);
+}
+
+TEST_CASE("integration: with ulimit -n 256 and 400 idle connections, a new visitor is served at once and the edge does not spin") {
+    TestOrigin origin;
+    wr::test::TempDir data;
+    {
+        TestServer setup(data.path());
+        set_up_shop(setup, origin);
+    }
+    // The default cap (from the descriptor limit) sheds idle connections before descriptors run
+    // out; a cap above the limit makes accept fail with EMFILE, which must not spin either.
+    for (const std::string& cap : {std::string(), std::string(" --max-connections 100000")}) {
+        CAPTURE(cap);
+        const std::string command = "ulimit -n 256; exec " + std::string(WR_BINARY) + " --data-dir " + data.path().string() +
+                                    " serve --edge-listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --edge-threads 1" + cap + " 2>&1";
+        wr::test::BackgroundProcess wr({"/bin/sh", "-c", command}, "edge: listening on");
+        const std::string& ready = wr.ready_line();
+        const int port = std::stoi(ready.substr(ready.rfind(':') + 1));
+
+        std::vector<int> idle;
+        for (int i = 0; i < 400; ++i)
+            if (const int fd = connect_idle(port); fd >= 0) idle.push_back(fd);
+        std::this_thread::sleep_for(std::chrono::milliseconds{300}); // let the edge accept what it can
+
+        const auto started = std::chrono::steady_clock::now();
+        const RawReply reply = raw_exchange(port, get_request("/", "shop.example.com"), std::chrono::milliseconds{3000});
+        const auto waited = std::chrono::steady_clock::now() - started;
+        CHECK(reply.status == 200);
+        CHECK(reply.header("X-Demo-Origin") == "1");
+        CHECK(waited < std::chrono::seconds{2});
+
+        // Still holding the idle connections: the edge uses (almost) no CPU.
+        const long before = cpu_ticks(wr.pid());
+        std::this_thread::sleep_for(std::chrono::seconds{1});
+        const long used = cpu_ticks(wr.pid()) - before;
+        CHECK(used < ::sysconf(_SC_CLK_TCK) / 5); // under 20 % of a core
+        for (const int fd : idle) ::close(fd);
+    }
 }
 
 }
