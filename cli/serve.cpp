@@ -47,6 +47,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         std::string tls_private_key;
         int origin_timeout = 30;
         int idle_timeout = 60;
+        int max_connections = 0;
         std::string log_level = "info";
         size_t max_body_bytes = 4 * 1024 * 1024;
         std::vector<std::string> trusted_proxies;
@@ -70,6 +71,10 @@ void add_serve_commands(CLI::App& root, Context& context) {
     serve->add_option("--origin-timeout", options->origin_timeout, "Seconds to wait for an origin's answer before a 504")
         ->check(CLI::Range(1, 3600))
         ->capture_default_str();
+    serve->add_option("--max-connections", options->max_connections,
+                      "Visitor connections the edge keeps at once; past it the oldest idle keep-alive ones close "
+                      "(default: half the descriptor limit less 64, from ulimit -n)")
+        ->check(CLI::NonNegativeNumber);
     serve->add_option("--idle-timeout", options->idle_timeout, "Seconds an idle keep-alive connection stays open on the edge")
         ->check(CLI::Range(1, 3600))
         ->capture_default_str();
@@ -118,6 +123,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.tls_private_key = options->tls_private_key;
         app_options.origin_timeout = std::chrono::seconds{options->origin_timeout};
         app_options.idle_timeout = std::chrono::seconds{options->idle_timeout};
+        app_options.max_connections = options->max_connections;
         app_options.trusted_proxies = options->trusted_proxies;
         app_options.turnstile_site_key = options->turnstile_site_key;
         app_options.turnstile_secret = options->turnstile_secret;

@@ -8,6 +8,10 @@
 namespace wr::cli {
 namespace {
 
+const char* const k_host_help =
+    "Another host the edge proxies for this zone (repeatable; *.name for every name under it). The zone's own "
+    "name and its rooms' hosts are always served; every other host gets 421";
+
 const std::vector<Column> k_zone_columns = {{"ID", "id"}, {"NAME", "name"}, {"ORIGIN", "origin"}, {"CREATED", "created_on"}};
 
 } // namespace
@@ -19,12 +23,16 @@ void add_zone_commands(CLI::App& root, Context& context) {
     {
         auto name = std::make_shared<std::string>();
         auto origin = std::make_shared<std::string>();
+        auto hosts = std::make_shared<std::vector<std::string>>();
         CLI::App* create = zones->add_subcommand("create", "Create a zone");
         create->add_option("name", *name, "Domain, e.g. example.com")->required();
         create->add_option("--origin", *origin, "Upstream base URL, e.g. http://127.0.0.1:3000")->required();
-        create->footer("Example:\n  wr zones create example.com --origin http://127.0.0.1:3000");
-        create->callback([&context, name, origin] {
-            print_object(context, context.client().post("/client/v4/zones", {{"name", *name}, {"origin", *origin}}));
+        create->add_option("--host", *hosts, k_host_help);
+        create->footer("Example:\n  wr zones create example.com --origin http://127.0.0.1:3000 --host www.example.com");
+        create->callback([&context, name, origin, hosts] {
+            nlohmann::json body = {{"name", *name}, {"origin", *origin}};
+            if (!hosts->empty()) body["hosts"] = *hosts;
+            print_object(context, context.client().post("/client/v4/zones", body));
         });
     }
     {
@@ -42,14 +50,22 @@ void add_zone_commands(CLI::App& root, Context& context) {
     {
         auto zone = std::make_shared<std::string>();
         auto body = std::make_shared<BodyOptions>();
-        CLI::App* update = zones->add_subcommand("update", "Change a zone's origin (or name)");
+        auto hosts = std::make_shared<std::vector<std::string>>();
+        auto no_hosts = std::make_shared<bool>(false);
+        CLI::App* update = zones->add_subcommand("update", "Change a zone's origin, hosts (or name)");
         update->add_option("zone", *zone, "Zone id or name")->required();
         body->add_string(update, "--origin", "origin", "Upstream base URL");
         body->add_string(update, "--name", "name", "New domain");
-        update->footer("Example:\n  wr zones update example.com --origin http://10.0.0.5:8000");
-        update->callback([&context, zone, body] {
+        CLI::Option* host_option = update->add_option("--host", *hosts, std::string(k_host_help) + "; replaces the zone's list");
+        update->add_flag("--no-hosts", *no_hosts, "Clear the zone's list of hosts")->excludes(host_option);
+        update->footer("Example:\n  wr zones update example.com --origin http://10.0.0.5:8000\n"
+                       "  wr zones update example.com --host www.example.com --host '*.cdn.example.com'");
+        update->callback([&context, zone, body, hosts, no_hosts] {
             const ApiClient client = context.client();
-            print_object(context, client.patch(zone_path(client, *zone), body->body()));
+            nlohmann::json patch = body->body();
+            if (!hosts->empty()) patch["hosts"] = *hosts;
+            if (*no_hosts) patch["hosts"] = nlohmann::json::array();
+            print_object(context, client.patch(zone_path(client, *zone), patch));
         });
     }
     {

@@ -52,6 +52,7 @@ App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(opt
         edge_options.tls_certificate = m_options.tls_certificate;
         edge_options.tls_private_key = m_options.tls_private_key;
         edge_options.idle_timeout = m_options.idle_timeout;
+        edge_options.max_connections = m_options.max_connections;
         edge_options.origin.response_timeout = m_options.origin_timeout;
         edge_options.trusted_proxies = m_options.trusted_proxies;
         edge_options.crawler_resolver = m_options.crawler_resolver;

@@ -48,6 +48,7 @@ struct AppOptions {
     std::string tls_certificate;
     std::string tls_private_key;
     std::chrono::seconds idle_timeout{60};
+    int max_connections = 0; // 0: derived from RLIMIT_NOFILE
     std::chrono::seconds origin_timeout{30};
     std::vector<std::string> trusted_proxies; // CIDRs whose X-Forwarded-For is believed
     std::shared_ptr<edge::Resolver> crawler_resolver; // tests' DNS; nullptr: the system's resolver

@@ -94,7 +94,12 @@ private:
         model::Zone zone;
         if (auto existing = store::find_zone_by_name(m_connection, settings.name)) {
             zone = at_path(path, [&] { return update_zone(m_connection, m_now, *existing, settings); });
-            if (zone.settings != existing->settings) record("update", "zone", zone.settings.name, {"origin"});
+            if (zone.settings != existing->settings) {
+                std::vector<std::string> changed;
+                if (zone.settings.origin != existing->settings.origin) changed.push_back("origin");
+                if (zone.settings.hosts != existing->settings.hosts) changed.push_back("hosts");
+                record("update", "zone", zone.settings.name, std::move(changed));
+            }
         } else {
             zone = at_path(path, [&] { return create_zone(m_connection, m_now, settings); });
             record("create", "zone", zone.settings.name);
@@ -255,6 +260,7 @@ json export_document(store::Connection& connection) {
         }
         out_zones.push_back({{"name", zone.settings.name},
                              {"origin", zone.settings.origin},
+                             {"hosts", zone.settings.hosts},
                              {"settings", model::to_json(store::get_zone_room_settings(connection, zone.id))},
                              {"waiting_rooms", std::move(out_rooms)}});
     }

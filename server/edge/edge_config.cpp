@@ -15,11 +15,12 @@ const Phase& RoomConfig::phase_at(util::TimePoint now) const { return schedule.a
 void build_phases(RoomConfig& room) { room.schedule = queue::build_schedule(room.settings, room.events); }
 
 const ZoneConfig* EdgeConfig::find_zone(std::string_view host) const {
+    if (const auto it = m_zones_by_host.find(host); it != m_zones_by_host.end()) return it->second;
     while (true) {
-        if (const auto it = m_zones_by_name.find(host); it != m_zones_by_name.end()) return it->second;
         const size_t dot = host.find('.');
         if (dot == std::string_view::npos) return nullptr;
         host.remove_prefix(dot + 1);
+        if (const auto it = m_zones_by_wildcard.find(host); it != m_zones_by_wildcard.end()) return it->second;
     }
 }
 
@@ -38,15 +39,25 @@ const RoomConfig* EdgeConfig::find_room_by_id(std::string_view id) const {
 }
 
 void EdgeConfig::index() {
-    m_zones_by_name.clear();
+    m_zones_by_host.clear();
+    m_zones_by_wildcard.clear();
     m_routes_by_host.clear();
     m_rooms_by_id.clear();
-    for (const auto& zone : zones) m_zones_by_name[zone->name] = zone.get();
+    for (const auto& zone : zones) {
+        m_zones_by_host[zone->name] = zone.get();
+        for (const std::string& host : zone->hosts) {
+            if (host.starts_with("*.")) m_zones_by_wildcard[host.substr(2)] = zone.get();
+            else m_zones_by_host[host] = zone.get();
+        }
+    }
     for (const auto& room : rooms) {
         m_rooms_by_id[room->id] = room.get();
+        m_zones_by_host[model::lowercase(room->settings.host)] = room->zone;
         m_routes_by_host[model::lowercase(room->settings.host)].push_back({room->settings.path, room.get()});
-        for (const model::Route& route : room->settings.additional_routes)
+        for (const model::Route& route : room->settings.additional_routes) {
+            m_zones_by_host[model::lowercase(route.host)] = room->zone;
             m_routes_by_host[model::lowercase(route.host)].push_back({route.path, room.get()});
+        }
     }
     for (auto& [host, routes] : m_routes_by_host)
         std::sort(routes.begin(), routes.end(), [](const RouteEntry& a, const RouteEntry& b) {
@@ -72,6 +83,7 @@ std::shared_ptr<const EdgeConfig> build_edge_config(const model::ConfigDocument&
         auto entry = std::make_unique<ZoneConfig>();
         entry->id = zone.zone.id;
         entry->name = zone.zone.settings.name;
+        entry->hosts = zone.zone.settings.hosts;
         // Validation keeps origins parseable; a hand-edited database falls back to nothing.
         entry->origin = model::parse_origin_url(zone.zone.settings.origin).value_or(model::OriginUrl{});
         entry->search_engine_crawler_bypass = zone.room_settings.search_engine_crawler_bypass;

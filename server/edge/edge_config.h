@@ -26,6 +26,7 @@ struct ZoneConfig {
     std::string id;
     std::string name;
     model::OriginUrl origin;
+    std::vector<std::string> hosts; // the zone's listed hosts ("*." wildcards), model::ZoneSettings::hosts
     bool search_engine_crawler_bypass = false;
 };
 
@@ -65,7 +66,8 @@ public:
     std::vector<std::unique_ptr<ZoneConfig>> zones;
     std::vector<std::unique_ptr<RoomConfig>> rooms;
 
-    // The zone whose domain holds `host` (lowercase, without port), or nullptr.
+    // The zone that serves `host` (lowercase, without port): its own name, a room's host or
+    // route, or a host it lists; nullptr for every other name, even one under a zone's domain.
     const ZoneConfig* find_zone(std::string_view host) const;
     // The room whose route is the longest prefix of `path` on `host`, or nullptr.
     const RoomConfig* find_room(std::string_view host, std::string_view path) const;
@@ -75,7 +77,9 @@ public:
     void index();
 
 private:
-    std::unordered_map<std::string, const ZoneConfig*, StringHash, std::equal_to<>> m_zones_by_name;
+    std::unordered_map<std::string, const ZoneConfig*, StringHash, std::equal_to<>> m_zones_by_host;
+    // "*.example.com" listed by a zone: "example.com" → the zone.
+    std::unordered_map<std::string, const ZoneConfig*, StringHash, std::equal_to<>> m_zones_by_wildcard;
     std::unordered_map<std::string, std::vector<RouteEntry>, StringHash, std::equal_to<>> m_routes_by_host;
     std::unordered_map<std::string, const RoomConfig*, StringHash, std::equal_to<>> m_rooms_by_id;
 };

@@ -1,7 +1,10 @@
 // Serves the public edge: accepts connections, reads requests, asks the Gate, answers or proxies.
 #include "edge/edge_server.h"
 
+#include <array>
 #include <boost/asio/socket_base.hpp>
+#include <list>
+#include <sys/resource.h>
 #include <stdexcept>
 
 #include "analytics/prometheus.h"
@@ -15,6 +18,14 @@ namespace {
 
 using ReusePort = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
 
+// Headers wr itself relies on end to end: a Connection header naming them does not remove them.
+bool end_to_end(std::string_view name) {
+    for (const std::string_view kept : {"host", "content-length", "content-type", "x-forwarded-for", "x-forwarded-proto",
+                                        "x-forwarded-host", "set-cookie", "cf-waiting-room-command"})
+        if (beast::iequals(name, kept)) return true;
+    return false;
+}
+
 // Hop-by-hop headers (RFC 9110 §7.6.1) are between one client and one server: never forwarded.
 void strip_hop_by_hop(http::fields& fields) {
     // Headers named in Connection are hop-by-hop too.
@@ -25,7 +36,7 @@ void strip_hop_by_hop(http::fields& fields) {
         std::string name = connection.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         while (!name.empty() && name.front() == ' ') name.erase(name.begin());
         while (!name.empty() && name.back() == ' ') name.pop_back();
-        if (!name.empty() && name != "close" && name != "keep-alive") fields.erase(name);
+        if (!name.empty() && name != "close" && name != "keep-alive" && !end_to_end(name)) fields.erase(name);
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
@@ -54,8 +65,18 @@ queue::ClientAddress peer_address(const tcp::socket& socket) {
 
 std::string_view view_of(beast::string_view text) { return {text.data(), text.size()}; }
 
+// Every Cookie header, joined as one (RFC 9110 allows several only as "; "-separated pairs).
+std::string all_cookies(const http::fields& request) {
+    std::string joined;
+    for (auto [it, end] = request.equal_range(http::field::cookie); it != end; ++it) {
+        if (!joined.empty()) joined += "; ";
+        joined += view_of(it->value());
+    }
+    return joined;
+}
+
 // Every X-Forwarded-For header, joined as one list.
-std::string forwarded_for(const Request& request) {
+std::string forwarded_for(const http::fields& request) {
     std::string joined;
     for (auto [it, end] = request.equal_range("X-Forwarded-For"); it != end; ++it) {
         if (!joined.empty()) joined += ", ";
@@ -65,15 +86,53 @@ std::string forwarded_for(const Request& request) {
 }
 
 std::string_view find_header(const void* request, std::string_view name) {
-    const Request& fields = *static_cast<const Request*>(request);
+    const http::fields& fields = *static_cast<const http::request_header<>*>(request);
     const auto it = fields.find(beast::string_view(name.data(), name.size()));
     return it == fields.end() ? std::string_view{} : view_of(it->value());
+}
+
+// The edge's 413, after which the connection closes (the rest of the request is never read).
+template <typename Stream>
+asio::awaitable<void> write_too_large(Stream& stream, std::string& page) {
+    write_page_response(page, 11, PageHead{.status = 413, .content_type = "text/html; charset=utf-8"},
+                        error_page(413, "Request too large", "The request is larger than this site accepts."), false, false);
+    boost::system::error_code ec;
+    co_await asio::async_write(stream, asio::buffer(page), awaitable(ec));
+}
+
+// A connection waiting for its next request, which may be closed to make room for a new one.
+struct IdleConnection {
+    tcp::socket* socket;
+    bool listed = true;
+};
+
+// Visitor connections to keep when the operator did not say: half the descriptors (each proxied
+// request may hold an origin connection too), less a reserve for the store, logs and listeners.
+int default_max_connections() {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 100000;
+    return std::max(16, (static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 1 << 30)) - 64) / 2);
 }
 
 } // namespace
 
 struct EdgeServer::Worker {
     asio::io_context io{1};
+    // This thread's idle keep-alive connections, oldest first.
+    std::list<IdleConnection*> idle;
+
+    // Closes the oldest idle connection; false when none is idle.
+    bool shed_oldest_idle() {
+        if (idle.empty()) return false;
+        IdleConnection* oldest = idle.front();
+        idle.pop_front();
+        oldest->listed = false;
+        boost::system::error_code ignored;
+        oldest->socket->cancel(ignored);
+        oldest->socket->shutdown(tcp::socket::shutdown_both, ignored);
+        return true;
+    }
+
     tcp::acceptor acceptor{io};
     Gate gate;
     OriginPool origins;
@@ -114,6 +173,7 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
     }
     if (m_options.turnstile.active() && !model::parse_origin_url(m_options.turnstile.verify_url))
         throw std::runtime_error("--turnstile-verify-url: '" + m_options.turnstile.verify_url + "' is not an http(s) URL");
+    m_max_connections = m_options.max_connections > 0 ? m_options.max_connections : default_max_connections();
     const int threads = m_options.threads > 0 ? m_options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     std::random_device seeds;
     for (int i = 0; i < threads; ++i)
@@ -167,8 +227,18 @@ asio::awaitable<void> EdgeServer::accept_loop(Worker& worker) {
         tcp::socket socket = co_await worker.acceptor.async_accept(awaitable(ec));
         if (ec) {
             if (ec == asio::error::operation_aborted) co_return;
-            continue; // out of descriptors, a reset before accept: keep accepting
+            if (ec == asio::error::no_descriptors || ec.value() == ENFILE) {
+                // Out of descriptors: free a few (closed once their reads end, on this loop), and
+                // wait a moment rather than spin on accept. A few, not one: the backlog ahead of
+                // a new visitor may be full of connections that will only sit idle.
+                for (int shed = 0; shed < 8 && worker.shed_oldest_idle(); ++shed) {}
+                asio::steady_timer pause(worker.io, std::chrono::milliseconds{10});
+                co_await pause.async_wait(awaitable(ec));
+            }
+            continue; // a reset before accept, or after the pause: keep accepting
         }
+        // At the cap the oldest idle visitor makes room for the new one; with none idle, the new one waits for another time.
+        if (m_connections.load() >= m_max_connections && !worker.shed_oldest_idle()) continue;
         socket.set_option(tcp::no_delay(true), ec);
         if (m_tls)
             asio::co_spawn(worker.io, serve_tls(worker, std::move(socket)), asio::detached);
@@ -178,14 +248,31 @@ asio::awaitable<void> EdgeServer::accept_loop(Worker& worker) {
 }
 
 asio::awaitable<void> EdgeServer::serve_plain(Worker& worker, tcp::socket socket) {
+    ++m_connections;
+    struct Counted {
+        std::atomic<int>& count;
+        ~Counted() { --count; }
+    } counted{m_connections};
     const queue::ClientAddress peer = peer_address(socket);
     beast::tcp_stream stream(std::move(socket));
     co_await serve(worker, stream, peer, false);
-    boost::system::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    boost::system::error_code ec;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    // Closing on unread bytes would reset the connection and could lose the answer just sent (a
+    // 413, or a 421 to a request whose body was not read): let the client see it and stop, while
+    // reading and dropping a bounded amount, in a small fixed buffer.
+    std::array<char, 4096> sink;
+    size_t drained = 0;
+    stream.expires_after(std::chrono::seconds{2});
+    while (!ec && drained < 1024 * 1024) drained += co_await stream.async_read_some(asio::buffer(sink), awaitable(ec));
 }
 
 asio::awaitable<void> EdgeServer::serve_tls(Worker& worker, tcp::socket socket) {
+    ++m_connections;
+    struct Counted {
+        std::atomic<int>& count;
+        ~Counted() { --count; }
+    } counted{m_connections};
     const queue::ClientAddress peer = peer_address(socket);
     beast::ssl_stream<beast::tcp_stream> stream(std::move(socket), *m_tls);
     boost::system::error_code ec;
@@ -208,36 +295,48 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
         parser.header_limit(16 * 1024);
         parser.body_limit(m_options.max_request_body);
         beast::get_lowest_layer(stream).expires_after(m_options.idle_timeout);
-        co_await http::async_read(stream, buffer, parser, awaitable(ec));
+        // Only the header first: nothing is decided by the body, and a body that will not reach the
+        // origin (421, 413, 429, the queue) is never read into memory.
+        // Between requests with nothing buffered the connection is idle: the first to go when
+        // descriptors run short or the connection cap is reached.
+        IdleConnection idle{&beast::get_lowest_layer(stream).socket(), buffer.size() == 0};
+        std::list<IdleConnection*>::iterator listed;
+        if (idle.listed) listed = worker.idle.insert(worker.idle.end(), &idle);
+        co_await http::async_read_header(stream, buffer, parser, awaitable(ec));
+        if (idle.listed) worker.idle.erase(listed);
         if (ec == http::error::body_limit || ec == http::error::header_limit) {
-            write_page_response(page, 11, PageHead{.status = 413, .content_type = "text/html; charset=utf-8"},
-                                error_page(413, "Request too large", "The request is larger than this site accepts."), false, false);
-            co_await asio::async_write(stream, asio::buffer(page), awaitable(ec));
+            co_await write_too_large(stream, page);
             co_return;
         }
         if (ec) co_return; // closed, idle too long, or not HTTP
 
-        Request request = parser.release();
-        const bool keep_alive = request.keep_alive();
-        const unsigned version = request.version();
-        const bool head = request.method() == http::verb::head;
+        // The header as it arrived; chunked trailers read with the body are never merged into it.
+        http::request_header<> head = parser.get().base();
+        const bool body_pending = !parser.is_done();
+        bool keep_alive = parser.get().keep_alive();
+        const unsigned version = head.version();
+        const bool head_method = head.method() == http::verb::head;
         // Hold this snapshot for the whole request: the room and zone below point into it.
         const Snapshot snapshot = worker.current(m_config);
         const util::TimePoint now = m_clock.now();
-        const std::string host{request[http::field::host]};
+        const std::string host{head[http::field::host]};
+        const std::string cookies = all_cookies(head);
         IncomingRequest incoming;
-        incoming.method = request.method_string();
-        incoming.target = request.target();
+        incoming.method = head.method_string();
+        incoming.target = head.target();
         incoming.host = host;
-        incoming.cookie_header = request[http::field::cookie];
-        incoming.accept = request[http::field::accept];
-        incoming.user_agent = request[http::field::user_agent];
-        incoming.referer = request[http::field::referer];
+        incoming.host_headers = static_cast<int>(std::distance(head.find(http::field::host), head.end()) > 0
+                                                     ? head.count(http::field::host)
+                                                     : 0);
+        incoming.cookie_header = cookies;
+        incoming.accept = head[http::field::accept];
+        incoming.user_agent = head[http::field::user_agent];
+        incoming.referer = head[http::field::referer];
         incoming.https = https;
-        incoming.client = m_trusted_proxies.empty() ? peer : client_address(peer, forwarded_for(request), m_trusted_proxies);
+        incoming.client = m_trusted_proxies.empty() ? peer : client_address(peer, forwarded_for(head), m_trusted_proxies);
         incoming.has_client = true;
         incoming.header = find_header;
-        incoming.header_context = &request;
+        incoming.header_context = &head;
 
         GateResult result;
         try {
@@ -259,15 +358,23 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
             result.body = error_page(500, "Something went wrong", "Please try again in a moment.");
         }
 
+        if (result.action == GateResult::Action::proxy && body_pending) {
+            co_await http::async_read(stream, buffer, parser, awaitable(ec));
+            if (ec == http::error::body_limit) {
+                co_await write_too_large(stream, page);
+                co_return;
+            }
+            if (ec) co_return;
+        }
+
         if (result.action == GateResult::Action::proxy) {
+            Request request(std::move(head), std::move(parser.get().body()));
             // Rewrite for the origin: hop-by-hop headers out, the room's cookie out, forwarding headers in.
             strip_hop_by_hop(request);
             request.erase(http::field::expect);
-            if (result.room) {
-                const std::string cookies = remove_cookie(request[http::field::cookie], result.room->cookie_name);
-                if (cookies.empty()) request.erase(http::field::cookie);
-                else request.set(http::field::cookie, cookies);
-            }
+            request.erase(http::field::cookie);
+            const std::string kept_cookies = result.room ? remove_cookie(cookies, result.room->cookie_name) : cookies;
+            if (!kept_cookies.empty()) request.set(http::field::cookie, kept_cookies);
             const std::string forwarded = forwarded_for(request);
             request.set("X-Forwarded-For", forwarded.empty() ? peer_text : forwarded + ", " + peer_text);
             request.set("X-Forwarded-Proto", https ? "https" : "http");
@@ -306,7 +413,7 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
                     set_cookie = worker.gate.revoke(result, m_clock.now());
                 if (!set_cookie.empty()) response.insert(http::field::set_cookie, set_cookie);
                 // HEAD answers keep the origin's Content-Length; everything else is re-framed.
-                if (!head) response.prepare_payload();
+                if (!head_method) response.prepare_payload();
                 response.keep_alive(keep_alive);
                 beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{60});
                 co_await http::async_write(stream, response, awaitable(ec));
@@ -321,12 +428,14 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
                                : error_page(502, "The site cannot be reached", "Please try again in a moment.");
         }
 
-        // wr's own answer: the queue, reject, 429, 303 or error page.
+        // wr's own answer: the queue, reject, 429, 303 or error page. A body still on its way is
+        // not read: the connection closes after the answer.
+        if (body_pending && result.action != GateResult::Action::proxy) keep_alive = false;
         write_page_response(page, version,
                             PageHead{.status = result.status, .content_type = result.content_type,
                                      .refresh_seconds = result.refresh_seconds, .retry_after_seconds = result.retry_after_seconds,
                                      .location = result.location, .set_cookie = result.set_cookie},
-                            result.body, keep_alive, head);
+                            result.body, keep_alive, head_method);
         beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{60});
         co_await asio::async_write(stream, asio::buffer(page), awaitable(ec));
         if (ec || !keep_alive) co_return;

@@ -30,6 +30,7 @@ struct EdgeOptions {
     std::string tls_certificate; // PEM files; both empty for plain HTTP
     std::string tls_private_key;
     std::chrono::seconds idle_timeout{60};
+    int max_connections = 0;  // visitor connections at once; 0: derived from RLIMIT_NOFILE
     size_t max_request_body = 16 * 1024 * 1024;
     OriginOptions origin;
     TurnstileOptions turnstile;
@@ -73,6 +74,8 @@ private:
     std::vector<std::unique_ptr<Worker>> m_workers;
     int m_port = 0;
     std::atomic<bool> m_running{false};
+    int m_max_connections = 0;
+    std::atomic<int> m_connections{0};
 };
 
 } // namespace wr::edge

@@ -47,6 +47,16 @@ std::string misdirected_page(std::string_view host) {
            "<h1>421 Misdirected Request</h1><p>This server does not serve the host <code>" + util::escape_html(host) + "</code>.</p></html>\n";
 }
 
+std::string bad_host_page() {
+    return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>400 Bad Request</title><h1>400 Bad Request</h1>"
+           "<p>The request needs exactly one Host header, naming the host of its target.</p></html>\n";
+}
+
+std::string ambiguous_path_page() {
+    return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>400 Bad Request</title><h1>400 Bad Request</h1>"
+           "<p>This address has an encoded slash before a dot segment, or a backslash; this site does not accept it.</p></html>\n";
+}
+
 std::string too_many_joins_page() {
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, "
            "initial-scale=1\"><title>429 Too Many Requests</title><main><h1>Too many people from your address</h1><p>Too many "
@@ -100,6 +110,12 @@ page::CompiledTemplate& Gate::compiled(const Snapshot& snapshot, const std::stri
 const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result,
                               Route& route) const {
     route.host = normalize_host(request.host);
+    // RFC 9112 §3.2: one Host, and it names the authority of an absolute-form target.
+    if (request.host_headers != 1 || !host_matches_target(request.target, route.host)) {
+        result.status = 400;
+        result.body = bad_host_page();
+        return nullptr;
+    }
     result.zone = snapshot.config->find_zone(route.host);
     if (!result.zone) {
         result.status = 421;
@@ -107,6 +123,12 @@ const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& r
         return nullptr;
     }
     const SplitTarget target = split_target(request.target);
+    if (ambiguous_path(target.path)) {
+        result.zone = nullptr;
+        result.status = 400;
+        result.body = ambiguous_path_page();
+        return nullptr;
+    }
     route.path = normalize_path(target.path);
     route.query = target.query;
     result.room = snapshot.config->find_room(route.host, route.path);
@@ -210,7 +232,7 @@ GateResult Gate::answer_turnstile(const Snapshot& snapshot, const IncomingReques
     Route where;
     const RoomConfig* room = route(snapshot, request, result, where);
     result.status = 303;
-    result.location = token.target_without.empty() ? "/" : token.target_without;
+    result.location = same_site_location(token.target_without);
     result.content_type = "text/plain; charset=utf-8";
     if (!room) return result; // the room went away meanwhile: back to the page, which decides afresh
     const Phase& phase = room->phase_at(now);

@@ -27,6 +27,7 @@ struct IncomingRequest {
     std::string_view method{};
     std::string_view target{};
     std::string_view host{};          // the Host header
+    int host_headers = 1;             // how many Host headers came (more than one is refused)
     std::string_view cookie_header{};
     std::string_view accept{};
     std::string_view user_agent{};
@@ -118,5 +119,7 @@ const std::string& default_queue_page(std::string_view language);
 const std::string& reject_page(std::string_view language);
 std::string misdirected_page(std::string_view host);
 std::string too_many_joins_page();
+std::string ambiguous_path_page();
+std::string bad_host_page();
 
 } // namespace wr::edge

@@ -87,4 +87,59 @@ std::string normalize_path(std::string_view raw) {
     return out;
 }
 
+bool ambiguous_path(std::string_view raw) {
+    if (raw.find('\\') != std::string_view::npos) return true;
+    // Decode everything an origin might, then look for what routing did not see.
+    std::string decoded;
+    decoded.reserve(raw.size());
+    bool encoded_separator = false;
+    for (size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] == '%' && i + 2 < raw.size() && util::hex_digit_value(raw[i + 1]) >= 0 && util::hex_digit_value(raw[i + 2]) >= 0) {
+            const auto c = static_cast<char>(util::hex_digit_value(raw[i + 1]) * 16 + util::hex_digit_value(raw[i + 2]));
+            if (c == '\\') return true;
+            if (c == '/') encoded_separator = true;
+            decoded += c;
+            i += 2;
+        } else {
+            decoded += raw[i];
+        }
+    }
+    if (!encoded_separator) return false; // dot segments between real slashes were resolved by routing
+    size_t at = 0;
+    while (at <= decoded.size()) {
+        const size_t slash = decoded.find('/', at);
+        const std::string_view segment = std::string_view(decoded).substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+        if (segment == "." || segment == "..") return true;
+        if (slash == std::string::npos) break;
+        at = slash + 1;
+    }
+    return false;
+}
+
+std::string same_site_location(std::string_view target) {
+    const SplitTarget split = split_target(target);
+    std::string_view path = split.path;
+    while (path.starts_with('/')) path.remove_prefix(1);
+    std::string location = "/";
+    for (const char c : path) {
+        if (c == '\\') location += "%5C";
+        else location += c;
+    }
+    if (!split.query.empty()) {
+        location += '?';
+        location += split.query;
+    }
+    return location;
+}
+
+bool host_matches_target(std::string_view target, std::string_view host) {
+    if (target.starts_with('/')) return true;
+    const size_t scheme = target.find("://");
+    if (scheme == std::string_view::npos) return true; // "*" (OPTIONS) or authority form: no host to compare
+    std::string_view authority = target.substr(scheme + 3);
+    authority = authority.substr(0, authority.find_first_of("/?#"));
+    if (const size_t at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
+    return normalize_host(authority) == host;
+}
+
 } // namespace wr::edge

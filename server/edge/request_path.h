@@ -20,4 +20,19 @@ SplitTarget split_target(std::string_view target);
 // "/shop/%7Euser/./a/../b//c" → "/shop/~user/b/c"; "%2F" stays encoded.
 std::string normalize_path(std::string_view raw_path);
 
+// False when `target` is in absolute form ("http://host/...") and its host is not `host`
+// (normalised as by normalize_host); true for every other target.
+bool host_matches_target(std::string_view target, std::string_view host);
+
+// True when origins may read the path differently from routing and the rules: a backslash
+// (raw or %5C), which some servers take for '/', or an encoded slash (%2F) that, decoded,
+// makes a dot segment ("/static/..%2Fcheckout"). The edge refuses these with 400 rather than
+// forward a path it did not judge.
+bool ambiguous_path(std::string_view raw_path);
+
+// Where to send a visitor back to on this site: the target's path and query, with one leading
+// '/' and backslashes encoded, so that neither "//evil.example/", "/\\evil.example/" nor an
+// absolute-form target can turn a redirect into one to another site.
+std::string same_site_location(std::string_view target);
+
 } // namespace wr::edge

@@ -1,6 +1,8 @@
 // Reads request bodies into settings and writes records as the API returns them.
 #include "model/json_codec.h"
 
+#include <algorithm>
+
 #include "util/time_format.h"
 
 namespace wr::model {
@@ -153,6 +155,17 @@ FieldErrors read_zone_settings(const json& body, BodyMode mode, ZoneSettings& se
     JsonFields fields(body, mode, errors);
     fields.string("name", settings.name, "", Presence::required);
     fields.string("origin", settings.origin, "", Presence::required);
+    bool is_null = false;
+    const json* hosts = fields.raw("hosts", is_null);
+    if (is_null || (!hosts && mode != BodyMode::patch)) settings.hosts.clear();
+    if (hosts) {
+        if (!hosts->is_array() || !std::all_of(hosts->begin(), hosts->end(), [](const json& host) { return host.is_string(); })) {
+            fields.error("hosts", "must be an array of host names");
+        } else {
+            settings.hosts.clear();
+            for (const json& host : *hosts) settings.hosts.push_back(host.get<std::string>());
+        }
+    }
     return errors;
 }
 
@@ -233,6 +246,7 @@ json to_json(const Zone& zone) {
     return {{"id", zone.id},
             {"name", zone.settings.name},
             {"origin", zone.settings.origin},
+            {"hosts", zone.settings.hosts},
             {"status", "active"},
             {"created_on", util::format_iso8601(zone.created_on)},
             {"modified_on", util::format_iso8601(zone.modified_on)}};

@@ -122,6 +122,15 @@ FieldErrors validate_zone(const ZoneSettings& zone) {
     else if (!parse_origin_url(zone.origin))
         errors.push_back({"origin", "must be an http:// or https:// URL with a host, an optional port and path, and "
                                     "no query (for example http://127.0.0.1:3000)"});
+    for (size_t i = 0; i < zone.hosts.size(); ++i) {
+        const std::string field = "hosts[" + std::to_string(i) + "]";
+        const std::string& host = zone.hosts[i];
+        const std::string_view name = std::string_view(host).starts_with("*.") ? std::string_view(host).substr(2) : std::string_view(host);
+        if (host != lowercase(host) || !is_valid_hostname(name))
+            errors.push_back({field, "must be a lowercase host name such as www.example.com, or *.example.com for every name under it"});
+        else if (!zone.name.empty() && !host_in_zone(name, zone.name))
+            errors.push_back({field, host + " is not inside the zone " + zone.name});
+    }
     return errors;
 }
 

@@ -1,14 +1,24 @@
 #pragma once
 // A zone: a domain that wr fronts, and the origin its traffic goes to.
 #include <string>
+#include <vector>
 
 #include "util/clock.h"
 
 namespace wr::model {
 
 struct ZoneSettings {
+    ZoneSettings() = default;
+    // Name and origin alone are the common case (and what older callers pass).
+    ZoneSettings(std::string zone_name, std::string origin_url, std::vector<std::string> more_hosts = {})
+        : name(std::move(zone_name)), origin(std::move(origin_url)), hosts(std::move(more_hosts)) {}
+
     std::string name;   // "example.com"
     std::string origin; // "http://127.0.0.1:3000"
+    // Further hosts the edge proxies for this zone, besides its own name and its rooms' hosts and
+    // routes: "www.example.com", or "*.example.com" for every name under example.com. Any other
+    // host gets 421, so no name the operator did not list can reach the origin round a room.
+    std::vector<std::string> hosts;
 
     bool operator==(const ZoneSettings&) const = default;
 };

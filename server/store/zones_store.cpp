@@ -1,10 +1,23 @@
 // Reads and writes zones and zone settings.
 #include "store/zones_store.h"
 
+#include <nlohmann/json.hpp>
+
 namespace wr::store {
 namespace {
 
-constexpr const char* k_zone_columns = "id, name, origin, created_on, modified_on";
+constexpr const char* k_zone_columns = "id, name, origin, created_on, modified_on, hosts";
+
+std::string hosts_text(const std::vector<std::string>& hosts) { return nlohmann::json(hosts).dump(); }
+
+std::vector<std::string> hosts_from_text(const std::string& text) {
+    const nlohmann::json hosts = nlohmann::json::parse(text, nullptr, false);
+    std::vector<std::string> out;
+    if (hosts.is_array())
+        for (const auto& host : hosts)
+            if (host.is_string()) out.push_back(host.get<std::string>());
+    return out;
+}
 
 model::Zone read_zone(SQLite::Statement& row) {
     model::Zone zone;
@@ -13,6 +26,7 @@ model::Zone read_zone(SQLite::Statement& row) {
     zone.settings.origin = row.getColumn(2).getString();
     zone.created_on = from_ms(row.getColumn(3).getInt64());
     zone.modified_on = from_ms(row.getColumn(4).getInt64());
+    zone.settings.hosts = hosts_from_text(row.getColumn(5).getString());
     return zone;
 }
 
@@ -44,12 +58,13 @@ std::vector<model::Zone> list_zones(Connection& connection, PageWindow window) {
 int64_t count_zones(Connection& connection) { return connection.execAndGet("SELECT COUNT(*) FROM zones").getInt64(); }
 
 void insert_zone(Connection& connection, const model::Zone& zone) {
-    SQLite::Statement insert(connection, "INSERT INTO zones (id, name, origin, created_on, modified_on) VALUES (?, ?, ?, ?, ?)");
+    SQLite::Statement insert(connection, "INSERT INTO zones (id, name, origin, created_on, modified_on, hosts) VALUES (?, ?, ?, ?, ?, ?)");
     insert.bind(1, zone.id);
     insert.bind(2, zone.settings.name);
     insert.bind(3, zone.settings.origin);
     insert.bind(4, to_ms(zone.created_on));
     insert.bind(5, to_ms(zone.modified_on));
+    insert.bind(6, hosts_text(zone.settings.hosts));
     insert.exec();
     SQLite::Statement settings(connection, "INSERT INTO zone_settings (zone_id, modified_on) VALUES (?, ?)");
     settings.bind(1, zone.id);
@@ -58,11 +73,12 @@ void insert_zone(Connection& connection, const model::Zone& zone) {
 }
 
 void update_zone(Connection& connection, const model::Zone& zone) {
-    SQLite::Statement update(connection, "UPDATE zones SET name = ?, origin = ?, modified_on = ? WHERE id = ?");
+    SQLite::Statement update(connection, "UPDATE zones SET name = ?, origin = ?, modified_on = ?, hosts = ? WHERE id = ?");
     update.bind(1, zone.settings.name);
     update.bind(2, zone.settings.origin);
     update.bind(3, to_ms(zone.modified_on));
-    update.bind(4, zone.id);
+    update.bind(4, hosts_text(zone.settings.hosts));
+    update.bind(5, zone.id);
     update.exec();
 }
 

@@ -43,11 +43,33 @@ TEST_CASE("edge: the longest matching route wins, additional routes included") {
     CHECK(config.find_room("example.com", "/shop/checkout/pay")->id == "checkout");
     CHECK(config.find_room("shop.example.com", "/x")->id == "checkout");
     CHECK(config.find_room("www.example.com", "/") == nullptr);
-    CHECK(config.find_zone("www.example.com")->name == "example.com");
-    CHECK(config.find_zone("deep.www.example.com")->name == "example.com");
+    CHECK(config.find_zone("shop.example.com")->name == "example.com"); // a room's host
+    CHECK(config.find_zone("www.example.com") == nullptr);                // under the zone, but never named
     CHECK(config.find_zone("example.org") == nullptr);
     CHECK(config.find_zone("notexample.com") == nullptr);
     CHECK(config.find_room_by_id("shop")->settings.path == "/shop");
+}
+
+TEST_CASE("edge: a zone serves its name, its rooms' hosts and routes, and the hosts it lists, wildcards included") {
+    EdgeConfig config;
+    auto zone = std::make_unique<wr::edge::ZoneConfig>();
+    zone->name = "example.com";
+    zone->hosts = {"www.example.com", "*.cdn.example.com"};
+    config.zones.push_back(std::move(zone));
+    RoomConfig& shop = add_room(config, "shop", "shop.example.com", "/");
+    shop.settings.additional_routes.push_back({"pay.example.com", "/checkout"});
+    config.index();
+
+    for (const char* served : {"example.com", "shop.example.com", "pay.example.com", "www.example.com", "a.cdn.example.com",
+                               "b.a.cdn.example.com"}) {
+        CAPTURE(served);
+        REQUIRE(config.find_zone(served));
+        CHECK(config.find_zone(served)->name == "example.com");
+    }
+    for (const char* refused : {"x.example.com", "x.shop.example.com", "cdn.example.com", "wwwexample.com", "x.www.example.com"}) {
+        CAPTURE(refused);
+        CHECK(config.find_zone(refused) == nullptr);
+    }
 }
 
 TEST_CASE("edge: a room's schedule becomes phases with the event's settings") {

@@ -31,3 +31,25 @@ TEST_CASE("edge: hosts lose case, port and trailing dot; targets split at the qu
     CHECK(wr::edge::split_target("http://example.com/p?q").path == "/p");
     CHECK(wr::edge::split_target("http://example.com").path == "/");
 }
+
+TEST_CASE("edge: a path is ambiguous when an origin could read it as another: %2F making a dot segment, or a backslash") {
+    for (const char* raw : {"/static/..%2Fcheckout", "/static/..%2fcheckout", "/static/%2E%2E%2Fcheckout", "/a/.%2Fb",
+                            "/static/..\\checkout", "/static/..%5Ccheckout", "/a%5cb", "/%2F..%2Fadmin"}) {
+        CAPTURE(raw);
+        CHECK(wr::edge::ambiguous_path(raw));
+    }
+    for (const char* raw : {"/static/app.css", "/a%2Fb", "/a/../b", "/a/..b%2Fc", "/%2E%2E/shop", "/a%2F...%2Fb"}) {
+        CAPTURE(raw);
+        CHECK_FALSE(wr::edge::ambiguous_path(raw));
+    }
+}
+
+TEST_CASE("edge: a redirect back to the page stays on the site") {
+    CHECK(wr::edge::same_site_location("/checkout?item=7") == "/checkout?item=7");
+    CHECK(wr::edge::same_site_location("") == "/");
+    CHECK(wr::edge::same_site_location("//evil.example/") == "/evil.example/");
+    CHECK(wr::edge::same_site_location("///evil.example/?a=1") == "/evil.example/?a=1");
+    CHECK(wr::edge::same_site_location("/\\evil.example/") == "/%5Cevil.example/");
+    CHECK(wr::edge::same_site_location("http://evil.example/x?y") == "/x?y");
+    CHECK(wr::edge::same_site_location("http://evil.example//evil.example/") == "/evil.example/");
+}

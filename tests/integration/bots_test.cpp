@@ -11,6 +11,7 @@
 #include "support/browser.h"
 #include "support/process.h"
 #include "support/prometheus_parser.h"
+#include "support/raw_http.h"
 #include "support/shop_room.h"
 #include "support/test_server.h"
 
@@ -229,6 +230,10 @@ TEST_CASE("integration: Turnstile sends passing visitors to the real queue and f
     wr::test::set_up_shop(wr, origin, {{"turnstile_mode", "invisible"}, {"turnstile_action", "infinite_queue"}});
     const auto admitted = fill_shop(wr, 200); // room to spare: no challenge
     CHECK(admitted[0]->get("/?cf_wr_turnstile=ignored").from_origin());
+    // The parameter is wr's: the origin never sees it.
+    const EdgeReply echoed = admitted[0]->get("/echo?a=1&cf_wr_turnstile=ignored&b=2");
+    REQUIRE(echoed.from_origin());
+    CHECK(json::parse(echoed.body)["target"] == "/echo?a=1&b=2");
     CHECK(siteverify.calls().empty()); // admitted visitors are never challenged...
 
     // A new visitor while the room queues: the challenge first, no cookie, not in the queue.
@@ -305,6 +310,28 @@ TEST_CASE("integration: Turnstile sends passing visitors to the real queue and f
     CHECK(turnstile("success") == 1);
     CHECK(turnstile("failure") == 3);
     CHECK(metrics.value("wr_infinite_queue_refreshes_total", labels) == 20);
+}
+
+TEST_CASE("integration: the Turnstile answer redirects only to a path on the same site") {
+    FakeSiteverify siteverify;
+    TestOrigin origin;
+    TestServer wr({}, with_turnstile(siteverify));
+    wr::test::set_up_shop(wr, origin, {{"turnstile_mode", "invisible"}, {"turnstile_action", "infinite_queue"}, {"queue_all", true}});
+    const auto answer = [&](const std::string& target) {
+        return wr::test::raw_exchange(wr.edge_port(), "GET " + target + " HTTP/1.1\r\nHost: shop.example.com\r\n\r\n");
+    };
+    for (const std::string target : {"//evil.example/?cf_wr_turnstile=failed", "///evil.example/?cf_wr_turnstile=good-token",
+                                     "http://shop.example.com//evil.example/?cf_wr_turnstile=failed"}) {
+        CAPTURE(target);
+        const wr::test::RawReply reply = answer(target);
+        CHECK(reply.status == 303);
+        CHECK(reply.header("Location") == "/evil.example/");
+    }
+    CHECK(answer("http://shop.example.com/checkout?cf_wr_turnstile=failed&item=7").header("Location") == "/checkout?item=7");
+    // A backslash never reaches the redirect: the path is refused first.
+    const wr::test::RawReply backslash = answer("/\\evil.example/?cf_wr_turnstile=failed");
+    CHECK(backslash.status == 400);
+    CHECK(backslash.header("Location").empty());
 }
 
 TEST_CASE("integration: with turnstile_action log, everyone joins the real queue and the outcomes are counted") {

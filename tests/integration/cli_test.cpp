@@ -219,15 +219,36 @@ TEST_CASE("integration: wr apply is idempotent and wr export round-trips byte fo
     CHECK(broken.err == "wr: error: " + config + " is not valid JSON\n");
 }
 
+TEST_CASE("integration: a zone's hosts through wr zones create/update, wr export and wr apply") {
+    TestServer server;
+    require_ok(wr_cli(server, {"zones", "create", "example.com", "--origin", "http://127.0.0.1:3000", "--host", "www.example.com",
+                               "--host", "*.cdn.example.com"}));
+    CHECK(json_out(wr_cli(server, {"-o", "json", "zones", "get", "example.com"}))["hosts"] ==
+          json{"www.example.com", "*.cdn.example.com"});
+    const ProcessResult outside = wr_cli(server, {"zones", "update", "example.com", "--host", "www.other.com"});
+    CHECK(outside.exit_code == 1);
+    CHECK(outside.err.find("hosts[0]") != std::string::npos);
+    CHECK(outside.err.find("www.other.com is not inside the zone example.com") != std::string::npos);
+
+    const ProcessResult exported = wr_cli(server, {"export"});
+    require_ok(exported);
+    CHECK(json::parse(exported.out)["zones"][0]["hosts"] == json{"www.example.com", "*.cdn.example.com"});
+    require_ok(wr_cli(server, {"zones", "update", "example.com", "--no-hosts"}));
+    CHECK(json_out(wr_cli(server, {"-o", "json", "zones", "get", "example.com"}))["hosts"] == json::array());
+    CHECK(wr_cli(server, {"apply", "-f", "-"}, exported.out).out == "~ update zone example.com (hosts)\n1 change(s) applied\n");
+    CHECK(json_out(wr_cli(server, {"-o", "json", "zones", "get", "example.com"}))["hosts"] ==
+          json{"www.example.com", "*.cdn.example.com"});
+}
+
 TEST_CASE("integration: wr migrate reports what it applied, then that the database is up to date") {
     wr::test::TempDir data;
     const ProcessResult first = run_wr({"migrate", "--data-dir", data.path().string()});
     require_ok(first);
-    CHECK(first.out.find("schema version 0 -> 3") != std::string::npos);
+    CHECK(first.out.find("schema version 0 -> 4") != std::string::npos);
     CHECK(first.out.find("applied 0001_init.sql") != std::string::npos);
     CHECK(first.out.find("applied 0002_analytics.sql") != std::string::npos);
     const ProcessResult second = run_wr({"migrate", "--data-dir", data.path().string()});
-    CHECK(second.out.find("is up to date (schema version 3)") != std::string::npos);
+    CHECK(second.out.find("is up to date (schema version 4)") != std::string::npos);
 }
 
 TEST_CASE("integration: every wr command has --help with an example") {

@@ -623,10 +623,24 @@ TEST_CASE("model::read_zone_settings requires name and origin except on patch") 
     CHECK(describe(wr::model::read_zone_settings({{"name", ""}}, BodyMode::patch, stored)) == "[name: is required]");
     CHECK(describe(wr::model::read_zone_settings({{"name", nullptr}}, BodyMode::patch, stored)) == "[name: is required]");
 
+    // hosts: a list of names; a patch without it keeps it, null or a replace without it clears it.
+    REQUIRE(wr::model::read_zone_settings({{"hosts", {"www.example.com", "*.cdn.example.com"}}}, BodyMode::patch, stored).empty());
+    CHECK(stored.hosts == std::vector<std::string>{"www.example.com", "*.cdn.example.com"});
+    REQUIRE(wr::model::read_zone_settings({{"origin", "http://10.0.0.2"}}, BodyMode::patch, stored).empty());
+    CHECK(stored.hosts.size() == 2);
+    CHECK(describe(wr::model::read_zone_settings({{"hosts", "www.example.com"}}, BodyMode::patch, stored)) ==
+          "[hosts: must be an array of host names]");
+    CHECK(describe(wr::model::read_zone_settings({{"hosts", {1}}}, BodyMode::patch, stored)) == "[hosts: must be an array of host names]");
+    REQUIRE(wr::model::read_zone_settings({{"hosts", nullptr}}, BodyMode::patch, stored).empty());
+    CHECK(stored.hosts.empty());
+    stored.hosts = {"www.example.com"};
+    REQUIRE(wr::model::read_zone_settings({{"name", "example.com"}, {"origin", "http://10.0.0.2"}}, BodyMode::replace, stored).empty());
+    CHECK(stored.hosts.empty());
+
     const wr::model::Zone full{"0123456789abcdef0123456789abcdef", {"example.com", "http://127.0.0.1:3000"},
                                wr::test::k_test_start, wr::test::k_test_start + 1s};
     CHECK(wr::model::to_json(full) == json{{"id", "0123456789abcdef0123456789abcdef"}, {"name", "example.com"},
-                                           {"origin", "http://127.0.0.1:3000"}, {"status", "active"},
+                                           {"origin", "http://127.0.0.1:3000"}, {"hosts", json::array()}, {"status", "active"},
                                            {"created_on", "2026-11-22T10:00:00.000Z"},
                                            {"modified_on", "2026-11-22T10:00:01.000Z"}});
 

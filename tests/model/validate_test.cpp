@@ -521,6 +521,14 @@ TEST_CASE("model::validate_zone wants a lowercase domain and an http(s) origin")
         {{"example.com", "http://origin:0"}, {{"origin", bad_origin}}},
         {{"example.com", "http://origin:65536"}, {{"origin", bad_origin}}},
         {{"", ""}, {{"name", "is required"}, {"origin", "is required"}}},
+        {{"example.com", "http://127.0.0.1:3000", {"www.example.com", "*.cdn.example.com", "example.com"}}, {}},
+        {{"example.com", "http://127.0.0.1:3000", {"www.other.com"}}, {{"hosts[0]", "www.other.com is not inside the zone example.com"}}},
+        {{"example.com", "http://127.0.0.1:3000", {"ok.example.com", "WWW.example.com"}},
+         {{"hosts[1]", "must be a lowercase host name such as www.example.com, or *.example.com for every name under it"}}},
+        {{"example.com", "http://127.0.0.1:3000", {"a.*.example.com"}},
+         {{"hosts[0]", "must be a lowercase host name such as www.example.com, or *.example.com for every name under it"}}},
+        {{"example.com", "http://127.0.0.1:3000", {"*"}},
+         {{"hosts[0]", "must be a lowercase host name such as www.example.com, or *.example.com for every name under it"}}},
     };
     for (const Case& c : cases) {
         CAPTURE(c.zone.name);

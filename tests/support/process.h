@@ -30,6 +30,7 @@ public:
     BackgroundProcess& operator=(const BackgroundProcess&) = delete;
 
     const std::string& ready_line() const { return m_ready_line; }
+    int pid() const { return m_pid; }
 
 private:
     int m_pid = -1;
