@@ -5,10 +5,14 @@
 
 #include <csignal>
 #include <future>
+#include <set>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <netinet/in.h>
+#include <SQLiteCpp/Database.h>
+#include <atomic>
 #include <openssl/pem.h>
+#include <sys/stat.h>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <thread>
@@ -240,6 +244,89 @@ TEST_CASE("lifecycle: a second wr serve on the same data directory refuses, nami
     REQUIRE(first.process.wait_exit(std::chrono::seconds{10}) == std::optional<int>{0});
     ServeProcess third(data_dir);
     CHECK(third.admin_port > 0);
+}
+
+TEST_CASE("backup: wr backup under write load is a consistent snapshot that wr restore brings back") {
+    wr::test::TempDir data;
+    const std::filesystem::path data_dir = data.path() / "data";
+    const std::filesystem::path backup = data.path() / "wr-backup.db";
+    int created_before_backup = 0;
+    int created_in_all = 0;
+    {
+        ServeProcess wr(data_dir);
+        std::atomic<int> created{0};
+        std::atomic<bool> writing{true};
+        // Zones z0, z1, ... one after another: a consistent snapshot holds a prefix of them.
+        std::thread writer([&] {
+            httplib::Client admin("127.0.0.1", wr.admin_port);
+            for (int i = 0; writing; ++i) {
+                const auto reply = admin.Post("/client/v4/zones", {{"Authorization", "Bearer " + wr.token}},
+                                              nlohmann::json{{"name", "z" + std::to_string(i) + ".example.com"},
+                                                             {"origin", "http://127.0.0.1:1"}}.dump(),
+                                              "application/json");
+                if (!reply || reply->status != 200) break;
+                created = i + 1;
+            }
+        });
+        while (created < 20) std::this_thread::sleep_for(std::chrono::milliseconds{5});
+        created_before_backup = created;
+        const wr::test::ProcessResult result = wr::test::run_wr({"backup", "--data-dir", data_dir.string(), "--out", backup.string()});
+        CHECK_MESSAGE(result.exit_code == 0, result.err);
+        CHECK(result.out.find("backed up") != std::string::npos);
+        while (created < created_before_backup + 20) std::this_thread::sleep_for(std::chrono::milliseconds{5});
+        writing = false;
+        writer.join();
+        created_in_all = created;
+
+        struct stat info {};
+        REQUIRE(::stat(backup.c_str(), &info) == 0);
+        CHECK((info.st_mode & 07777) == 0600);
+        // The running server refuses to be restored under.
+        const wr::test::ProcessResult refused = wr::test::run_wr({"restore", "--data-dir", data_dir.string(), backup.string()});
+        CHECK(refused.exit_code == 1);
+        CHECK(refused.err.find("in use by another wr") != std::string::npos);
+        wr.process.send_signal(SIGTERM);
+        REQUIRE(wr.process.wait_exit(std::chrono::seconds{10}) == std::optional<int>{0});
+    }
+    const wr::test::ProcessResult restored = wr::test::run_wr({"restore", "--data-dir", data_dir.string(), backup.string()});
+    REQUIRE_MESSAGE(restored.exit_code == 0, restored.err);
+
+    ServeProcess again(data_dir);
+    const wr::test::ProcessResult listed = wr::test::run_wr(
+        {"--api", "http://127.0.0.1:" + std::to_string(again.admin_port), "--token", again.token, "-o", "json", "zones", "list"});
+    REQUIRE_MESSAGE(listed.exit_code == 0, listed.err);
+    std::set<std::string> names;
+    for (const auto& zone : nlohmann::json::parse(listed.out)) names.insert(zone["name"].get<std::string>());
+    const int kept = static_cast<int>(names.size());
+    CHECK(kept >= created_before_backup);
+    CHECK(kept < created_in_all);
+    for (int i = 0; i < kept; ++i) CHECK_MESSAGE(names.count("z" + std::to_string(i) + ".example.com") == 1, "z" << i << " missing");
+}
+
+TEST_CASE("backup: wr restore refuses a backup from a newer schema and a file that is not a database, changing nothing") {
+    wr::test::TempDir data;
+    const std::filesystem::path data_dir = data.path() / "data";
+    const std::filesystem::path backup = data.path() / "wr-backup.db";
+    {
+        ServeProcess wr(data_dir);
+        REQUIRE(wr::test::run_wr({"backup", "--data-dir", data_dir.string(), "--out", backup.string()}).exit_code == 0);
+        wr.process.send_signal(SIGTERM);
+        REQUIRE(wr.process.wait_exit(std::chrono::seconds{10}) == std::optional<int>{0});
+    }
+    {
+        SQLite::Database future(backup.string(), SQLite::OPEN_READWRITE);
+        future.exec("INSERT INTO schema_migrations (version, name, applied_on) VALUES (999, '0999_future.sql', 0)");
+    }
+    const wr::test::ProcessResult newer = wr::test::run_wr({"restore", "--data-dir", data_dir.string(), backup.string()});
+    CHECK(newer.exit_code == 1);
+    CHECK(newer.err.find("has schema version 999, newer than this wr knows") != std::string::npos);
+    wr::util::write_text_file(data.path() / "junk.db", "not a database at all, just some text that is long enough");
+    const wr::test::ProcessResult junk = wr::test::run_wr({"restore", "--data-dir", data_dir.string(), (data.path() / "junk.db").string()});
+    CHECK(junk.exit_code == 1);
+    CHECK(junk.err.find("is not a wr database") != std::string::npos);
+    // The data dir still opens as it was.
+    ServeProcess again(data_dir);
+    CHECK(again.admin_port > 0);
 }
 
 } // TEST_SUITE
