@@ -2,7 +2,8 @@
 #   make demo   build and start wr in front of a demo origin, with a demo room
 #   make test   build and run every test
 #   make bench  build with optimisations and compare against nginx (not part of make test)
-#   make fuzz   fuzz the bypass-rule parser with libFuzzer for FUZZ_SECONDS (default 60)
+#   make fuzz   run every libFuzzer target (rule parser, cookie codec, paths and client
+#               addresses) for FUZZ_SECONDS each (default 60); make test runs each for 3 s
 #   make test-sanitize  build with AddressSanitizer + UBSan in build-asan and run the unit and
 #                       integration suites there (CI runs it after make test)
 BUILD ?= build
