@@ -12,15 +12,17 @@ mkdir -p "$out"
 declare -A sources=(
   [expr]="server/expr/parser.cpp server/expr/evaluate.cpp"
   [cookie]="server/edge/cookie.cpp server/edge/key_ring.cpp server/util/base64.cpp server/util/files.cpp server/util/secure.cpp"
+  [config_json]="server/model/json_codec.cpp server/model/json_fields.cpp server/model/validate.cpp server/model/template_syntax.cpp server/model/origin_url.cpp server/model/schedule.cpp server/util/time_format.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
   [request_path]="server/edge/request_path.cpp server/edge/client_address.cpp server/util/escape.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
 )
 declare -A options=(
   [expr]="-max_len=4200 -dict=fuzz/expr.dict"
   [cookie]="-max_len=512"
   [request_path]="-max_len=2048"
+  [config_json]="-max_len=8192"
 )
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(expr cookie request_path)
+[[ ${#targets[@]} -eq 0 ]] && targets=(expr cookie request_path config_json)
 
 for target in "${targets[@]}"; do
   # shellcheck disable=SC2086
