@@ -4,13 +4,14 @@
 #   make bench  build with optimisations and compare against nginx (not part of make test)
 #   make fuzz   run every libFuzzer target (rule parser, cookie codec, paths and client
 #               addresses) for FUZZ_SECONDS each (default 60); make test runs each for 3 s
+#   make soak   mixed traffic at 1,000 connections for SOAK_SECONDS (default 600), with a report
 #   make test-sanitize  build with AddressSanitizer + UBSan in build-asan and run the unit and
 #                       integration suites there (CI runs it after make test)
 BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps build test test-sanitize demo bench fuzz clean
+.PHONY: all deps test-deps build test test-sanitize demo bench fuzz soak clean
 
 all: build
 
@@ -48,6 +49,10 @@ bench:
 	cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release
 	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr_bench_decision wr_bench_visitors
 	bench/run.sh build-bench
+
+# Mixed traffic at 1,000 connections for SOAK_SECONDS (default 600); not part of make test.
+soak: build
+	bench/soak.py $(BUILD)
 
 fuzz:
 	@scripts/install-deps.sh fuzz
