@@ -2,12 +2,16 @@
 #   make demo   build and start wr in front of a demo origin, with a demo room
 #   make test   build and run every test
 #   make bench  build with optimisations and compare against nginx (not part of make test)
-#   make fuzz   fuzz the bypass-rule parser with libFuzzer for FUZZ_SECONDS (default 60)
+#   make fuzz   run every libFuzzer target (rule parser, cookie codec, paths and client
+#               addresses) for FUZZ_SECONDS each (default 60); make test runs each for 3 s
+#   make soak   mixed traffic at 1,000 connections for SOAK_SECONDS (default 600), with a report
+#   make test-sanitize  build with AddressSanitizer + UBSan in build-asan and run the unit and
+#                       integration suites there (CI runs it after make test)
 BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps build test demo bench fuzz clean
+.PHONY: all deps test-deps build test test-sanitize demo bench fuzz soak clean
 
 all: build
 
@@ -26,6 +30,17 @@ build: deps $(BUILD)/build.ninja
 test: test-deps build
 	ctest --test-dir $(BUILD) --output-on-failure
 
+# Sanitizer reports of every process (the tests start wr and the demo origin too) land in
+# build-asan/sanitizer/; any report fails the run, even one from a child whose exit code no test reads.
+test-sanitize: test-deps
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWR_SANITIZE=ON
+	cmake --build build-asan -j $(JOBS) --target wr wr-demo-origin wr_tests
+	rm -rf build-asan/sanitizer && mkdir -p build-asan/sanitizer
+	ASAN_OPTIONS=log_path=$(CURDIR)/build-asan/sanitizer/asan:detect_leaks=1:abort_on_error=0 \
+	UBSAN_OPTIONS=log_path=$(CURDIR)/build-asan/sanitizer/ubsan:print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir build-asan -R '^(unit|integration)$$' --output-on-failure
+	@if ls build-asan/sanitizer/* >/dev/null 2>&1; then cat build-asan/sanitizer/*; echo "sanitizer reports above"; exit 1; fi
+
 demo: build
 	scripts/demo.sh $(BUILD)/wr
 
@@ -35,9 +50,13 @@ bench:
 	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr_bench_decision wr_bench_visitors
 	bench/run.sh build-bench
 
+# Mixed traffic at 1,000 connections for SOAK_SECONDS (default 600); not part of make test.
+soak: build
+	bench/soak.py $(BUILD)
+
 fuzz:
 	@scripts/install-deps.sh fuzz
 	fuzz/run.sh
 
 clean:
-	rm -rf $(BUILD) build-bench build-fuzz
+	rm -rf $(BUILD) build-bench build-fuzz build-asan

@@ -53,6 +53,7 @@ int run(int argc, char** argv) {
         ->capture_default_str();
 
     add_serve_commands(root, context);
+    add_backup_commands(root, context);
     add_zone_commands(root, context);
     add_room_commands(root, context);
     add_event_commands(root, context);

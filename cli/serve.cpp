@@ -1,5 +1,6 @@
 // `wr serve` and `wr migrate`: the commands that run on the server itself, without the API.
 #include <csignal>
+#include <sys/stat.h>
 #include <iostream>
 
 #include "commands.h"
@@ -7,6 +8,7 @@
 #include "edge/key_ring.h"
 #include "store/database.h"
 #include "store/migrate.h"
+#include "util/files.h"
 #include "util/log.h"
 
 namespace wr::cli {
@@ -25,15 +27,64 @@ util::LogLevel log_level(const std::string& name) {
     return util::LogLevel::info;
 }
 
-// Blocks until SIGINT or SIGTERM.
-void wait_for_shutdown_signal() {
+// What a TLS file looks like now, to notice a renewal that did not send SIGHUP.
+struct FileStamp {
+    std::filesystem::file_time_type modified{};
+    std::uintmax_t size = 0;
+    ino_t inode = 0; // renewals usually rename a new file into place
+    bool operator==(const FileStamp&) const = default;
+};
+
+FileStamp stamp_of(const std::string& path) {
+    FileStamp stamp;
+    struct stat info {};
+    if (path.empty() || ::stat(path.c_str(), &info) != 0) return stamp;
+    std::error_code ignored;
+    stamp.modified = std::filesystem::last_write_time(path, ignored);
+    stamp.size = static_cast<std::uintmax_t>(info.st_size);
+    stamp.inode = info.st_ino;
+    return stamp;
+}
+
+void reload_tls(App& app, const char* why) {
+    try {
+        app.reload_tls();
+        util::log_info("serve", std::string("reloaded the edge TLS certificate and key (") + why + ")");
+    } catch (const std::exception& error) {
+        util::log_error("serve", std::string("kept the previous TLS certificate: ") + error.what());
+    }
+}
+
+// Runs until SIGINT or SIGTERM; SIGHUP, or a change of the certificate or key files (checked
+// every second), reloads TLS. Returns the signal that ended it.
+int run_until_shutdown(App& app, const std::string& certificate, const std::string& key) {
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
-    int received = 0;
-    sigwait(&signals, &received);
-    util::log_info("serve", std::string("received ") + (received == SIGINT ? "SIGINT" : "SIGTERM") + ", shutting down");
+    sigaddset(&signals, SIGHUP);
+    const bool tls = !certificate.empty();
+    std::pair<FileStamp, FileStamp> seen{stamp_of(certificate), stamp_of(key)};
+    while (true) {
+        const timespec second{1, 0};
+        const int received = sigtimedwait(&signals, nullptr, &second);
+        if (received == SIGINT || received == SIGTERM) {
+            util::log_info("serve", std::string("received ") + (received == SIGINT ? "SIGINT" : "SIGTERM") + ", shutting down");
+            return received;
+        }
+        if (!tls) continue;
+        if (received == SIGHUP) {
+            seen = {stamp_of(certificate), stamp_of(key)};
+            reload_tls(app, "SIGHUP");
+            continue;
+        }
+        const std::pair<FileStamp, FileStamp> now{stamp_of(certificate), stamp_of(key)};
+        if (now != seen) {
+            // A half-written pair fails to load; the second file's change tries again.
+            seen = now;
+            reload_tls(app, "the files changed");
+        }
+    }
 }
 
 } // namespace
@@ -56,6 +107,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         std::string turnstile_verify_url;
         std::string turnstile_script_url;
         int turnstile_timeout = 5;
+        int drain_timeout = 15;
     };
     auto options = std::make_shared<ServeOptions>();
     CLI::App* serve = root.add_subcommand("serve", "Run wr: the admin API (and the edge) on this machine");
@@ -101,9 +153,15 @@ void add_serve_commands(CLI::App& root, Context& context) {
                       "Seconds to wait for siteverify; a token it has not judged by then counts as failed")
         ->check(CLI::Range(1, 60))
         ->capture_default_str();
+    serve->add_option("--drain-timeout", options->drain_timeout,
+                      "Seconds SIGTERM/SIGINT lets requests in flight finish before wr exits")
+        ->check(CLI::Range(0, 3600))
+        ->capture_default_str();
     serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
                   "On first start wr creates an admin API token in <data-dir>/admin.token and the cookie key\n"
-                  "in <data-dir>/cookie.key (both mode 0600).");
+                  "in <data-dir>/cookie.key (both mode 0600).\n\n"
+                  "SIGTERM or SIGINT: stop accepting, finish what is in flight (--drain-timeout), write analytics, exit 0.\n"
+                  "SIGHUP, or new --tls-cert/--tls-key files: reload the certificate without dropping connections.");
     serve->callback([&context, options] {
         util::set_log_level(log_level(options->log_level));
         // Signals are waited for by this thread; every thread started later inherits the mask.
@@ -111,6 +169,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         sigemptyset(&signals);
         sigaddset(&signals, SIGINT);
         sigaddset(&signals, SIGTERM);
+        sigaddset(&signals, SIGHUP);
         pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
         AppOptions app_options;
@@ -134,8 +193,17 @@ void add_serve_commands(CLI::App& root, Context& context) {
         App app(app_options, clock);
         app.start();
         util::log_info("serve", "data directory " + std::filesystem::absolute(context.data_dir).string());
-        wait_for_shutdown_signal();
-        app.stop();
+        run_until_shutdown(app, options->tls_certificate, options->tls_private_key);
+        const auto drain_started = std::chrono::steady_clock::now();
+        if (app.drain(std::chrono::seconds{options->drain_timeout}))
+            util::log_info("serve", "drained in " + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                      std::chrono::steady_clock::now() - drain_started)
+                                                                      .count()) +
+                                        " ms");
+        else
+            util::log_warn("serve", "--drain-timeout reached with requests still in flight; closing them");
+        app.stop(); // writes the analytics counted so far
+        util::log_info("serve", "stopped");
     });
 
     CLI::App* keys = root.add_subcommand("keys", "Manage the keys that seal waiting-room cookies");
@@ -145,7 +213,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
                    "A running `wr serve` picks the new key up within a second. The newest " +
                    std::to_string(edge::k_kept_keys) + " keys are kept.");
     rotate->callback([&context] {
-        std::filesystem::create_directories(context.data_dir);
+        util::create_private_directory(context.data_dir);
         const edge::KeyRing ring = edge::KeyRing::rotate(context.data_dir / "cookie.key");
         std::cout << "new cookie key " << static_cast<int>(ring.current().id) << " in " << (context.data_dir / "cookie.key").string()
                   << "; " << ring.keys().size() << " key(s) open cookies\n";

@@ -1,14 +1,38 @@
 #!/usr/bin/env bash
-# Builds the bypass-rule parser's libFuzzer target with clang (AddressSanitizer and UBSan on)
-# and runs it for a bounded time: FUZZ_SECONDS (default 60). New inputs that reach new code are
-# kept in build-fuzz/corpus; fuzz/corpus/expr holds the checked-in seeds. Crashes are written to
-# build-fuzz/ as crash-* files and fail the run.
+# Builds the libFuzzer targets with clang (AddressSanitizer and UBSan on), each from the few
+# sources it needs, and runs each for a bounded time: FUZZ_SECONDS (default 60). New inputs that
+# reach new code are kept in build-fuzz/corpus/<target>; fuzz/corpus/<target> holds the
+# checked-in seeds. Crashes are written to build-fuzz/ as crash-* files and fail the run.
+# Usage: fuzz/run.sh [target ...]   (default: all of them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build-fuzz
-mkdir -p "$out/corpus"
-clang++ -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I server fuzz/expr_fuzz.cpp server/expr/parser.cpp server/expr/evaluate.cpp -lre2 -o "$out/expr_fuzz"
-cd "$out"
-./expr_fuzz -max_total_time="${FUZZ_SECONDS:-60}" -max_len=4200 -timeout=10 -dict=../fuzz/expr.dict \
-  -print_final_stats=1 corpus ../fuzz/corpus/expr
+mkdir -p "$out"
+
+declare -A sources=(
+  [expr]="server/expr/parser.cpp server/expr/evaluate.cpp"
+  [cookie]="server/edge/cookie.cpp server/edge/key_ring.cpp server/util/base64.cpp server/util/files.cpp server/util/secure.cpp"
+  [config_json]="server/model/json_codec.cpp server/model/json_fields.cpp server/model/validate.cpp server/model/template_syntax.cpp server/model/origin_url.cpp server/model/schedule.cpp server/util/time_format.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
+  [request_path]="server/edge/request_path.cpp server/edge/client_address.cpp server/util/escape.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
+)
+declare -A options=(
+  [expr]="-max_len=4200 -dict=fuzz/expr.dict"
+  [cookie]="-max_len=512"
+  [request_path]="-max_len=2048"
+  [config_json]="-max_len=8192"
+)
+targets=("$@")
+[[ ${#targets[@]} -eq 0 ]] && targets=(expr cookie request_path config_json)
+
+for target in "${targets[@]}"; do
+  # shellcheck disable=SC2086
+  clang++ -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -I server "fuzz/${target}_fuzz.cpp" ${sources[$target]} -lre2 -lcrypto -o "$out/${target}_fuzz"
+done
+for target in "${targets[@]}"; do
+  mkdir -p "$out/corpus/$target"
+  dict="${options[$target]//fuzz\//..\/fuzz\/}"
+  # shellcheck disable=SC2086
+  (cd "$out" && "./${target}_fuzz" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 $dict -print_final_stats=1 \
+     "corpus/$target" "../fuzz/corpus/$target")
+done

@@ -12,6 +12,7 @@
 #include "state/memory_counters.h"
 #include "store/database.h"
 #include "store/migrate.h"
+#include "util/data_dir_lock.h"
 #include "util/log.h"
 
 namespace wr {
@@ -33,6 +34,7 @@ void log_turnstile_state(const edge::TurnstileOptions& turnstile) {
 } // namespace
 
 App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(options)), m_clock(clock) {
+    m_lock = std::make_unique<util::DataDirLock>(m_options.data_dir);
     m_database = std::make_unique<store::Database>(m_options.data_dir);
     const store::MigrationReport report = store::migrate(*m_database);
     for (const std::string& name : report.applied) util::log_info("store", "applied migration " + name);
@@ -94,6 +96,12 @@ void App::stop() {
     if (m_collector) m_collector->stop(); // writes what is left
     if (m_config_feed) m_config_feed->stop();
     if (m_admin) m_admin->stop();
+}
+
+bool App::drain(std::chrono::milliseconds timeout) { return m_edge ? m_edge->drain(timeout) : true; }
+
+void App::reload_tls() {
+    if (m_edge) m_edge->reload_tls();
 }
 
 int App::admin_port() const { return m_admin->port(); }

@@ -17,6 +17,9 @@ namespace wr::control {
 class ConfigFeed;
 } // namespace wr::control
 
+namespace wr::util {
+class DataDirLock;
+}
 namespace wr::api {
 class AdminServer;
 struct Services;
@@ -64,13 +67,19 @@ struct AppOptions {
 
 class App {
 public:
-    // Opens and migrates the store, creates the first admin token if there is none.
+    // Locks the data directory (throws if another wr has it), opens and migrates the store,
+    // creates the first admin token if there is none.
     App(AppOptions options, const util::Clock& clock);
     ~App();
 
     // Binds every listener, then serves in the background.
     void start();
     void stop();
+    // SIGTERM's graceful half: the edge stops accepting and lets the requests it is answering
+    // finish for up to `timeout`; stop() then flushes analytics. False at the timeout.
+    bool drain(std::chrono::milliseconds timeout);
+    // Loads the edge's TLS certificate and key again (renewals); throws if they do not load.
+    void reload_tls();
 
     int admin_port() const;
     int edge_port() const;
@@ -85,6 +94,7 @@ public:
 private:
     AppOptions m_options;
     const util::Clock& m_clock;
+    std::unique_ptr<util::DataDirLock> m_lock; // first in, last out: held while anything below runs
     std::unique_ptr<store::Database> m_database;
     std::unique_ptr<state::Counters> m_counters;
     std::unique_ptr<analytics::Registry> m_analytics;

@@ -63,6 +63,32 @@ queue::ClientAddress peer_address(const tcp::socket& socket) {
     return asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4()).to_bytes();
 }
 
+std::shared_ptr<asio::ssl::context> load_tls_context(const std::string& certificate, const std::string& private_key) {
+    auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+    context->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 | asio::ssl::context::no_sslv3 |
+                         asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+    try {
+        context->use_certificate_chain_file(certificate);
+        context->use_private_key_file(private_key, asio::ssl::context::pem);
+    } catch (const std::exception& error) {
+        throw std::runtime_error("cannot load the edge TLS certificate or key: " + std::string(error.what()));
+    }
+    return context;
+}
+
+// Counts a request from the moment it is read until its answer is written (or the connection
+// ends), so that a drain knows when nothing is left half-answered.
+class InFlight {
+public:
+    explicit InFlight(std::atomic<int>& count) : m_count(count) { m_count.fetch_add(1, std::memory_order_acq_rel); }
+    ~InFlight() { m_count.fetch_sub(1, std::memory_order_acq_rel); }
+    InFlight(const InFlight&) = delete;
+    InFlight& operator=(const InFlight&) = delete;
+
+private:
+    std::atomic<int>& m_count;
+};
+
 std::string_view view_of(beast::string_view text) { return {text.data(), text.size()}; }
 
 // Every Cookie header, joined as one (RFC 9110 allows several only as "; "-separated pairs).
@@ -161,15 +187,7 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
     if (!m_options.tls_certificate.empty() || !m_options.tls_private_key.empty()) {
         if (m_options.tls_certificate.empty() || m_options.tls_private_key.empty())
             throw std::runtime_error("TLS on the edge needs both --tls-cert and --tls-key");
-        m_tls.emplace(asio::ssl::context::tls_server);
-        m_tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
-                           asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
-        try {
-            m_tls->use_certificate_chain_file(m_options.tls_certificate);
-            m_tls->use_private_key_file(m_options.tls_private_key, asio::ssl::context::pem);
-        } catch (const std::exception& error) {
-            throw std::runtime_error("cannot load the edge TLS certificate or key: " + std::string(error.what()));
-        }
+        m_tls = load_tls_context(m_options.tls_certificate, m_options.tls_private_key);
     }
     if (m_options.turnstile.active() && !model::parse_origin_url(m_options.turnstile.verify_url))
         throw std::runtime_error("--turnstile-verify-url: '" + m_options.turnstile.verify_url + "' is not an http(s) URL");
@@ -221,6 +239,37 @@ void EdgeServer::stop() {
     m_crawlers.stop();
 }
 
+bool EdgeServer::drain(std::chrono::milliseconds timeout) {
+    if (!m_running) return true;
+    m_draining = true;
+    // Closing an acceptor on its own thread ends its accept loop; new connections are refused.
+    for (auto& worker : m_workers) {
+        Worker& w = *worker;
+        asio::post(w.io, [&w] {
+            boost::system::error_code ignored;
+            w.acceptor.close(ignored);
+        });
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (m_in_flight.load(std::memory_order_acquire) > 0) {
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    }
+    return true;
+}
+
+void EdgeServer::reload_tls() {
+    if (!tls()) return;
+    auto context = load_tls_context(m_options.tls_certificate, m_options.tls_private_key);
+    std::lock_guard lock(m_tls_mutex);
+    m_tls = std::move(context);
+}
+
+std::shared_ptr<asio::ssl::context> EdgeServer::current_tls() const {
+    std::lock_guard lock(m_tls_mutex);
+    return m_tls;
+}
+
 asio::awaitable<void> EdgeServer::accept_loop(Worker& worker) {
     while (m_running) {
         boost::system::error_code ec;
@@ -240,7 +289,7 @@ asio::awaitable<void> EdgeServer::accept_loop(Worker& worker) {
         // At the cap the oldest idle visitor makes room for the new one; with none idle, the new one waits for another time.
         if (m_connections.load() >= m_max_connections && !worker.shed_oldest_idle()) continue;
         socket.set_option(tcp::no_delay(true), ec);
-        if (m_tls)
+        if (tls()) // fixed at start: a reload swaps the context, never whether there is one
             asio::co_spawn(worker.io, serve_tls(worker, std::move(socket)), asio::detached);
         else
             asio::co_spawn(worker.io, serve_plain(worker, std::move(socket)), asio::detached);
@@ -274,7 +323,9 @@ asio::awaitable<void> EdgeServer::serve_tls(Worker& worker, tcp::socket socket) 
         ~Counted() { --count; }
     } counted{m_connections};
     const queue::ClientAddress peer = peer_address(socket);
-    beast::ssl_stream<beast::tcp_stream> stream(std::move(socket), *m_tls);
+    // Held for the connection's life: a certificate reload does not pull it from under us.
+    const std::shared_ptr<asio::ssl::context> tls = current_tls();
+    beast::ssl_stream<beast::tcp_stream> stream(std::move(socket), *tls);
     boost::system::error_code ec;
     beast::get_lowest_layer(stream).expires_after(std::chrono::seconds{10});
     co_await stream.async_handshake(asio::ssl::stream_base::server, awaitable(ec));
@@ -310,10 +361,12 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
         }
         if (ec) co_return; // closed, idle too long, or not HTTP
 
+        const InFlight in_flight(m_in_flight);
         // The header as it arrived; chunked trailers read with the body are never merged into it.
         http::request_header<> head = parser.get().base();
         const bool body_pending = !parser.is_done();
-        bool keep_alive = parser.get().keep_alive();
+        // While draining, every answer closes its connection.
+        bool keep_alive = parser.get().keep_alive() && !m_draining.load(std::memory_order_acquire);
         const unsigned version = head.version();
         const bool head_method = head.method() == http::verb::head;
         // Hold this snapshot for the whole request: the room and zone below point into it.

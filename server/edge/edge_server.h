@@ -5,6 +5,7 @@
 // the thread's OriginPool.
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -47,8 +48,15 @@ public:
     int bind();   // throws when the address cannot be bound
     void start();
     void stop();
+    // Graceful stop, first half: stops accepting and waits, up to `timeout`, for the requests
+    // being answered (proxied ones included) to finish; keep-alive connections are closed after
+    // their current answer. False if some were still running at the timeout. Then call stop().
+    bool drain(std::chrono::milliseconds timeout);
+    // Reads the TLS certificate and key files again; new connections get them, connections
+    // already open keep theirs. Throws (and keeps the old pair) if the files do not load.
+    void reload_tls();
     int port() const { return m_port; }
-    bool tls() const { return m_tls.has_value(); }
+    bool tls() const { return !m_options.tls_certificate.empty(); }
 
     // Live figures for the admin API's status endpoint.
     control::LiveFigures figures(const std::string& room_id, util::TimePoint now) const override;
@@ -62,6 +70,7 @@ private:
     asio::awaitable<void> serve(Worker& worker, Stream& stream, queue::ClientAddress peer, bool https);
     asio::awaitable<void> serve_plain(Worker& worker, tcp::socket socket);
     asio::awaitable<void> serve_tls(Worker& worker, tcp::socket socket);
+    std::shared_ptr<asio::ssl::context> current_tls() const;
 
     EdgeOptions m_options;
     TrustedProxies m_trusted_proxies;
@@ -70,12 +79,15 @@ private:
     state::Counters& m_counters;
     analytics::Registry& m_analytics;
     const util::Clock& m_clock;
-    std::optional<asio::ssl::context> m_tls;
+    mutable std::mutex m_tls_mutex; // guards swapping m_tls; held only to copy the pointer
+    std::shared_ptr<asio::ssl::context> m_tls; // each connection holds the context it started with
     std::vector<std::unique_ptr<Worker>> m_workers;
     int m_port = 0;
     std::atomic<bool> m_running{false};
     int m_max_connections = 0;
     std::atomic<int> m_connections{0};
+    std::atomic<bool> m_draining{false};
+    std::atomic<int> m_in_flight{0}; // requests read and not yet answered
 };
 
 } // namespace wr::edge

@@ -1,11 +1,16 @@
 // Opens the SQLite database with the settings every connection needs.
 #include "store/database.h"
 
+#include "util/files.h"
+
 namespace wr::store {
 namespace {
 
 std::filesystem::path database_path(const std::filesystem::path& data_dir) {
-    std::filesystem::create_directories(data_dir);
+    // The database holds token hashes and visitor data: this user's only (its -wal and -shm
+    // files take the database file's mode).
+    util::create_private_directory(data_dir);
+    util::make_private_file(data_dir / "wr.db");
     return data_dir / "wr.db";
 }
 

@@ -49,6 +49,25 @@ void write_secret_file(const std::filesystem::path& path, std::string_view conte
     write_atomically(path, content, 0600);
 }
 
+void create_private_directory(const std::filesystem::path& path) {
+    if (std::filesystem::is_directory(path)) return;
+    if (path.has_parent_path() && !path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
+    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+        throw std::runtime_error("cannot create the data directory " + path.string() + ": " + std::strerror(errno));
+    // mkdir's mode is filtered by the umask; 0700 is what we mean.
+    ::chmod(path.c_str(), 0700);
+}
+
+void make_private_file(const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        // A read-only data dir: SQLite's own error names the problem better; leave it to it.
+        return;
+    }
+    ::fchmod(fd, 0600);
+    ::close(fd);
+}
+
 void write_text_file(const std::filesystem::path& path, std::string_view content) {
     write_atomically(path, content, 0644);
 }

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -65,7 +66,7 @@ ProcessResult run_wr(const std::vector<std::string>& arguments, const std::map<s
 
 namespace wr::test {
 
-BackgroundProcess::BackgroundProcess(const std::vector<std::string>& arguments, const std::string& ready_marker) {
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& arguments, const std::string& ready_marker, bool with_stderr) {
     int pipe_fds[2];
     if (::pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
     std::vector<std::string> storage = arguments;
@@ -75,6 +76,7 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& arguments, 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+    if (with_stderr) posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
     posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
     pid_t pid = 0;
     const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
@@ -91,6 +93,7 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& arguments, 
             line += c;
             continue;
         }
+        m_output += line + '\n';
         if (line.find(ready_marker) != std::string::npos) {
             m_ready_line = line;
             return;
@@ -98,6 +101,32 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& arguments, 
         line.clear();
     }
     throw std::runtime_error(arguments[0] + " did not get ready");
+}
+
+void BackgroundProcess::send_signal(int signal) {
+    if (m_pid > 0) ::kill(m_pid, signal);
+}
+
+std::optional<int> BackgroundProcess::wait_exit(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (m_pid > 0) {
+        int status = 0;
+        if (::waitpid(m_pid, &status, WNOHANG) == m_pid) {
+            m_pid = -1;
+            return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+        std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    }
+    return std::nullopt;
+}
+
+std::string BackgroundProcess::rest_of_output() {
+    std::string text;
+    char buffer[4096];
+    ssize_t n = 0;
+    while ((n = ::read(m_stdout, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
+    return text;
 }
 
 BackgroundProcess::~BackgroundProcess() {

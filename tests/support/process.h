@@ -1,6 +1,8 @@
 #pragma once
 // Runs the real `wr` binary, as users do, and captures what it prints.
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,16 +25,25 @@ namespace wr::test {
 // A program running beside the test (an origin), stopped when the object goes away.
 class BackgroundProcess {
 public:
-    // Starts it and waits (up to 10 s) for a line on stdout that contains `ready_marker`.
-    BackgroundProcess(const std::vector<std::string>& arguments, const std::string& ready_marker);
+    // Starts it and waits (up to 10 s) for a line on stdout (and stderr too, when
+    // `with_stderr`) that contains `ready_marker`.
+    BackgroundProcess(const std::vector<std::string>& arguments, const std::string& ready_marker, bool with_stderr = false);
     ~BackgroundProcess();
     BackgroundProcess(const BackgroundProcess&) = delete;
     BackgroundProcess& operator=(const BackgroundProcess&) = delete;
 
     const std::string& ready_line() const { return m_ready_line; }
     int pid() const { return m_pid; }
+    // Every line read up to the ready line.
+    const std::string& output() const { return m_output; }
+    void send_signal(int signal);
+    // The exit code once it exited within `timeout` (-1: killed by a signal); nullopt if still running.
+    std::optional<int> wait_exit(std::chrono::milliseconds timeout);
+    // What it printed after the ready line; call after it exited.
+    std::string rest_of_output();
 
 private:
+    std::string m_output;
     int m_pid = -1;
     int m_stdout = -1;
     std::string m_ready_line;
