@@ -81,11 +81,14 @@ std::string svg_chart(const std::vector<MinuteRecord>& points, int64_t step_minu
     svg += "<text transform=\"translate(14 " + svg_number(k_top + plot_height / 2) +
            ") rotate(-90)\" text-anchor=\"middle\" fill=\"#4b5563\">users</text>\n";
 
-    // Time axis: about six labels, in UTC.
-    const size_t label_every = std::max<size_t>(1, (count + 5) / 6);
-    for (size_t i = 0; i < count; i += label_every) {
+    // Time axis: labels on round times (every 10 or 15 minutes, every hour, …), at most about
+    // seven of them, in UTC.
+    const int64_t span = count == 0 ? 0 : points.back().minute - points.front().minute + step_minutes;
+    const int64_t label_every = time_tick_minutes(span, step_minutes);
+    for (size_t i = 0; i < count; ++i) {
+        if (points[i].minute % label_every != 0) continue;
         const std::string iso = util::format_iso8601(util::TimePoint{std::chrono::duration_cast<util::Milliseconds>(std::chrono::minutes{points[i].minute})});
-        const std::string label = step_minutes >= 60 * 24 ? iso.substr(5, 5) : iso.substr(11, 5);
+        const std::string label = label_every >= 60 * 24 ? iso.substr(5, 5) : iso.substr(11, 5);
         svg += "<line x1=\"" + svg_number(x_of(i)) + "\" x2=\"" + svg_number(x_of(i)) + "\" y1=\"" + svg_number(k_top + plot_height) + "\" y2=\"" +
                svg_number(k_top + plot_height + 5) + "\" stroke=\"#9ca3af\"/>\n";
         svg += "<text x=\"" + svg_number(x_of(i)) + "\" y=\"" + svg_number(k_top + plot_height + 18) +
@@ -117,6 +120,13 @@ std::string svg_chart(const std::vector<MinuteRecord>& points, int64_t step_minu
     if (count == 0) svg += "<text x=\"" + svg_number(k_width / 2) + "\" y=\"" + svg_number(k_height / 2) + "\" text-anchor=\"middle\" fill=\"#6b7280\">no data</text>\n";
     svg += "</svg>\n";
     return svg;
+}
+
+int64_t time_tick_minutes(int64_t span_minutes, int64_t step_minutes) {
+    // Round intervals a reader counts in: 10 and 15 minutes, hours, days.
+    for (const int64_t every : {1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080})
+        if (every >= step_minutes && every % step_minutes == 0 && span_minutes / every <= 7) return every;
+    return 10080 * std::max<int64_t>(1, span_minutes / (10080 * 7));
 }
 
 std::string svg_number(double value, int digits) {
