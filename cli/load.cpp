@@ -1,12 +1,15 @@
 // `wr load`: keeps a room full with visitors that behave like browsers, so a person opening the
 // site waits in a real line (`make demo` runs it). Each visitor keeps its room cookie, refreshes
-// while it waits, and leaves once admitted (its session then runs out); new visitors arrive
+// while it waits, browses for a random while once admitted and then leaves (its session runs out
+// a session later; the random stays spread the room's turnover over time); new visitors arrive
 // whenever fewer than --queue of them are waiting, so the line behind a real browser keeps
 // growing while the one ahead of it drains.
 #include <chrono>
 #include <deque>
 #include <httplib.h>
 #include <iostream>
+#include <optional>
+#include <random>
 #include <thread>
 
 #include "commands.h"
@@ -22,14 +25,16 @@ struct LoadCommand {
     std::string host = "localhost";
     std::string path = "/";
     int queue = 200;
-    int arrivals_per_second = 100;
+    int arrivals_per_second = 400;
     int refresh_seconds = 5;
+    int browse_seconds = 60;
     int wait_seconds = 30;
 };
 
 struct Visitor {
     std::string cookie; // "name=value" of the room cookie
     Clock::time_point next_request;
+    std::optional<Clock::time_point> leaves_at; // set once admitted
 };
 
 // What one visit tells a visitor: whether it was kept in line, and the room cookie if one was set.
@@ -49,7 +54,7 @@ Visit visit(httplib::Client& client, const LoadCommand& command, const std::stri
     // The room needs json_response_enabled: the queue then answers {"cfWaitingRoom": {"inWaitingRoom": true, …}}.
     result.queued = response->body.find("\"inWaitingRoom\":true") != std::string::npos;
     for (const auto& [name, value] : response->headers) {
-        if (name.size() != 10 || !std::equal(name.begin(), name.end(), "set-cookie", [](char a, char b) { return std::tolower(a) == b; }))
+        if (name.size() != 10 || !std::equal(name.begin(), name.end(), "set-cookie", [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
             continue;
         if (value.rfind("__cfwaitingroom", 0) == 0) result.cookie = value.substr(0, value.find(';'));
     }
@@ -75,23 +80,33 @@ Visit visit(httplib::Client& client, const LoadCommand& command, const std::stri
     std::cerr << "wr load: the edge routes " << command.host << command.path << " to a room; keeping " << command.queue
               << " visitors in line" << std::endl;
 
-    std::deque<Visitor> waiting; // in arrival order
+    std::deque<Visitor> visitors; // in arrival order
+    size_t waiting = 0;           // those of them not yet admitted
+    std::mt19937 random{std::random_device{}()};
+    std::uniform_int_distribution<int> browse(0, command.browse_seconds * 1000);
     const auto refresh = std::chrono::seconds{command.refresh_seconds};
     for (;;) {
         const auto tick = Clock::now();
-        // Those in line refresh when due; the admitted leave.
-        for (auto it = waiting.begin(); it != waiting.end();) {
+        // Those in line refresh when due, and so do the admitted until they leave.
+        for (auto it = visitors.begin(); it != visitors.end();) {
             if (it->next_request > tick) { ++it; continue; }
+            if (it->leaves_at && *it->leaves_at <= tick) { it = visitors.erase(it); continue; }
             const Visit result = visit(client, command, it->cookie);
-            if (result.answered && !result.queued) { it = waiting.erase(it); continue; }
+            if (result.answered && !result.queued && !it->leaves_at) {
+                it->leaves_at = tick + std::chrono::milliseconds{browse(random)};
+                --waiting;
+            }
             if (!result.cookie.empty()) it->cookie = result.cookie;
             it->next_request = tick + refresh;
             ++it;
         }
         // Newcomers, a tenth of a second's worth at most, until the line is long enough again.
-        for (int arrived = 0; static_cast<int>(waiting.size()) < command.queue && arrived < std::max(1, command.arrivals_per_second / 10); ++arrived) {
+        for (int arrived = 0; waiting < static_cast<size_t>(command.queue) && arrived < std::max(1, command.arrivals_per_second / 10); ++arrived) {
             const Visit result = visit(client, command, "");
-            if (result.queued && !result.cookie.empty()) waiting.push_back({result.cookie, tick + refresh});
+            if (result.cookie.empty()) continue;
+            Visitor visitor{result.cookie, tick + refresh, std::nullopt};
+            if (result.queued) ++waiting; else visitor.leaves_at = tick + std::chrono::milliseconds{browse(random)};
+            visitors.push_back(std::move(visitor));
         }
         std::this_thread::sleep_until(tick + std::chrono::milliseconds{100});
     }
@@ -109,6 +124,8 @@ void add_load_command(CLI::App& root, Context&) {
     load->add_option("--arrivals-per-second", command->arrivals_per_second, "At most this many new visitors a second")
         ->check(CLI::Range(1, 10000))->capture_default_str();
     load->add_option("--refresh", command->refresh_seconds, "Seconds between a waiting visitor's requests")->check(CLI::Range(1, 600))->capture_default_str();
+    load->add_option("--browse", command->browse_seconds, "Admitted visitors browse for up to this many seconds, then leave")
+        ->check(CLI::Range(0, 3600))->capture_default_str();
     load->add_option("--wait", command->wait_seconds, "Seconds to wait for the edge to route the room")->check(CLI::Range(1, 3600))->capture_default_str();
     load->footer("Example (what make demo runs):\n  wr load --edge 127.0.0.1:8080 --host localhost --queue 200");
     load->callback([command] { run_load(*command); });

@@ -3,7 +3,8 @@
 #   http://localhost:8080/        the demo shop behind the room "shop" (FIFO, 1-minute sessions)
 #   http://127.0.0.1:9090/#token= the console (the admin token in the address's fragment)
 # `wr load` keeps 100 browser-like visitors in line; a browser opened at any time waits behind
-# them (about a minute) and gets in ahead of everyone who arrives after it: first come, first served.
+# them (about a minute, up to two) and gets in ahead of everyone who arrives after it: first come,
+# first served.
 # Ports and the data dir come from WR_DEMO_EDGE_PORT, WR_DEMO_ADMIN_PORT, WR_DEMO_ORIGIN_PORT and
 # WR_DEMO_DATA (the demo test uses free ones).
 set -euo pipefail
