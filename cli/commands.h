@@ -20,5 +20,6 @@ void add_apply_commands(CLI::App& root, Context& context);   // apply, export
 void add_template_commands(CLI::App& root, Context& context); // templates preview
 void add_analytics_commands(CLI::App& root, Context& context); // analytics
 void add_simulate_command(CLI::App& root, Context& context);   // simulate
+void add_load_command(CLI::App& root, Context& context);       // load
 
 } // namespace wr::cli

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# make demo: wr in front of the demo origin, with a room that is full, so a browser sees the queue.
+# make demo: wr in front of the demo origin, with a room that is kept full, so a browser sees the queue.
 #   http://localhost:8080/        the demo shop behind the room "shop" (FIFO, 1-minute sessions)
-#   http://127.0.0.1:9090         the admin API (token in demo-data/admin.token)
-# Background "visitors" keep the room full; your browser waits in line and gets in when a slot
-# frees (within a minute or so), ahead of newcomers: first come, first served.
+#   http://127.0.0.1:9090/#token= the console (the admin token in the address's fragment)
+# `wr load` keeps 100 browser-like visitors in line; a browser opened at any time waits behind
+# them (about a minute, up to two) and gets in ahead of everyone who arrives after it: first come,
+# first served.
+# Ports and the data dir come from WR_DEMO_EDGE_PORT, WR_DEMO_ADMIN_PORT, WR_DEMO_ORIGIN_PORT and
+# WR_DEMO_DATA (the demo test uses free ones).
 set -euo pipefail
 wr=${1:-build/wr}
 origin=$(dirname "$wr")/wr-demo-origin
@@ -40,19 +43,22 @@ cat > "$data/demo.json" <<JSON
 JSON
 "$wr" --data-dir "$data" --api "http://127.0.0.1:$admin_port" apply -f "$data/demo.json"
 
-# Keep the room full with cookie-less visitors: 200 now, then a few every ten seconds.
-fill() { for _ in $(seq "$1"); do http_get "$edge_port" localhost / 2>/dev/null || true; done; }
-fillers=()
-for _ in $(seq 10); do fill 21 & fillers+=($!); done
-wait "${fillers[@]}"
-( while true; do sleep 10; fill 40; done ) &
+# Keep the room full: wr load waits until the edge routes the room, then keeps a line of
+# browser-like visitors waiting in it.
+"$wr" load --edge "127.0.0.1:$edge_port" --host localhost --queue "${WR_DEMO_QUEUE:-100}" &
 pids+=($!)
+for _ in $(seq 100); do
+    "$wr" --data-dir "$data" --api "http://127.0.0.1:$admin_port" -o json rooms status shop 2>/dev/null | grep -q '"queueing"' && break
+    sleep 0.2
+done
+token=$(cat "$data/admin.token")
 
 cat <<TEXT
 
   wr demo is running (Ctrl-C to stop).
 
-    Queue page:  http://localhost:$edge_port/   (the room is full: you wait, then get in)
+    Console:     http://127.0.0.1:$admin_port/#token=$token
+    Queue page:  http://localhost:$edge_port/   (the room is full: you wait about a minute, then get in)
     JSON:        curl -H 'Accept: application/json' http://localhost:$edge_port/
     Status:      $wr --data-dir $data --api http://127.0.0.1:$admin_port rooms status shop
     Admin API:   http://127.0.0.1:$admin_port/client/v4  (token: $data/admin.token)

@@ -19,12 +19,13 @@ constexpr double k_right = 20;
 constexpr double k_top = 54;
 constexpr double k_bottom = 48;
 
-// A round interval in minutes, a multiple of the step, for about six labels across `span_minutes`.
+// A round interval in minutes (10 or 15 minutes, hours, days), a multiple of the step, giving at
+// most seven labels across `span_minutes`: the last hour is labelled every 10 minutes.
 int64_t round_time_interval(int64_t span_minutes, int64_t step_minutes) {
     const int64_t step = std::max<int64_t>(1, step_minutes);
     for (const int64_t minutes : {1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080})
-        if (minutes % step == 0 && minutes * 6 >= span_minutes) return minutes;
-    return std::max<int64_t>(step, (span_minutes / 6 + step - 1) / step * step);
+        if (minutes % step == 0 && span_minutes / minutes <= 7) return minutes;
+    return std::max<int64_t>(step, (span_minutes / 7 + step - 1) / step * step);
 }
 
 struct Series {

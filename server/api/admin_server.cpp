@@ -31,6 +31,13 @@ Request to_request(const httplib::Request& in) {
 
 } // namespace
 
+std::string redact_capabilities(const std::string& path) {
+    // A preview URL is a capability: whoever reads it (in a shared log, too) may open the page.
+    constexpr std::string_view k_preview = "/preview/";
+    if (path.rfind(k_preview, 0) == 0 && path.size() > k_preview.size()) return std::string(k_preview) + "<redacted>";
+    return path;
+}
+
 AdminServer::AdminServer(Services& services, AdminServerOptions options)
     : m_services(services), m_options(std::move(options)), m_server(std::make_unique<httplib::Server>()) {
     const int threads = m_options.threads;
@@ -51,10 +58,11 @@ AdminServer::AdminServer(Services& services, AdminServerOptions options)
         out.status = reply.status;
         out.set_content(*reply.raw_body, reply.content_type.c_str());
         out.set_header("Cache-Control", "no-store");
+        for (const auto& [name, value] : reply.headers) out.set_header(name.c_str(), value.c_str());
         if (util::log_enabled(util::LogLevel::info)) {
             const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
-            // The path only: never headers (tokens) or bodies.
-            util::log_info("admin", in.method + " " + in.path + " " + std::to_string(reply.status) + " " +
+            // The path only, with capabilities in it redacted: never headers (tokens) or bodies.
+            util::log_info("admin", in.method + " " + redact_capabilities(in.path) + " " + std::to_string(reply.status) + " " +
                                         std::to_string(elapsed.count() / 1000.0).substr(0, 6) + "ms");
         }
     };

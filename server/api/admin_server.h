@@ -19,6 +19,9 @@ struct AdminServerOptions {
     int threads = 8;
 };
 
+// The path as the log may show it: capability ids (a preview's) replaced by <redacted>.
+std::string redact_capabilities(const std::string& path);
+
 class AdminServer {
 public:
     AdminServer(Services& services, AdminServerOptions options);

@@ -134,9 +134,23 @@ Reply metrics(Services& services, Request& request) {
     return raw(analytics::prometheus_text(out, decisions), "text/plain; version=0.0.4; charset=utf-8");
 }
 
-Reply dashboard(Services&, Request&) {
-    return raw(std::string(util::embedded_file("templates/dashboard.html").value_or("")), "text/html; charset=utf-8");
+// The console's policy: its own script and style files only (no inline script, no inline event
+// handlers, nothing from another origin), API calls to this origin, and no framing.
+constexpr const char* k_console_policy =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+Reply console_file(const char* file, const char* content_type) {
+    Reply reply = raw(std::string(util::embedded_file(file).value_or("")), content_type);
+    reply.headers.emplace_back("Content-Security-Policy", k_console_policy);
+    reply.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    reply.headers.emplace_back("Referrer-Policy", "no-referrer");
+    return reply;
 }
+
+Reply dashboard(Services&, Request&) { return console_file("templates/dashboard.html", "text/html; charset=utf-8"); }
+Reply console_script(Services&, Request&) { return console_file("templates/console.js", "text/javascript; charset=utf-8"); }
+Reply console_style(Services&, Request&) { return console_file("templates/console.css", "text/css; charset=utf-8"); }
 
 } // namespace
 
@@ -146,6 +160,8 @@ std::vector<Route> analytics_routes() {
         {"GET", "/client/v4/zones/{zone_id}/waiting_rooms/{room_id}/analytics.svg", Access::read, room_analytics_svg},
         {"GET", "/metrics", Access::read, metrics},
         {"GET", "/", Access::public_access, dashboard},
+        {"GET", "/console.js", Access::public_access, console_script},
+        {"GET", "/console.css", Access::public_access, console_style},
     };
 }
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "api/admin_server.h"
 #include "api/envelope.h"
 #include "control/error.h"
 #include "control/tokens.h"
@@ -159,7 +160,7 @@ Reply dispatch(Services& services, const std::vector<Route>& routes, Request& re
     } catch (const Error& error) {
         return error_reply(error);
     } catch (const std::exception& error) {
-        util::log_error("admin", request.method + " " + request.path + " failed: " + error.what());
+        util::log_error("admin", request.method + " " + redact_capabilities(request.path) + " failed: " + error.what());
         return error_reply(Error::of(ErrorCode::internal, 500, "internal error; the server log has details"));
     }
 }

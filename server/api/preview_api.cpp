@@ -56,7 +56,17 @@ Reply create_preview(Services& services, Request& request) {
     return ok({{"preview_url", request.base_url + "/preview/" + id}});
 }
 
-Reply show_preview(Services& services, Request& request) {
+// A preview is HTML a zone-bound token stored; it is served on the admin origin, next to the
+// console that holds an operator's token. The sandbox gives it an opaque origin of its own: its
+// script runs (the queue page's refresh) but cannot read the console's storage or call the API
+// with the console's origin.
+Reply sandboxed(Reply reply) {
+    reply.headers.emplace_back("Content-Security-Policy", "sandbox allow-scripts");
+    reply.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    return reply;
+}
+
+Reply render_preview(Services& services, Request& request) {
     const std::string& id = request.param("preview_id");
     const util::TimePoint now = services.clock.now();
     const auto preview = util::is_id(id) ? services.database.read([&](store::Connection& connection) {
@@ -77,6 +87,8 @@ Reply show_preview(Services& services, Request& request) {
     if (!rendered) return raw("The template could not be rendered.\n", "text/plain; charset=utf-8", 500);
     return raw(*rendered, "text/html; charset=utf-8");
 }
+
+Reply show_preview(Services& services, Request& request) { return sandboxed(render_preview(services, request)); }
 
 } // namespace
 

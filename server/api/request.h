@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "model/token.h"
 #include "model/zone.h"
@@ -37,9 +39,14 @@ struct Reply {
     std::optional<nlohmann::json> result_info;
     std::optional<std::string> raw_body;     // sent as is (HTML, OpenAPI, CSV, …) instead of the envelope
     std::string content_type = "application/json";
+    std::vector<std::pair<std::string, std::string>> headers; // extra response headers (Content-Security-Policy, …)
 };
 
-inline Reply ok(nlohmann::json result) { return Reply{200, std::move(result), std::nullopt, std::nullopt}; }
+inline Reply ok(nlohmann::json result) {
+    Reply reply;
+    reply.result = std::move(result);
+    return reply;
+}
 inline Reply raw(std::string body, std::string content_type, int status = 200) {
     Reply reply;
     reply.status = status;

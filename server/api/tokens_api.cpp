@@ -1,4 +1,5 @@
-// Handlers of /tokens: create (the token is shown once), list (never the secrets), revoke.
+// Handlers of /tokens: create (the token is shown once), list (never the secrets), revoke, and
+// verify (what the calling token may do).
 #include "api/routes.h"
 #include "control/error.h"
 #include "control/tokens.h"
@@ -54,10 +55,19 @@ Reply delete_token(Services& services, Request& request) {
     return ok({{"id", id}});
 }
 
+// What the calling token may do (as Cloudflare's GET /user/tokens/verify): the console asks it
+// to hide controls a read-only token would be refused.
+Reply verify_token(Services&, Request& request) {
+    nlohmann::json result = model::to_json(*request.token);
+    result["status"] = "active";
+    return ok(result);
+}
+
 } // namespace
 
 std::vector<Route> token_routes() {
     return {
+        {"GET", "/client/v4/user/tokens/verify", Access::read, verify_token},
         {"GET", "/client/v4/tokens", Access::admin_edit, list_tokens},
         {"POST", "/client/v4/tokens", Access::admin_edit, create_token},
         {"DELETE", "/client/v4/tokens/{token_id}", Access::admin_edit, delete_token},

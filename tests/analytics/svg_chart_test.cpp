@@ -100,3 +100,27 @@ TEST_CASE("svg: the simulator's heatmap marks arrival and wait minutes at round 
     CHECK(arrival == std::vector<std::string>{"0", "5", "10", "15", "20", "25", "30"});
     CHECK(wait == std::vector<std::string>{"0", "50", "100", "150", "200", "250", "300"});
 }
+
+namespace {
+
+// The chart of one point per minute from hh:mm UTC (on 2026-11-22) for `count` minutes.
+std::vector<wr::analytics::MinuteRecord> minutes_from(int hour, int minute, int count) {
+    const int64_t day = 1795305600 / 60; // 2026-11-22T00:00:00Z in minutes
+    std::vector<wr::analytics::MinuteRecord> points(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) points[static_cast<size_t>(i)].minute = day + hour * 60 + minute + i;
+    return points;
+}
+
+std::vector<std::string> time_labels(const std::string& svg) {
+    std::vector<std::string> found;
+    const std::regex label(">([0-9]{2}:[0-9]{2})</text>");
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), label); it != std::sregex_iterator(); ++it) found.push_back((*it)[1]);
+    return found;
+}
+
+} // namespace
+
+TEST_CASE("svg chart: an hour starting at 21:41 is labelled every 10 minutes on the round ten") {
+    const std::string svg = wr::analytics::svg_chart(minutes_from(21, 41, 61), 1, "z / r");
+    CHECK(time_labels(svg) == std::vector<std::string>{"21:50", "22:00", "22:10", "22:20", "22:30", "22:40"});
+}

@@ -10,3 +10,4 @@ if [[ ! -d node_modules || package-lock.json -nt node_modules ]]; then
     npm ci --no-audit --no-fund >/dev/null
 fi
 node --test-reporter=spec pages_test.mjs "$@"
+node --test-reporter=spec console_test.mjs "$@"

@@ -2,6 +2,7 @@
 // and restarts.
 #include <doctest/doctest.h>
 
+#include "api/admin_server.h"
 #include "support/test_server.h"
 
 using nlohmann::json;
@@ -290,8 +291,40 @@ TEST_CASE("integration: token scopes and zones are enforced") {
     std::string reader_id;
     for (const json& token : tokens.body["result"])
         if (token["name"] == "test-read") reader_id = token["id"];
+    // What a token may do, as the console asks it.
+    const HttpReply verified = wr.get("/client/v4/user/tokens/verify", reader);
+    CHECK(verified.status == 200);
+    CHECK(verified.body["result"]["scope"] == "read");
+    CHECK(verified.body["result"]["status"] == "active");
+    CHECK(verified.body["result"]["zone_id"].is_null());
+    CHECK(wr.get("/client/v4/user/tokens/verify", zone_editor).body["result"]["scope"] == "edit");
+    CHECK(!wr.get("/client/v4/user/tokens/verify", zone_editor).body["result"]["zone_id"].is_null());
+    CHECK(wr.send("GET", "/client/v4/user/tokens/verify", "", {}).status == 401);
+
     CHECK(wr.del("/client/v4/tokens/" + reader_id).status == 200);
     CHECK(wr.get(rooms_path(), reader).status == 401);
+    CHECK(wr.get("/client/v4/user/tokens/verify", reader).status == 401);
+}
+
+TEST_CASE("integration: the console is served with a policy that allows only its own files") {
+    TestServer wr;
+    const HttpReply page = wr.send("GET", "/", "", {});
+    CHECK(page.status == 200);
+    const std::string policy = page.headers.find("Content-Security-Policy")->second;
+    CHECK(policy.find("script-src 'self'") != std::string::npos);
+    CHECK(policy.find("default-src 'none'") != std::string::npos);
+    CHECK(policy.find("unsafe-inline") == std::string::npos);
+    CHECK(page.text.find("<script src=\"/console.js\"") != std::string::npos);
+    CHECK(page.text.find("<script>") == std::string::npos); // nothing inline for the policy to block
+    const HttpReply script = wr.send("GET", "/console.js", "", {});
+    CHECK(script.status == 200);
+    CHECK(script.headers.find("Content-Type")->second.starts_with("text/javascript"));
+    CHECK(script.text.find("Authorization") != std::string::npos);
+    CHECK(wr.send("GET", "/console.css", "", {}).status == 200);
+    // No CORS: another origin's script cannot read the API's answers.
+    const HttpReply cross = wr.send("GET", "/client/v4/zones", "", {{"Origin", "https://evil.example"}});
+    CHECK(cross.status == 401);
+    CHECK(cross.headers.find("Access-Control-Allow-Origin") == cross.headers.end());
 }
 
 TEST_CASE("integration: events are scheduled, merged with their room, and kept apart") {
@@ -444,6 +477,11 @@ TEST_CASE("integration: a preview stores the page and renders it at a public URL
     const HttpReply plain = wr.send("GET", path, "", {});
     CHECK(plain.status == 200);
     CHECK(plain.text == "<p>wait 10 (10 minutes) fifo=true </p>");
+    // Stored HTML on the admin origin: sandboxed into an origin of its own, and its id kept out of the log.
+    CHECK(plain.headers.find("Content-Security-Policy")->second == "sandbox allow-scripts");
+    CHECK(wr.send("GET", path + "?queueing_method=lifo", "", {}).headers.find("Content-Security-Policy")->second == "sandbox allow-scripts");
+    CHECK(wr::api::redact_capabilities(path) == "/preview/<redacted>");
+    CHECK(wr::api::redact_capabilities("/client/v4/zones") == "/client/v4/zones");
     CHECK(wr.send("GET", path + "?force_queue=true", "", {}).text == "<p>wait 0 (unavailable) fifo=true allunknown</p>");
     CHECK(wr.send("GET", path + "?queueing_method=random&waitTime=20", "", {}).text ==
           "<p>wait 20 (10 minutes to 30 minutes) fifo=false </p>");

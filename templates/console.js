@@ -1,0 +1,289 @@
+// wr's console: the rooms' live figures, and (with an edit token) the switches operators need on
+// launch day. Every change is a PATCH through the admin API with the token this page holds.
+// The token lives in this script's memory only: no cookie (so no CSRF), no storage (so nothing
+// else on this origin can read it); it reaches the server only in Authorization headers.
+"use strict";
+
+const REFRESH_MS = 5000;
+let token = null;
+let canEdit = false;
+const cards = new Map(); // room id → the card's parts, kept across refreshes
+const main = document.getElementById("main");
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function signIn(message) {
+  token = null;
+  cards.clear();
+  main.replaceChildren(document.getElementById("sign-in").content.cloneNode(true));
+  if (message) main.prepend(element("p", "error", message));
+  document.getElementById("token-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    start(document.getElementById("token").value.trim());
+  });
+}
+
+// The v4 result of a call; throws with the API's own message when it refuses.
+async function api(method, path, body, asText) {
+  const options = { method, headers: { Authorization: "Bearer " + token } };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, options);
+  if (asText && response.ok) return response.text();
+  let envelope = null;
+  try { envelope = await response.json(); } catch (_) { /* not JSON: use the status */ }
+  if (!response.ok || (envelope && envelope.success === false)) {
+    const message = envelope && envelope.errors && envelope.errors.length ? envelope.errors[0].message : path + " answered " + response.status;
+    throw Object.assign(new Error(message), { status: response.status });
+  }
+  return envelope.result;
+}
+
+function figure(label) {
+  const cell = element("div");
+  const number = element("b", "", "…");
+  cell.append(number, element("span", "", label));
+  return { cell, number };
+}
+
+function eventStage(event, now) {
+  const start = Date.parse(event.event_start_time), end = Date.parse(event.event_end_time);
+  const prequeue = event.prequeue_start_time ? Date.parse(event.prequeue_start_time) : start;
+  if (end <= now) return null;
+  if (start <= now) return "running";
+  if (prequeue <= now) return "prequeueing";
+  return "upcoming";
+}
+
+// A PATCH from a button or form: disables it while in flight, then says what happened.
+async function change(card, what, path, body, control) {
+  if (control) control.disabled = true;
+  try {
+    await api("PATCH", path, body);
+    card.notice.className = "notice";
+    card.notice.textContent = "Saved: " + what + " (" + new Date().toLocaleTimeString() + ")";
+    if (refreshing) await refreshing; // it may have read the room before the change
+    await refresh();
+  } catch (error) {
+    card.notice.className = "notice error";
+    card.notice.textContent = "Not saved: " + what + ": " + error.message;
+  } finally {
+    if (control) control.disabled = false;
+  }
+}
+
+function numberInput(name, label, min) {
+  const wrapper = element("label", "", label);
+  const input = element("input");
+  input.type = "number";
+  input.name = name;
+  input.min = String(min);
+  input.required = true;
+  wrapper.append(input);
+  return { wrapper, input };
+}
+
+function buildControls(card) {
+  const controls = element("div", "controls");
+  controls.dataset.role = "switches";
+  card.queueAll = element("button");
+  card.queueAll.type = "button";
+  card.queueAll.dataset.action = "queue-all";
+  card.queueAll.addEventListener("click", () => {
+    const on = !card.room.queue_all;
+    change(card, on ? "queue everyone on" : "queue everyone off", card.base, { queue_all: on }, card.queueAll);
+  });
+  card.suspend = element("button");
+  card.suspend.type = "button";
+  card.suspend.dataset.action = "suspend";
+  card.suspend.addEventListener("click", () => {
+    const on = !card.room.suspended;
+    change(card, on ? "suspended" : "resumed", card.base, { suspended: on }, card.suspend);
+  });
+  controls.append(card.queueAll, card.suspend);
+
+  const form = element("form", "controls");
+  form.dataset.role = "limits";
+  const fields = [numberInput("total_active_users", "total active users", 1), numberInput("new_users_per_minute", "new users per minute", 1),
+                  numberInput("session_duration", "session duration (min)", 1)];
+  const methodLabel = element("label", "", "queueing method");
+  const method = element("select");
+  method.name = "queueing_method";
+  for (const choice of ["fifo", "random", "passthrough", "reject"]) method.append(new Option(choice, choice));
+  methodLabel.append(method);
+  const save = element("button", "", "Save");
+  save.type = "submit";
+  form.append(...fields.map((field) => field.wrapper), methodLabel, save);
+  card.inputs = Object.fromEntries([...fields.map((field) => [field.input.name, field.input]), ["queueing_method", method]]);
+  form.addEventListener("input", () => { form.dataset.dirty = "1"; });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = {};
+    const said = [];
+    for (const [name, input] of Object.entries(card.inputs)) {
+      const value = input.tagName === "SELECT" ? input.value : Number(input.value);
+      if (value !== card.room[name]) { body[name] = value; said.push(name + " " + card.room[name] + " → " + value); }
+    }
+    delete form.dataset.dirty;
+    if (said.length === 0) { card.notice.className = "notice"; card.notice.textContent = "Nothing to save."; return; }
+    change(card, said.join(", "), card.base, body, save);
+  });
+  card.form = form;
+  return [controls, form];
+}
+
+function newCard(zone, room) {
+  const card = { base: "/client/v4/zones/" + zone.id + "/waiting_rooms/" + room.id, room };
+  card.node = element("section", "room");
+  card.node.dataset.room = room.id;
+  card.title = element("h2", "", zone.name + " / " + room.name + " ");
+  card.badge = element("span", "status");
+  card.title.append(card.badge);
+  card.route = element("div", "muted");
+  const figures = element("div", "figures");
+  card.active = figure("active users");
+  card.queued = figure("queued users");
+  card.wait = figure("longest estimated wait");
+  figures.append(card.active.cell, card.queued.cell, card.wait.cell);
+  card.notice = element("div", "notice");
+  card.notice.setAttribute("role", "status");
+  card.chart = element("div");
+  card.events = element("div");
+  card.rules = element("div");
+  card.node.append(card.title, card.route, figures);
+  if (canEdit) card.node.append(...buildControls(card));
+  card.node.append(card.notice, card.chart, card.events, card.rules);
+  return card;
+}
+
+function fillEvents(card, events) {
+  const now = Date.now();
+  const listed = events.map((event) => [event, eventStage(event, now)]).filter(([, stage]) => stage);
+  card.events.replaceChildren(element("h3", "", "Events"));
+  if (listed.length === 0) { card.events.append(element("p", "muted", "No upcoming or running events.")); return; }
+  const table = element("table");
+  for (const [event, stage] of listed) {
+    const row = element("tr");
+    const badge = element("span", "status " + stage, stage + (event.suspended ? " (suspended)" : ""));
+    const cell = element("td");
+    cell.append(badge);
+    row.append(element("td", "", event.name), cell,
+               element("td", "muted", (event.prequeue_start_time ? "prequeue " + event.prequeue_start_time + " · " : "") +
+                                        event.event_start_time + " → " + event.event_end_time));
+    table.append(row);
+  }
+  card.events.append(table);
+}
+
+function fillRules(card, rules) {
+  card.rules.replaceChildren(element("h3", "", "Bypass rules"));
+  if (rules.length === 0) { card.rules.append(element("p", "muted", "No bypass rules.")); return; }
+  const table = element("table");
+  for (const rule of rules) {
+    const row = element("tr");
+    row.dataset.rule = rule.id;
+    const expression = element("td");
+    expression.append(element("code", "", rule.expression));
+    row.append(expression, element("td", "", rule.description || ""), element("td", "", rule.enabled ? "enabled" : "disabled"));
+    if (canEdit) {
+      const toggle = element("button", rule.enabled ? "danger" : "", rule.enabled ? "Disable" : "Enable");
+      toggle.type = "button";
+      toggle.dataset.action = "toggle-rule";
+      toggle.addEventListener("click", () => change(card, (rule.enabled ? "disabled" : "enabled") + " rule " + rule.expression,
+                                                    card.base + "/rules/" + rule.id, { enabled: !rule.enabled }, toggle));
+      const cell = element("td");
+      cell.append(toggle);
+      row.append(cell);
+    }
+    table.append(row);
+  }
+  card.rules.append(table);
+}
+
+async function updateCard(card, room) {
+  const [status, chart, events, rules] = await Promise.all([
+    api("GET", card.base + "/status"), api("GET", card.base + "/analytics.svg?step=1m", undefined, true),
+    api("GET", card.base + "/events?per_page=1000"), api("GET", card.base + "/rules")]);
+  card.room = room;
+  card.badge.className = "status " + status.status;
+  card.badge.textContent = status.status.replace("_", " ");
+  card.route.textContent = room.host + room.path + " · " + room.queueing_method + " · limits " + room.total_active_users + " active, " +
+                           room.new_users_per_minute + " new per minute · sessions " + room.session_duration + " min" +
+                           (room.queue_all ? " · queueing everyone" : "") + (room.suspended ? " · suspended" : "");
+  card.active.number.textContent = status.estimated_total_active_users;
+  card.queued.number.textContent = status.estimated_queued_users;
+  card.wait.number.textContent = status.max_estimated_time_minutes + " min";
+  if (canEdit) {
+    card.queueAll.textContent = room.queue_all ? "Stop queueing everyone" : "Queue everyone";
+    card.queueAll.className = room.queue_all ? "" : "danger";
+    card.suspend.textContent = room.suspended ? "Resume" : "Suspend";
+    card.suspend.className = room.suspended ? "" : "danger";
+    // An operator typing a new limit keeps what they typed until they save.
+    if (!card.form.dataset.dirty && !card.form.contains(document.activeElement))
+      for (const [name, input] of Object.entries(card.inputs)) input.value = String(room[name]);
+  }
+  // The chart is wr's own SVG (no script in it), parsed rather than injected as markup.
+  const svg = new DOMParser().parseFromString(chart, "image/svg+xml").documentElement;
+  card.chart.replaceChildren(document.importNode(svg, true));
+  fillEvents(card, events);
+  fillRules(card, rules);
+}
+
+let refreshing = null;
+async function refresh() {
+  if (!token) return;
+  if (refreshing) return refreshing; // one refresh at a time; a change waits for the running one
+  refreshing = (async () => {
+    try {
+      const seen = new Set();
+      const order = [];
+      for (const zone of await api("GET", "/client/v4/zones?per_page=1000")) {
+        for (const room of await api("GET", "/client/v4/zones/" + zone.id + "/waiting_rooms?per_page=1000")) {
+          let card = cards.get(room.id);
+          if (!card) { card = newCard(zone, room); cards.set(room.id, card); }
+          await updateCard(card, room);
+          seen.add(room.id);
+          order.push(card.node);
+        }
+      }
+      for (const id of [...cards.keys()]) if (!seen.has(id)) cards.delete(id);
+      if (order.length === 0) order.push(element("p", "", "No waiting rooms yet: create one with `wr rooms create` or the API."));
+      main.replaceChildren(...order);
+      document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString() + " · refreshes every " + REFRESH_MS / 1000 + " s";
+    } catch (error) {
+      if (error.status === 401) return signIn("That token was refused.");
+      document.getElementById("updated").textContent = "could not refresh: " + error.message;
+    } finally {
+      refreshing = null;
+    }
+  })();
+  return refreshing;
+}
+
+async function start(secret) {
+  token = secret;
+  try {
+    const verified = await api("GET", "/client/v4/user/tokens/verify");
+    canEdit = verified.scope === "edit";
+    document.getElementById("scope").textContent = (canEdit ? "edit" : "read-only") + " token" +
+                                                   (verified.zone_id ? " for zone " + verified.zone_id : "");
+  } catch (error) {
+    return signIn(error.status === 401 ? "That token was refused." : "Could not check the token: " + error.message);
+  }
+  cards.clear();
+  await refresh();
+}
+
+// A token handed over in the address (#token=…, as `make demo` prints it) is read once and
+// removed from the address bar and history.
+const fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
+history.replaceState(null, "", location.pathname);
+if (fromHash) start(fromHash); else signIn();
+setInterval(() => { if (token && !refreshing) refresh(); }, REFRESH_MS);

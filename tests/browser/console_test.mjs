@@ -1,0 +1,210 @@
+// The console (`/` on the admin listener) in headless Chromium, against a real `wr serve`: an
+// edit token's switches change what the edge does and what the API answers; a read token sees
+// no switches and its forged PATCH is refused; previews on the same listener cannot read the
+// admin origin's storage. A screenshot of the console is written for people to look at.
+//   node console_test.mjs WR_BINARY SOURCE_DIR SCREENSHOT_DIR
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const [wrBinary, sourceDir, screenshotDir] = process.argv.slice(2);
+if (!wrBinary || !sourceDir || !screenshotDir) {
+  console.error('usage: node console_test.mjs WR_BINARY SOURCE_DIR SCREENSHOT_DIR');
+  process.exit(2);
+}
+mkdirSync(screenshotDir, { recursive: true });
+
+const cleanups = [];
+let browser;
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  for (const cleanup of cleanups.reverse()) cleanup();
+});
+
+// An origin that answers every request with a page naming itself.
+function origin() {
+  const server = http.createServer((request, response) => {
+    response.writeHead(200, { 'Content-Type': 'text/html' });
+    response.end('<!doctype html><title>origin</title><p>the shop itself</p>');
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    cleanups.push(() => { server.close(); server.closeAllConnections(); });
+    resolve(`http://127.0.0.1:${server.address().port}`);
+  }));
+}
+
+// `wr serve` on free ports with a fresh data dir, a zone and a room "shop" on shop.example.com.
+async function serveWithRoom() {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wr-console-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const { admin, edge, log } = await new Promise((resolve, reject) => {
+    const child = spawn(wrBinary, ['serve', '--data-dir', dataDir, '--admin-listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0',
+                                   '--edge-threads', '1', '--log-level', 'info'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    cleanups.push(() => child.kill('SIGTERM'));
+    let log = '';
+    child.stderr.on('data', (chunk) => {
+      log += chunk;
+      const adminUrl = log.match(/API listening on (http:\/\/127\.0\.0\.1:\d+)\/client\/v4/);
+      const edgeUrl = log.match(/edge: listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (adminUrl && edgeUrl) resolve({ admin: adminUrl[1], edge: edgeUrl[1], log: () => log });
+    });
+    child.on('exit', (code) => reject(new Error(`wr serve exited with ${code}: ${log}`)));
+  });
+  const token = readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim();
+  const call = async (method, route, body, as = token) => {
+    const response = await fetch(admin + '/client/v4' + route, {
+      method, headers: { Authorization: 'Bearer ' + as, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
+    return { status: response.status, body: await response.json() };
+  };
+  const zone = (await call('POST', '/zones', { name: 'example.com', origin: await origin() })).body.result;
+  const room = (await call('POST', `/zones/${zone.id}/waiting_rooms`, {
+    name: 'shop', host: 'shop.example.com', total_active_users: 200, new_users_per_minute: 200, json_response_enabled: true })).body.result;
+  await call('POST', `/zones/${zone.id}/waiting_rooms/${room.id}/rules`,
+             { expression: 'starts_with(http.request.uri.path, "/static/")', description: 'assets' });
+  await call('POST', `/zones/${zone.id}/waiting_rooms/${room.id}/events`, {
+    name: 'launch', event_start_time: new Date(Date.now() + 3600e3).toISOString(),
+    event_end_time: new Date(Date.now() + 7200e3).toISOString() });
+  return { admin, edge, log, token, call, zone, room, roomPath: `/zones/${zone.id}/waiting_rooms/${room.id}` };
+}
+
+// A cookie-less request to the room, as a new visitor's: 'queued' or 'origin'.
+function newVisitor(edge) {
+  return new Promise((resolve, reject) => {
+    const url = new URL(edge);
+    http.get({ host: url.hostname, port: url.port, path: '/', headers: { Host: 'shop.example.com', Accept: 'application/json' } }, (response) => {
+      let body = '';
+      response.on('data', (chunk) => { body += chunk; });
+      response.on('end', () => resolve(body.includes('"inWaitingRoom":true') ? 'queued' : body.includes('the shop itself') ? 'origin' : body));
+    }).on('error', reject);
+  });
+}
+
+async function until(check, what, timeout = 5000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting for ' + what);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function openConsole(admin, token) {
+  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const problems = [];
+  tab.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`); });
+  tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  const response = await tab.goto(`${admin}/#token=${token}`);
+  await tab.waitForSelector('.room svg');
+  return { tab, problems, response };
+}
+
+test('console with an edit token: "queue everyone" queues the next visitor, and a new limit reaches the API', async () => {
+  const wr = await serveWithRoom();
+  await until(async () => (await newVisitor(wr.edge)) === 'origin', 'the edge to route the room to the origin');
+  const { tab, problems, response } = await openConsole(wr.admin, wr.token);
+
+  // The page's policy: its own files only, no inline script or handlers, nothing from elsewhere.
+  const policy = response.headers()['content-security-policy'];
+  assert.match(policy, /script-src 'self'/);
+  assert.doesNotMatch(policy, /unsafe-inline|unsafe-eval|\*/);
+  assert.ok(!tab.url().includes(wr.token), 'the token leaves the address bar');
+  assert.deepEqual(await tab.evaluate(() => [document.cookie, sessionStorage.length, localStorage.length]), ['', 0, 0],
+                   'the token is in no cookie and no storage');
+
+  const text = await tab.innerText('main');
+  assert.ok(text.includes('example.com / shop'), text);
+  assert.ok(text.includes('launch') && text.includes('upcoming'), 'the upcoming event is listed:\n' + text);
+  assert.ok(text.includes('/static/') && text.includes('enabled'), 'the bypass rule is listed:\n' + text);
+
+  await tab.click('button[data-action="queue-all"]');
+  await tab.waitForSelector('.notice:has-text("Saved: queue everyone on")');
+  assert.equal((await wr.call('GET', wr.roomPath)).body.result.queue_all, true);
+  await until(async () => (await newVisitor(wr.edge)) === 'queued', 'the next new visitor to be queued');
+  await tab.waitForSelector('button[data-action="queue-all"]:has-text("Stop queueing everyone")');
+
+  await tab.fill('form[data-role="limits"] input[name="total_active_users"]', '500');
+  await tab.selectOption('form[data-role="limits"] select[name="queueing_method"]', 'random');
+  await tab.click('form[data-role="limits"] button[type="submit"]');
+  await tab.waitForSelector('.notice:has-text("Saved: total_active_users 200 → 500, queueing_method fifo → random")');
+  const room = (await wr.call('GET', wr.roomPath)).body.result;
+  assert.equal(room.total_active_users, 500);
+  assert.equal(room.queueing_method, 'random');
+  // The next refresh shows the new values.
+  await tab.waitForFunction(() => document.querySelector('.room .muted').textContent.includes('random · limits 500 active'));
+
+  await tab.click('button[data-action="toggle-rule"]');
+  await tab.waitForSelector('.notice:has-text("Saved: disabled rule")');
+  assert.equal((await wr.call('GET', wr.roomPath + '/rules')).body.result[0].enabled, false);
+
+  await tab.screenshot({ path: path.join(screenshotDir, 'console.png'), fullPage: true });
+
+  // A refused change says why and changes nothing.
+  await tab.fill('form[data-role="limits"] input[name="total_active_users"]', '5');
+  await tab.click('form[data-role="limits"] button[type="submit"]');
+  await tab.waitForSelector('.notice.error:has-text("Not saved")');
+  assert.equal((await wr.call('GET', wr.roomPath)).body.result.total_active_users, 500);
+
+  assert.deepEqual(problems.filter((problem) => !problem.includes('400')), []); // the refused PATCH logs its 400
+  await tab.close();
+});
+
+test('console with a read token: no switches, and a forged PATCH is refused', async () => {
+  const wr = await serveWithRoom();
+  const created = await wr.call('POST', '/tokens', { name: 'viewer', scope: 'read' });
+  assert.equal(created.status, 200);
+  const { tab, problems } = await openConsole(wr.admin, created.body.result.token);
+  assert.ok((await tab.innerText('header')).includes('read-only token'));
+  assert.equal(await tab.locator('button[data-action], form[data-role="limits"]').count(), 0, 'no controls for a read token');
+  assert.ok((await tab.innerText('main')).includes('/static/'), 'the rules are still listed');
+
+  // What a hand-made request with the page's token gets.
+  const forged = await tab.evaluate(async ([route, token]) => {
+    const response = await fetch('/client/v4' + route, {
+      method: 'PATCH', headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' }, body: '{"queue_all":true}' });
+    return response.status;
+  }, [wr.roomPath, created.body.result.token]);
+  assert.equal(forged, 403);
+  assert.equal((await wr.call('GET', wr.roomPath)).body.result.queue_all, false);
+  assert.deepEqual(problems.filter((problem) => !problem.includes('403')), []);
+  await tab.close();
+});
+
+test('a preview\'s script cannot read the admin origin\'s storage, and its id stays out of the log', async () => {
+  const wr = await serveWithRoom();
+  const html = '<!doctype html><title>pending</title><p>{{waitTime}}</p><script>' +
+               'try { document.title = "read:" + sessionStorage.getItem("operator-secret"); }' +
+               ' catch (error) { document.title = "blocked:" + error.name; }</script>';
+  const created = await wr.call('POST', `/zones/${wr.zone.id}/waiting_rooms/preview`, { custom_html: html });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const previewUrl = created.body.result.preview_url;
+
+  // One tab: the admin origin keeps something in its storage, then the tab opens the preview.
+  const tab = await browser.newPage();
+  await tab.goto(wr.admin + '/healthz');
+  await tab.evaluate(() => sessionStorage.setItem('operator-secret', 'wr_secret'));
+  const response = await tab.goto(previewUrl + '?force_queue=true');
+  await tab.waitForFunction(() => document.title !== 'pending');
+  const title = await tab.title();
+  assert.ok(title.startsWith('blocked:'), `the preview's script read the admin origin's storage: ${title}`);
+  assert.match(response.headers()['content-security-policy'], /sandbox allow-scripts/);
+  await tab.close();
+
+  const id = previewUrl.split('/preview/')[1];
+  assert.ok(!wr.log().includes(id), 'the preview id (a capability) is not logged');
+  assert.ok(wr.log().includes('GET /preview/<redacted>'), 'the preview request is logged, redacted');
+});
