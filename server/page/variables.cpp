@@ -70,6 +70,18 @@ const std::vector<std::string_view>& boolean_variable_names() {
     return k_names;
 }
 
+namespace {
+
+// mustache.js treats an empty string as a false section (and an empty list, which kainjow
+// already does); kainjow treats any string as true. A false value prints nothing in {{name}},
+// so the empty string becomes false and the page reads the same as under mustache.js.
+void set_text(kainjow::mustache::data& data, const std::string& name, const std::string& value) {
+    if (value.empty()) data.set(name, kainjow::mustache::data::type::bool_false);
+    else data.set(name, value);
+}
+
+} // namespace
+
 kainjow::mustache::data template_data(const QueueView& view, const Overrides* overrides) {
     kainjow::mustache::data data{kainjow::mustache::data::type::object};
     const json values = variables(view);
@@ -81,7 +93,7 @@ kainjow::mustache::data template_data(const QueueView& view, const Overrides* ov
         } else if (value.is_number()) {
             data.set(name, std::to_string(value.get<int64_t>()));
         } else {
-            data.set(name, value.get<std::string>());
+            set_text(data, name, value.get<std::string>());
         }
     }
     if (overrides) {
@@ -90,7 +102,7 @@ kainjow::mustache::data template_data(const QueueView& view, const Overrides* ov
                 data.set(name, value == "true" ? kainjow::mustache::data::type::bool_true : kainjow::mustache::data::type::bool_false);
                 data.set(name + "__text", value);
             } else {
-                data.set(name, value);
+                set_text(data, name, value);
             }
         }
     }

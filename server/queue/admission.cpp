@@ -39,11 +39,17 @@ bool valid(const Ledger& ledger, const Policy& policy, const Ticket& ticket, uti
     return ticket_expiry(ticket, policy) > now;
 }
 
+// Slots come out during the first part of a minute only: every waiting user checks in at least
+// once in the rest of it (their interval is at most the base plus the jitter), so no slot
+// released late goes unclaimed when the minute ends while people wait.
+constexpr int64_t k_release_span_ms = 60000 - (k_refresh_interval_seconds + k_refresh_jitter_seconds + 5) * 1000;
+
 // How many of this minute's `capacity` slots have been released by `now`: slot k comes out at
-// a random moment within the k-th of `capacity` equal slices of the minute.
+// a random moment within the k-th of `capacity` equal slices of the release span.
 int64_t released_slots(int64_t capacity, uint64_t seed, util::TimePoint now) {
     if (capacity <= 0) return 0;
-    const double elapsed = static_cast<double>((now - minute_start(minute_of(now))).count()) / 60000.0;
+    const double elapsed =
+        std::min(1.0, static_cast<double>((now - minute_start(minute_of(now))).count()) / static_cast<double>(k_release_span_ms));
     const double position = elapsed * static_cast<double>(capacity);
     const auto whole = static_cast<int64_t>(position);
     const double fraction = position - static_cast<double>(whole);
@@ -70,13 +76,25 @@ Ticket new_ticket(const Policy& policy, util::TimePoint now, util::Random& rando
 }
 
 // The recent admission rate, bounded by what the limits allow in the long run: no more than
-// new_users_per_minute, and no more than total_active_users per session (every admitted user
-// holds a slot at least that long). The bounds matter right after a burst, when the first
-// minute's admissions would otherwise extrapolate to an absurd rate.
+// new_users_per_minute, and no more than total_active_users per slot's hold. A slot is held a
+// session after the user's last counted minute ends — a session plus, on average, more than
+// half a minute of rounding and the user's own requests: a session and a minute, measured
+// against `wr simulate`. The bounds matter right after a burst, when the first minutes'
+// admissions (an empty room filling) would otherwise extrapolate to a rate the room cannot keep.
 double admission_rate(const Ledger& ledger, const Policy& policy, util::TimePoint now) {
     const double measured = ledger.admission_rate(now, policy.session_duration);
-    const double per_session = static_cast<double>(policy.total_active_users) / static_cast<double>(std::max<int64_t>(1, policy.session_duration.count()));
+    const double per_session = static_cast<double>(policy.total_active_users) / static_cast<double>(std::max<int64_t>(1, policy.session_duration.count() + 1));
     return std::min({measured, static_cast<double>(policy.new_users_per_minute), per_session});
+}
+
+// Where a FIFO user stands: behind everyone in older buckets and, on average, half of their own
+// bucket (with `joining` more not yet counted in it). A bucket is let in as a whole and whoever
+// of it checks in first goes first, so a place within a bucket is a draw; counting the whole
+// bucket made estimates too long by half a bucket (a burst's first estimate was twice its wait).
+double fifo_users_ahead(const Ledger& ledger, util::TimePoint bucket, util::TimePoint now, int64_t joining = 0) {
+    const int64_t before = ledger.waiting_through(bucket, false, now);
+    const int64_t through = ledger.waiting_through(bucket, true, now) + joining;
+    return static_cast<double>(before) + static_cast<double>(through - before) / 2.0;
 }
 
 void estimate_wait(Outcome& outcome, const Ledger& ledger, const Policy& policy, util::TimePoint now) {
@@ -85,7 +103,7 @@ void estimate_wait(Outcome& outcome, const Ledger& ledger, const Policy& policy,
     if (policy.method == model::QueueingMethod::random)
         outcome.estimate = random_estimate(ledger.waiting_users(now), rate);
     else
-        outcome.estimate = fifo_estimate(ledger.waiting_through(outcome.ticket.bucket, true, now), rate);
+        outcome.estimate = fifo_estimate(fifo_users_ahead(ledger, outcome.ticket.bucket, now), rate);
     outcome.queue_is_full = outcome.estimate.known && outcome.estimate.minutes > k_queue_full_minutes;
 }
 
@@ -209,9 +227,8 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
         outcome.held = true;
         estimate_wait(outcome, ledger, policy, now);
         if (outcome.estimate.known && !policy.queue_all && policy.method != model::QueueingMethod::random) {
-            // waiting_through counted only those already there; the held user would come after them.
-            outcome.estimate = fifo_estimate(ledger.waiting_through(outcome.ticket.bucket, true, now) + 1,
-                                             admission_rate(ledger, policy, now));
+            // The ledger counts only those already there; the held user would join them: +1 in the bucket.
+            outcome.estimate = fifo_estimate(fifo_users_ahead(ledger, outcome.ticket.bucket, now, 1), admission_rate(ledger, policy, now));
         }
         return outcome;
     }
@@ -249,7 +266,7 @@ RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimeP
     const double rate = admission_rate(ledger, policy, now);
     const WaitEstimate estimate = policy.method == model::QueueingMethod::random
                                       ? random_estimate(figures.queued_users, rate)
-                                      : fifo_estimate(figures.queued_users, rate);
+                                      : fifo_estimate(static_cast<double>(figures.queued_users), rate);
     figures.estimate_known = estimate.known;
     figures.max_estimated_minutes = policy.method == model::QueueingMethod::random ? estimate.p75_minutes : estimate.minutes;
     return figures;

@@ -7,17 +7,17 @@
 namespace wr::queue {
 namespace {
 
-// Rounded up: a user shown "2 minutes" should rarely wait longer. Bounded so that absurd
-// inputs cannot overflow.
-int64_t whole_minutes(double minutes) { return static_cast<int64_t>(std::ceil(std::clamp(minutes, 0.0, 1.0e9))); }
+// Rounded up: a user shown "2 minutes" should rarely wait longer; 3.0000000001 (floating-point
+// noise of 1 / (2 / 6)) stays 3. Bounded so that absurd inputs cannot overflow.
+int64_t whole_minutes(double minutes) { return static_cast<int64_t>(std::ceil(std::clamp(minutes, 0.0, 1.0e9) - 1e-9)); }
 
 } // namespace
 
-WaitEstimate fifo_estimate(int64_t users_ahead, double admitted_per_minute) {
+WaitEstimate fifo_estimate(double users_ahead, double admitted_per_minute) {
     WaitEstimate estimate;
     if (admitted_per_minute <= 0) return estimate;
     estimate.known = true;
-    estimate.minutes = std::max<int64_t>(1, whole_minutes(static_cast<double>(users_ahead) / admitted_per_minute));
+    estimate.minutes = std::max<int64_t>(1, whole_minutes(users_ahead / admitted_per_minute));
     return estimate;
 }
 

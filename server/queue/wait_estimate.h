@@ -14,8 +14,8 @@ struct WaitEstimate {
     int64_t p75_minutes = 0;
 };
 
-// FIFO: the users ahead (the own bucket included) over the recent admissions per minute.
-WaitEstimate fifo_estimate(int64_t users_ahead, double admitted_per_minute);
+// FIFO: the users ahead (half the own bucket included) over the recent admissions per minute.
+WaitEstimate fifo_estimate(double users_ahead, double admitted_per_minute);
 
 // Random: with P = admitted_per_minute / waiting the chance to get in within a minute, a user
 // has probability p of being in after n = log(1 − p) / log(1 − P) minutes; the 25th, 50th

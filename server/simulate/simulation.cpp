@@ -76,13 +76,122 @@ struct User {
     std::optional<queue::Ticket> ticket;
     TimePoint last_visit{};
     TimePoint browse_until{};
+    std::vector<std::pair<int64_t, double>> shown; // (ms, minutes) of each wait shown while waiting
+    std::optional<int64_t> left_ms;                // gave up or was rejected
 };
+
+// One session as its browser sees it: let in at `start`, its cookie valid until `end`.
+struct Session {
+    int64_t start_ms = 0;
+    int64_t end_ms = 0;
+};
+
+// Check-ins are grouped by how long the user still had to wait (minutes).
+const std::vector<std::pair<double, double>> k_remaining_ranges = {{0, 1}, {1, 2}, {2, 5}, {5, 10}, {10, 20}, {20, 30}, {30, 60}, {60, 1e9}};
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0;
+    const size_t middle = values.size() / 2;
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle), values.end());
+    const double upper = values[middle];
+    if (values.size() % 2 == 1) return upper;
+    return (upper + *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle))) / 2;
+}
 
 struct Visit {
     int64_t at_ms;
     size_t user;
     bool operator>(const Visit& other) const { return at_ms != other.at_ms ? at_ms > other.at_ms : user > other.user; }
 };
+
+// The limits and early queueing judged from the browsers' side: each session lasts from the
+// moment its browser was let in until its cookie's end, whatever the ledger counted.
+void check_with_oracle(Report& report, const SimulatedRoom& room, const Scenario& scenario, const std::vector<Session>& sessions,
+                       const std::vector<User>& users, const std::map<int64_t, int64_t>& admitted_by_minute) {
+    Summary& summary = report.summary;
+    // Concurrent valid cookies, at worst: a cookie is valid while its end lies ahead.
+    std::vector<std::pair<int64_t, int>> changes; // (ms, +1 start / −1 end); ends sort first
+    for (const Session& session : sessions) {
+        changes.emplace_back(session.start_ms, 1);
+        changes.emplace_back(session.end_ms, -1);
+    }
+    std::sort(changes.begin(), changes.end());
+    int64_t concurrent = 0;
+    for (const auto& [at_ms, change] : changes) {
+        concurrent += change;
+        if (change < 0) continue;
+        const int64_t limit = policy_at(room, scenario, k_epoch + Milliseconds{at_ms}).total_active_users;
+        summary.max_active = std::max(summary.max_active, concurrent);
+        summary.overshoot_percent = std::max(summary.overshoot_percent, 100.0 * static_cast<double>(concurrent - limit) / static_cast<double>(limit));
+    }
+    // Per minute: sessions valid at some moment of it, and browsers waiting at its end.
+    const auto minutes = static_cast<int64_t>(report.minutes.size());
+    const int64_t first = minutes ? report.minutes.front().minute : 0;
+    std::vector<int64_t> session_delta(static_cast<size_t>(minutes) + 1, 0), waiting_delta(static_cast<size_t>(minutes) + 1, 0);
+    const auto add_span = [&](std::vector<int64_t>& delta, int64_t from, int64_t to) { // minutes [from, to)
+        from = std::clamp<int64_t>(from - first, 0, minutes);
+        to = std::clamp<int64_t>(to - first, 0, minutes);
+        if (from >= to) return;
+        ++delta[static_cast<size_t>(from)];
+        --delta[static_cast<size_t>(to)];
+    };
+    for (const Session& session : sessions) add_span(session_delta, session.start_ms / 60000, (session.end_ms - 1) / 60000 + 1);
+    for (size_t i = 0; i < users.size(); ++i) {
+        const UserResult& result = report.users[i];
+        const auto joined_ms = static_cast<int64_t>(std::llround(result.joined_seconds * 1000));
+        // Waiting at the end of minute m when joined by then and neither in nor gone by then:
+        // minutes [joined, until) counted in whole minutes.
+        int64_t until_ms = INT64_MAX / 2;
+        if (result.admitted_seconds) until_ms = static_cast<int64_t>(std::llround(*result.admitted_seconds * 1000));
+        if (users[i].left_ms) until_ms = std::min(until_ms, *users[i].left_ms);
+        add_span(waiting_delta, joined_ms / 60000, until_ms / 60000);
+    }
+    int64_t sessions_now = 0, waiting_now = 0;
+    summary.early_queueing_minutes = 0;
+    for (int64_t m = 0; m < minutes; ++m) {
+        MinuteResult& minute = report.minutes[static_cast<size_t>(m)];
+        sessions_now += session_delta[static_cast<size_t>(m)];
+        waiting_now += waiting_delta[static_cast<size_t>(m)];
+        minute.sessions = sessions_now;
+        minute.waiting = waiting_now;
+        const auto started = admitted_by_minute.find(minute.minute);
+        minute.sessions_started = started == admitted_by_minute.end() ? 0 : started->second;
+        const queue::Policy policy = policy_at(room, scenario, at_minutes(static_cast<double>(minute.minute + 1)) - Milliseconds{1});
+        // Browsers waited through a minute that left room under both limits.
+        if (minute.waiting > 0 && !policy.queue_all && minute.sessions < policy.total_active_users &&
+            minute.sessions_started < policy.new_users_per_minute)
+            ++summary.early_queueing_minutes;
+    }
+}
+
+// The first wait shown against the wait had, and each wait shown against the wait still ahead.
+void calibrate(Report& report, const std::vector<std::vector<double>>& remaining_errors, const std::vector<int64_t>& remaining_in_time) {
+    Summary& summary = report.summary;
+    std::vector<double> errors;
+    int64_t in_time = 0, within_p25 = 0, within_p75 = 0;
+    for (const UserResult& user : report.users) {
+        if (!user.admitted_seconds || !user.first_estimate_minutes) continue;
+        const double waited = (*user.admitted_seconds - *user.first_estimate_seconds) / 60.0;
+        errors.push_back(waited - *user.first_estimate_minutes);
+        if (waited <= *user.first_estimate_minutes) ++in_time;
+        if (user.first_estimate_p25_minutes && waited <= *user.first_estimate_p25_minutes) ++within_p25;
+        if (user.first_estimate_p75_minutes && waited <= *user.first_estimate_p75_minutes) ++within_p75;
+    }
+    summary.calibrated_users = static_cast<int64_t>(errors.size());
+    const double count = std::max<double>(1, static_cast<double>(errors.size()));
+    summary.first_estimate_in_time_share = static_cast<double>(in_time) / count;
+    summary.first_estimate_median_error_minutes = median(errors);
+    summary.first_estimate_p25_share = static_cast<double>(within_p25) / count;
+    summary.first_estimate_p50_share = summary.first_estimate_in_time_share;
+    summary.first_estimate_p75_share = static_cast<double>(within_p75) / count;
+    summary.error_by_remaining_wait.clear();
+    for (size_t r = 0; r < k_remaining_ranges.size(); ++r) {
+        if (remaining_errors[r].empty()) continue;
+        summary.error_by_remaining_wait.push_back({k_remaining_ranges[r].first, k_remaining_ranges[r].second,
+                                                   static_cast<int64_t>(remaining_errors[r].size()), median(remaining_errors[r]),
+                                                   static_cast<double>(remaining_in_time[r]) / static_cast<double>(remaining_errors[r].size())});
+    }
+}
 
 } // namespace
 
@@ -144,8 +253,11 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
     const auto refresh = Milliseconds{static_cast<int64_t>(scenario.refresh_seconds * 1000)};
     const auto browse = Milliseconds{static_cast<int64_t>(scenario.browse_minutes * 60000)};
     const TimePoint stop = at_minutes(scenario.max_minutes);
-    std::set<int64_t> early_queue_minutes;
     std::map<int64_t, int64_t> admitted_by_minute;
+    std::vector<Session> sessions;
+    std::vector<std::optional<size_t>> session_of(users.size()); // the user's current session
+    std::vector<std::vector<double>> remaining_errors(k_remaining_ranges.size());
+    std::vector<int64_t> remaining_in_time(k_remaining_ranges.size(), 0);
     // reference:… scenarios start when everyone joins; the span before is only their written arrivals.
     int64_t current_minute = static_cast<int64_t>(joining_at_seconds(scenario).value_or(0) / 60);
     size_t done = 0;
@@ -166,10 +278,6 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
             result.admitted = ledger.admitted_in_minute(end);
             result.total_active_users_limit = policy.total_active_users;
             result.new_users_per_minute_limit = policy.new_users_per_minute;
-            // People waited through a minute that left room under both limits.
-            if (result.queued_users > 0 && !policy.queue_all && result.active_users < policy.total_active_users &&
-                result.admitted < policy.new_users_per_minute)
-                early_queue_minutes.insert(current_minute);
             report.minutes.push_back(result);
             ++current_minute;
         }
@@ -189,6 +297,7 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
             const double waited_minutes = static_cast<double>((now - user.last_visit).count()) / 60000.0;
             if (random.chance(1 - std::pow(1 - scenario.abandon, waited_minutes))) {
                 user.state = State::done;
+                user.left_ms = visit.at_ms;
                 result.abandoned = true;
                 ++done;
                 continue;
@@ -208,23 +317,32 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
 
         if (outcome.verdict == queue::Verdict::reject) {
             user.state = State::done;
+            user.left_ms = visit.at_ms;
             result.rejected = true;
             ++done;
             continue;
         }
         if (outcome.verdict == queue::Verdict::admit) {
+            // The browser's own view: a new session when it was let in, and its cookie's end.
+            if (outcome.newly_admitted || !session_of[visit.user]) {
+                session_of[visit.user] = sessions.size();
+                sessions.push_back({visit.at_ms, visit.at_ms});
+                ++admitted_by_minute[visit.at_ms / 60000];
+            }
+            sessions[*session_of[visit.user]].end_ms = (queue::ticket_expiry(outcome.ticket, policy) - k_epoch).count();
             if (outcome.newly_admitted && !result.admitted_seconds) {
                 result.admitted_seconds = seconds_since_epoch(now);
-                ++admitted_by_minute[visit.at_ms / 60000];
-                const int64_t active = ledger.active_users(now, policy.session_duration);
-                summary.max_active = std::max(summary.max_active, active);
-                summary.overshoot_percent = std::max(
-                    summary.overshoot_percent, 100.0 * static_cast<double>(active - policy.total_active_users) / static_cast<double>(policy.total_active_users));
-                summary.admitted_per_minute_overshoot_percent =
-                    std::max(summary.admitted_per_minute_overshoot_percent,
-                             100.0 * static_cast<double>(ledger.admitted_in_minute(now) - policy.new_users_per_minute) /
-                                 static_cast<double>(policy.new_users_per_minute));
+                // How each wait shown compared with the wait still ahead at that check-in.
+                for (const auto& [shown_ms, shown_minutes] : user.shown) {
+                    const double remaining = static_cast<double>(visit.at_ms - shown_ms) / 60000.0;
+                    for (size_t r = 0; r < k_remaining_ranges.size(); ++r)
+                        if (remaining >= k_remaining_ranges[r].first && remaining < k_remaining_ranges[r].second) {
+                            remaining_errors[r].push_back(remaining - shown_minutes);
+                            if (remaining <= shown_minutes) ++remaining_in_time[r];
+                        }
+                }
             }
+            user.shown.clear();
             if (user.state != State::browsing) {
                 user.state = State::browsing;
                 user.browse_until = now + browse;
@@ -234,8 +352,17 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
         }
         // Queued: note the first estimate shown, and queueing while there was room.
         user.state = State::waiting;
-        if (outcome.counted && !result.first_estimate_minutes && outcome.estimate.known)
-            result.first_estimate_minutes = static_cast<double>(outcome.estimate.minutes);
+        if (outcome.counted && outcome.estimate.known) {
+            if (!result.first_estimate_minutes) {
+                result.first_estimate_minutes = static_cast<double>(outcome.estimate.minutes);
+                result.first_estimate_seconds = seconds_since_epoch(now);
+                if (policy.method == model::QueueingMethod::random) {
+                    result.first_estimate_p25_minutes = static_cast<double>(outcome.estimate.p25_minutes);
+                    result.first_estimate_p75_minutes = static_cast<double>(outcome.estimate.p75_minutes);
+                }
+            }
+            user.shown.emplace_back(visit.at_ms, static_cast<double>(outcome.estimate.minutes));
+        }
         // The page refreshes when the next check-in counts; the browser's request takes a moment.
         const TimePoint due = outcome.ticket.last_check_in + std::chrono::seconds{outcome.ticket.refresh_interval_seconds};
         visits.push({(std::max(due, now) - k_epoch).count() + 50 + static_cast<int64_t>(random.below(200)), visit.user});
@@ -288,7 +415,8 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
         if (minute < report.minutes.size()) ++report.minutes[minute].arrivals;
     }
     for (const auto& [minute, count] : admitted_by_minute) summary.max_admitted_per_minute = std::max(summary.max_admitted_per_minute, count);
-    summary.early_queueing_minutes = static_cast<int64_t>(early_queue_minutes.size());
+    check_with_oracle(report, room, scenario, sessions, users, admitted_by_minute);
+    calibrate(report, remaining_errors, remaining_in_time);
     summary.kendall_tau = kendall_tau(admitted_arrivals, admission_times);
     summary.kendall_tau_waiting = kendall_tau(waited_arrivals, waited_admissions);
     summary.wait_estimate_mae_minutes = error_count ? error_sum / static_cast<double>(error_count) : 0;
@@ -299,7 +427,26 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
 
 nlohmann::json summary_to_json(const Summary& s) {
     const auto rounded = [](double value) { return std::round(value * 1000) / 1000; };
+    nlohmann::json by_remaining = nlohmann::json::array();
+    for (const RemainingWaitError& range : s.error_by_remaining_wait) {
+        nlohmann::json row = {{"from_minutes", range.from_minutes},
+                              {"check_ins", range.check_ins},
+                              {"median_error_minutes", rounded(range.median_error_minutes)},
+                              {"in_time_share", rounded(range.in_time_share)}};
+        row["to_minutes"] = range.to_minutes >= 1e9 ? nlohmann::json(nullptr) : nlohmann::json(range.to_minutes);
+        by_remaining.push_back(std::move(row));
+    }
+    nlohmann::json calibration = {{"users", s.calibrated_users},
+                                  {"first_estimate_in_time_share", rounded(s.first_estimate_in_time_share)},
+                                  {"first_estimate_median_error_minutes", rounded(s.first_estimate_median_error_minutes)},
+                                  {"by_remaining_wait", std::move(by_remaining)}};
+    if (s.first_estimate_p25_share > 0 || s.first_estimate_p75_share > 0) {
+        calibration["first_estimate_p25_share"] = rounded(s.first_estimate_p25_share);
+        calibration["first_estimate_p50_share"] = rounded(s.first_estimate_p50_share);
+        calibration["first_estimate_p75_share"] = rounded(s.first_estimate_p75_share);
+    }
     return {{"users", s.users},
+            {"wait_estimate_calibration", std::move(calibration)},
             {"admitted", s.admitted},
             {"abandoned", s.abandoned},
             {"rejected", s.rejected},
@@ -342,7 +489,10 @@ nlohmann::json report_to_json(const Report& report, bool include_users) {
                            {"estimated_wait_minutes", std::round(m.estimated_wait_minutes * 100) / 100},
                            {"observed_wait_minutes", std::round(m.observed_wait_minutes * 100) / 100},
                            {"total_active_users_limit", m.total_active_users_limit},
-                           {"new_users_per_minute_limit", m.new_users_per_minute_limit}});
+                           {"new_users_per_minute_limit", m.new_users_per_minute_limit},
+                           {"sessions", m.sessions},
+                           {"sessions_started", m.sessions_started},
+                           {"waiting", m.waiting}});
     nlohmann::json out = {{"scenario", scenario}, {"summary", summary_to_json(report.summary)}, {"minutes", minutes}};
     if (include_users) {
         nlohmann::json users = nlohmann::json::array();

@@ -17,6 +17,9 @@ struct UserResult {
     double joined_seconds = 0;   // the first request; waits count from here
     std::optional<double> admitted_seconds;
     std::optional<double> first_estimate_minutes; // the first wait shown, when known
+    std::optional<double> first_estimate_seconds; // when it was shown: the wait it promises runs from here
+    std::optional<double> first_estimate_p25_minutes; // random: the quartiles of that first range
+    std::optional<double> first_estimate_p75_minutes;
     bool abandoned = false;
     bool rejected = false;
 };
@@ -31,6 +34,21 @@ struct MinuteResult {
     double estimated_wait_minutes = 0; // the average first estimate of those who arrived this minute
     double observed_wait_minutes = 0;  // the average wait those who arrived this minute had
     int64_t arrivals = 0;
+    // The oracle: the same minute seen from the browsers, each knowing when its own cookie
+    // admits it, independent of the ledger's counts above.
+    int64_t sessions = 0;          // sessions whose cookie was valid at some moment of the minute
+    int64_t sessions_started = 0;  // browsers first let in during the minute
+    int64_t waiting = 0;           // browsers waiting at the end of the minute
+};
+
+// How the wait shown at check-ins compared with the wait still ahead, for check-ins with
+// `remaining` minutes left in [from, to).
+struct RemainingWaitError {
+    double from_minutes = 0;
+    double to_minutes = 0;
+    int64_t check_ins = 0;
+    double median_error_minutes = 0; // had − shown: positive when the estimate was short
+    double in_time_share = 0;        // in within the wait shown
 };
 
 struct Summary {
@@ -39,16 +57,26 @@ struct Summary {
     int64_t abandoned = 0;
     int64_t rejected = 0;
     int64_t never_admitted = 0;         // still waiting when the simulation stopped
-    int64_t max_active = 0;
+    int64_t max_active = 0;             // the oracle's: concurrent valid session cookies, at worst
     int64_t total_active_users = 0;     // the room's limit (events may differ)
     double overshoot_percent = 0;       // how far active users went above the limit in force, at worst
     int64_t max_admitted_per_minute = 0;
     int64_t new_users_per_minute = 0;
     double admitted_per_minute_overshoot_percent = 0;
-    int64_t early_queueing_minutes = 0; // minutes that ended with users waiting although neither limit was reached
+    int64_t early_queueing_minutes = 0; // minutes that ended with browsers waiting although neither limit was reached (oracle)
     double kendall_tau = 0;             // arrival order against admission order, of those admitted
     double kendall_tau_waiting = 0;     // the same, of those who had to wait (not let in at once)
     double wait_estimate_mae_minutes = 0;
+    // Calibration of the first wait shown, over those admitted after waiting: the share in within
+    // it, and the median of (had − shown), the wait had counted from the moment it was shown. Random also: the shares in within the first range's
+    // 25th, 50th and 75th percentile (a calibrated range gives 25 %, 50 %, 75 %).
+    int64_t calibrated_users = 0;
+    double first_estimate_in_time_share = 0;
+    double first_estimate_median_error_minutes = 0;
+    double first_estimate_p25_share = 0;
+    double first_estimate_p50_share = 0;
+    double first_estimate_p75_share = 0;
+    std::vector<RemainingWaitError> error_by_remaining_wait;
     double mean_wait_minutes = 0;
     double simulated_minutes = 0;
     int64_t check_ins = 0;

@@ -488,6 +488,12 @@ TEST_CASE("integration: a preview stores the page and renders it at a public URL
     CHECK(wr.send("GET", path + "?queueing_method=lifo", "", {}).status == 400);
     CHECK(wr.send("GET", "/preview/0123456789abcdef0123456789abcdef", "", {}).status == 404);
 
+    // Turnstile is off in previews: its empty value is a false section, as in mustache.js.
+    const HttpReply sections = wr.post(rooms_path() + "/preview", {{"custom_html", "{{#turnstile}}<div>{{{turnstile}}}</div>{{/turnstile}}{{^turnstile}}off{{/turnstile}}"}});
+    REQUIRE_MESSAGE(sections.status == 200, sections.text);
+    const std::string sections_url = sections.body["result"]["preview_url"];
+    CHECK(wr.send("GET", sections_url.substr(wr.admin_url().size()), "", {}).text == "off");
+
     const HttpReply broken = wr.post(rooms_path() + "/preview", {{"custom_html", "{{#a}}"}});
     CHECK(broken.status == 400);
     CHECK(first_message(broken).starts_with("custom_html: is not a valid template"));

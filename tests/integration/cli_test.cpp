@@ -287,6 +287,13 @@ TEST_CASE("integration: wr templates preview renders a file in a state, with ove
     require_ok(run_wr({"templates", "preview", "--file", page, "--state", "prequeue", "--out", out}));
     CHECK(wr::util::read_text_file(out) == "<p>unavailable false fifo 0</p>\n");
 
+    // An empty value (Turnstile off, or --var name=) is a false section, as in mustache.js.
+    const std::string sections = (files.path() / "sections.html").string();
+    wr::util::write_text_file(sections, "{{#turnstile}}<div>{{{turnstile}}}</div>{{/turnstile}}{{^turnstile}}off{{/turnstile}} "
+                                        "{{#queueingMethod}}on{{/queueingMethod}}{{^queueingMethod}}none{{/queueingMethod}}\n");
+    CHECK(run_wr({"templates", "preview", "--file", sections}).out == "off on\n");
+    CHECK(run_wr({"templates", "preview", "--file", sections, "--var", "queueingMethod="}).out == "off none\n");
+
     const ProcessResult default_page = run_wr({"templates", "preview", "--state", "queue-full", "--language", "fr-FR"});
     CHECK(default_page.out.find("La file est très longue") != std::string::npos);
     CHECK(run_wr({"templates", "preview", "--state", "reject"}).out.find("Not available right now") != std::string::npos);

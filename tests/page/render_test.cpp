@@ -119,6 +119,19 @@ TEST_CASE("page: every variable has its value in every preview state") {
     }
 }
 
+TEST_CASE("page: an empty string is a false section and a true inverted section, as in mustache.js") {
+    const std::string html = "[{{#turnstile}}<div class=\"challenge\">{{{turnstile}}}</div>{{/turnstile}}"
+                             "{{^turnstile}}off{{/turnstile}}|{{turnstile}}]";
+    QueueView view = fifo_view();
+    CHECK(wr::page::render_template(html, view) == "[off|]");
+    view.turnstile_html = "<i>t</i>";
+    CHECK(wr::page::render_template(html, view) == "[<div class=\"challenge\"><i>t</i></div>|&lt;i&gt;t&lt;/i&gt;]");
+    // An override to the empty string, as `wr templates preview --var name=` and preview URLs give.
+    const wr::page::Overrides overrides{{"turnstile", ""}, {"queueingMethod", ""}};
+    wr::page::CompiledTemplate compiled(html + "{{#queueingMethod}}method{{/queueingMethod}}{{^queueingMethod}}none{{/queueingMethod}}");
+    CHECK(compiled.render(view, &overrides) == "[off|]none");
+}
+
 TEST_CASE("page: overrides replace variables, booleans included") {
     const wr::page::Overrides overrides{{"waitTime", "42"}, {"queueIsFull", "true"}};
     wr::page::CompiledTemplate compiled("{{waitTime}} {{queueIsFull}} {{#queueIsFull}}full{{/queueIsFull}}");

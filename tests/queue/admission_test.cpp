@@ -112,11 +112,16 @@ TEST_CASE("queue: eligible slots and the FIFO estimate of the Workers and Durabl
         for (int i = 0; i < waiting[b]; ++i)
             admitted += wr::queue::check_in(ledger, policy, ticket(b, 1000 + b * 100 + i), now, random).verdict == Verdict::admit;
     CHECK(admitted == 52);
-    // "There are 60 users ahead of them. With 30 per minute, the estimated time is 60/30: 2 minutes."
+    // The article counts the whole bucket of 60 ahead: 60/30, 2 minutes. A bucket is let in as a
+    // whole and its users go in the order they check in, so a user stands on average in its
+    // middle: 30 ahead, 1 minute (counting the whole bucket made every estimate too long).
     const Outcome estimate = wr::queue::check_in(ledger, policy, ticket(2, 2), now, random);
     CHECK(estimate.verdict == Verdict::queue);
     CHECK(estimate.estimate.known);
-    CHECK(estimate.estimate.minutes == 2);
+    CHECK(estimate.estimate.minutes == 1);
+    // Behind 40 more in an older bucket: 40 + 30 ahead, 70/30 rounded up.
+    for (int i = 0; i < 40; ++i) ledger.add_waiting(buckets[1], now - 10s);
+    CHECK(wr::queue::check_in(ledger, policy, ticket(2, 3), now, random).estimate.minutes == 3);
 }
 
 TEST_CASE("queue: the random estimate follows n = log(1 - p) / log(1 - P)") {

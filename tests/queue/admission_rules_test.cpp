@@ -1,0 +1,206 @@
+// Admission rules one at a time, each at its boundary: tickets from the future, the early
+// check-in tolerance, random queueing's spare slots, refresh jitter, the shuffle's edges, the
+// rate's partial minute, the held arrival's place, the full queue, and revocation replay.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "queue/admission.h"
+#include "support/test_server.h"
+
+using namespace std::chrono_literals;
+using wr::model::QueueingMethod;
+using wr::queue::Ledger;
+using wr::queue::Outcome;
+using wr::queue::Policy;
+using wr::queue::Ticket;
+using wr::queue::Verdict;
+using wr::util::TimePoint;
+
+namespace {
+
+const TimePoint k_start = wr::test::k_test_start;
+
+Policy limits(int64_t total_active_users, int64_t new_users_per_minute, QueueingMethod method = QueueingMethod::fifo) {
+    Policy policy;
+    policy.total_active_users = total_active_users;
+    policy.new_users_per_minute = new_users_per_minute;
+    policy.method = method;
+    return policy;
+}
+
+Ticket queued_ticket(TimePoint bucket, TimePoint checked_in, uint64_t id) {
+    Ticket ticket;
+    ticket.session_id = id;
+    ticket.bucket = bucket;
+    ticket.arrived = bucket;
+    ticket.last_check_in = checked_in;
+    return ticket;
+}
+
+} // namespace
+
+TEST_CASE("queue rules: a ticket dated more than a minute ahead is not trusted") {
+    const Policy policy = limits(200, 200);
+    Ledger ledger;
+    wr::util::SeededRandom random(21);
+    const TimePoint now = k_start + 10min;
+    Ticket admitted = wr::queue::check_in(ledger, policy, std::nullopt, now, random).ticket;
+    REQUIRE(admitted.admitted());
+    // A clock a minute ahead (another edge node) is still ours.
+    admitted.last_check_in = now + 1min;
+    const Outcome skewed = wr::queue::check_in(ledger, policy, admitted, now, random);
+    CHECK_FALSE(skewed.new_user);
+    CHECK(skewed.ticket.session_id == admitted.session_id);
+    // Further ahead is a forged ticket: the visitor is a new user.
+    admitted.last_check_in = now + 1min + 1ms;
+    const Outcome forged = wr::queue::check_in(ledger, policy, admitted, now, random);
+    CHECK(forged.new_user);
+    CHECK(forged.ticket.session_id != admitted.session_id);
+}
+
+TEST_CASE("queue rules: a check-in up to a second before the interval is over still counts") {
+    const Policy policy = limits(1, 200);
+    Ledger ledger;
+    wr::util::SeededRandom random(22);
+    REQUIRE(wr::queue::check_in(ledger, policy, std::nullopt, k_start, random).verdict == Verdict::admit);
+    const Outcome queued = wr::queue::check_in(ledger, policy, std::nullopt, k_start + 1s, random);
+    REQUIRE(queued.verdict == Verdict::queue);
+    REQUIRE(queued.ticket.refresh_interval_seconds == 20);
+    const Outcome too_early = wr::queue::check_in(ledger, policy, queued.ticket, k_start + 20s - 1ms, random);
+    CHECK_FALSE(too_early.counted);
+    CHECK(too_early.ticket.last_check_in == k_start + 1s);
+    const Outcome tolerated = wr::queue::check_in(ledger, policy, queued.ticket, k_start + 20s, random);
+    CHECK(tolerated.counted);
+    CHECK(tolerated.ticket.last_check_in == k_start + 20s);
+}
+
+TEST_CASE("queue rules: random queueing lets a user in at once only while slots outnumber the others waiting") {
+    // At the first instant of a minute no slot has been released yet: only spare slots admit.
+    const TimePoint minute = k_start + 5min;
+    const Policy policy = limits(3, 200, QueueingMethod::random);
+    for (const int others : {0, 1}) {
+        CAPTURE(others);
+        Ledger ledger;
+        wr::util::SeededRandom random(23);
+        ledger.add_active(minute - 1min); // one of three taken, and one admitted a while ago
+        ledger.add_waiting(minute - 2min, minute - 30s);     // the user checking in
+        for (int i = 0; i < others; ++i) ledger.add_waiting(minute - 2min, minute - 30s);
+        // 2 slots: 2 > 0 others → in; with 1 other, 2 > 1 → in.
+        CHECK(wr::queue::check_in(ledger, policy, queued_ticket(minute - 2min, minute - 30s, 1), minute, random).verdict == Verdict::admit);
+    }
+    Ledger ledger;
+    wr::util::SeededRandom random(23);
+    ledger.add_active(minute - 1min);
+    for (int i = 0; i < 3; ++i) ledger.add_waiting(minute - 2min, minute - 30s); // the user and 2 others: 2 slots, not more
+    CHECK(wr::queue::check_in(ledger, policy, queued_ticket(minute - 2min, minute - 30s, 1), minute, random).verdict == Verdict::queue);
+}
+
+TEST_CASE("queue rules: random queueing gives each user their own refresh interval, 15 to 25 seconds; FIFO 20") {
+    Ledger ledger;
+    wr::util::SeededRandom random(24);
+    const Policy random_room = limits(0, 200, QueueingMethod::random);
+    std::set<int> intervals;
+    for (int i = 0; i < 300; ++i) {
+        const Outcome outcome = wr::queue::check_in(ledger, random_room, std::nullopt, k_start, random);
+        REQUIRE(outcome.verdict == Verdict::queue);
+        intervals.insert(outcome.ticket.refresh_interval_seconds);
+    }
+    CHECK(*intervals.begin() == 15);
+    CHECK(*intervals.rbegin() == 25);
+    CHECK(intervals.size() == 11);
+    const Policy fifo_room = limits(0, 200);
+    for (int i = 0; i < 50; ++i) CHECK(wr::queue::check_in(ledger, fifo_room, std::nullopt, k_start, random).ticket.refresh_interval_seconds == 20);
+}
+
+TEST_CASE("queue rules: the shuffle takes those who arrived from the prequeue start, not those at the event start") {
+    Policy policy = limits(0, 200); // full: everyone stays in line, so the ticket shows its place
+    const TimePoint prequeue = k_start;
+    const TimePoint start = k_start + 10min;
+    policy.shuffle = wr::queue::Shuffle{77, prequeue, start};
+    Ledger ledger;
+    wr::util::SeededRandom random(25);
+    const Outcome first = wr::queue::check_in(ledger, policy, queued_ticket(prequeue, start - 10s, 1234), start + 10s, random);
+    CHECK(first.ticket.shuffled);
+    CHECK(first.ticket.bucket == wr::queue::shuffled_bucket(1234, *policy.shuffle));
+    const Outcome at_start = wr::queue::check_in(ledger, policy, queued_ticket(start, start, 1235), start + 20s, random);
+    CHECK_FALSE(at_start.ticket.shuffled);
+    CHECK(at_start.ticket.bucket == start);
+}
+
+TEST_CASE("queue rules: the admission rate leaves out the minute under way") {
+    Ledger ledger;
+    const TimePoint now = k_start + 20min + 30s;
+    for (int minute = 1; minute <= 5; ++minute)
+        for (int i = 0; i < 30; ++i) ledger.count_admission(now - std::chrono::minutes{minute});
+    for (int i = 0; i < 600; ++i) ledger.count_admission(now); // half a minute of a burst
+    CHECK(ledger.admission_rate(now) == doctest::Approx(30));
+}
+
+TEST_CASE("queue rules: a held arrival is told the wait of one more in the newest bucket") {
+    // 100 admitted a minute for ten minutes (the room would allow 1,000 per 5-minute session and a minute: 166.7).
+    const Policy policy = limits(1000, 100);
+    const TimePoint now = k_start + 30min + 10s;
+    Ledger ledger;
+    for (int minute = 1; minute <= 10; ++minute)
+        for (int i = 0; i < 100; ++i) ledger.count_admission(now - std::chrono::minutes{minute});
+    for (int i = 0; i < 1000; ++i) ledger.add_active(now - 1min);
+    for (int i = 0; i < 300; ++i) ledger.add_waiting(now - 3min, now - 20s);                       // an older bucket
+    for (int i = 0; i < 200; ++i) ledger.add_waiting(wr::queue::minute_start(wr::queue::minute_of(now)), now); // this minute's
+    wr::util::SeededRandom random(26);
+    const Outcome held = wr::queue::check_in(ledger, policy, std::nullopt, now, random, wr::queue::Arrival::hold);
+    REQUIRE(held.held);
+    // 300 ahead, and half of this minute's 200 + the held user: 400.5 at 100 a minute, 4.005 → 5
+    // (without the held user 400: 4).
+    CHECK(held.estimate.minutes == 5);
+    // Joining counts them in: the same wait.
+    const Outcome joined = wr::queue::check_in(ledger, policy, std::nullopt, now, random);
+    CHECK(joined.estimate.minutes == 5);
+    CHECK(ledger.waiting_users(now) == 501);
+}
+
+TEST_CASE("queue rules: queue_is_full and the room's longest wait under a real queue") {
+    // One admission a minute: the room allows 1 per 6 minutes (a session and a minute per slot).
+    const Policy policy = limits(1, 1);
+    const TimePoint now = k_start + 30min + 10s;
+    Ledger ledger;
+    for (int minute = 1; minute <= 10; ++minute) ledger.count_admission(now - std::chrono::minutes{minute});
+    ledger.add_active(now - 1min);
+    for (int i = 0; i < 200; ++i) ledger.add_waiting(now - 5min, now - 20s);
+    wr::util::SeededRandom random(27);
+    // 200 ahead and half of themselves: 200.5 × 6 = 1,203 minutes, under a day.
+    const Outcome shorter = wr::queue::check_in(ledger, policy, std::nullopt, now, random);
+    CHECK(shorter.estimate.minutes == 1203);
+    CHECK_FALSE(shorter.queue_is_full);
+    // Everyone waiting at 6 minutes each: what the status endpoint reports.
+    const wr::queue::RoomFigures figures = wr::queue::room_figures(ledger, policy, now);
+    CHECK(figures.queued_users == 201);
+    CHECK(figures.estimate_known);
+    CHECK(figures.max_estimated_minutes == 1206);
+    for (int i = 0; i < 40; ++i) ledger.add_waiting(now - 5min, now - 20s);
+    // 240 ahead, and half of this minute's two (the user before and themselves): 241 × 6 = 1,446
+    // minutes, more than a day.
+    const Outcome longer = wr::queue::check_in(ledger, policy, std::nullopt, now + 1s, random);
+    CHECK(longer.estimate.minutes == 1446);
+    CHECK(longer.queue_is_full);
+    CHECK(wr::queue::room_figures(ledger, policy, now + 1s).max_estimated_minutes == 1452);
+}
+
+TEST_CASE("queue rules: a revoked cookie is refused for as long as it would have been valid") {
+    Policy policy = limits(200, 200);
+    policy.session_duration = 30min;
+    for (const std::chrono::seconds replay_after : {std::chrono::seconds{2min}, std::chrono::seconds{5min}, 29min + 59s}) {
+        CAPTURE(replay_after.count());
+        Ledger ledger;
+        wr::util::SeededRandom random(28);
+        const Ticket admitted = wr::queue::check_in(ledger, policy, std::nullopt, k_start, random).ticket;
+        REQUIRE(admitted.admitted());
+        REQUIRE(wr::queue::revoke(ledger, policy, admitted, k_start));
+        // Others come and go meanwhile, and the ledger prunes every minute.
+        for (auto at = k_start + 1min; at < k_start + replay_after; at += 1min) wr::queue::check_in(ledger, policy, std::nullopt, at, random);
+        REQUIRE(wr::queue::ticket_expiry(admitted, policy) > k_start + replay_after);
+        const Outcome replay = wr::queue::check_in(ledger, policy, admitted, k_start + replay_after, random);
+        CHECK(replay.new_user);
+        CHECK(replay.ticket.session_id != admitted.session_id);
+    }
+}
