@@ -9,6 +9,7 @@
 #include "control/error.h"
 #include "control/tokens.h"
 #include "control/zones.h"
+#include "store/database.h"
 #include "store/tokens_store.h"
 #include "util/log.h"
 
@@ -99,8 +100,14 @@ void authenticate(Services& services, const Route& route, Request& request) {
         services.database.read([&](store::Connection& connection) { return control::authenticate(connection, secret); });
     if (!token) throw Error::of(ErrorCode::invalid_token, 401, "the API token is not valid (revoked or mistyped)");
     // Remember when a token was last used, at minute precision, so reads stay reads.
-    if (!token->last_used_on || now - *token->last_used_on > std::chrono::minutes{1})
-        services.database.record([&](store::Connection& connection) { store::touch_token(connection, token->id, now); });
+    if (!token->last_used_on || now - *token->last_used_on > std::chrono::minutes{1}) {
+        try {
+            services.database.record([&](store::Connection& connection) { store::touch_token(connection, token->id, now); });
+        } catch (const store::StorageError& error) {
+            // A full or read-only disk must not stop reads: the last use is only a hint.
+            util::log_debug("admin", std::string("not recording the token's last use: ") + error.what());
+        }
+    }
 
     const bool needs_edit = route.access == Access::edit || route.access == Access::admin_edit;
     if (needs_edit && token->scope != model::TokenScope::edit)
@@ -159,6 +166,10 @@ Reply dispatch(Services& services, const std::vector<Route>& routes, Request& re
         return reply;
     } catch (const Error& error) {
         return error_reply(error);
+    } catch (const store::StorageError& error) {
+        util::log_error("admin", request.method + " " + redact_capabilities(request.path) + " not saved: " + error.what());
+        return error_reply(Error::of(ErrorCode::storage_unavailable, 503,
+                                     std::string(error.what()) + "; nothing was changed — free space or make the data directory writable, then retry"));
     } catch (const std::exception& error) {
         util::log_error("admin", request.method + " " + redact_capabilities(request.path) + " failed: " + error.what());
         return error_reply(Error::of(ErrorCode::internal, 500, "internal error; the server log has details"));

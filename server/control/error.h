@@ -23,6 +23,7 @@ enum class ErrorCode {
     unsupported_media_type = 1010,
     method_not_allowed = 1011,
     bad_query = 1012,
+    storage_unavailable = 1013, // the database cannot be written: disk full, read-only data dir
     internal = 1099,
 };
 

@@ -1,6 +1,8 @@
 // Opens the SQLite database with the settings every connection needs.
 #include "store/database.h"
 
+#include <sqlite3.h>
+
 #include "util/files.h"
 
 namespace wr::store {
@@ -24,6 +26,26 @@ Database::Database(const std::filesystem::path& data_dir)
     m_connection.exec("PRAGMA synchronous = FULL");
     m_connection.exec("PRAGMA foreign_keys = ON");
     m_connection.setBusyTimeout(5000);
+}
+
+void throw_if_storage_failure(const SQLite::Exception& error) {
+    switch (error.getErrorCode()) {
+    case SQLITE_FULL:
+        throw StorageError("the disk holding the data directory is full (" + std::string(error.what()) + ")");
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+        throw StorageError("the data directory cannot be written (" + std::string(error.what()) + ")");
+    case SQLITE_IOERR:
+        throw StorageError("the data directory's disk failed a write (" + std::string(error.what()) + ")");
+    default:
+        return;
+    }
+}
+
+void Database::end(SQLite::Transaction& transaction, Finish finish) {
+    if (finish == Finish::roll_back) return; // the transaction's destructor rolls back
+    transaction.commit();
+    if (finish == Finish::commit_config) ++m_generation;
 }
 
 } // namespace wr::store

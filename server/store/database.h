@@ -7,10 +7,22 @@
 #include <atomic>
 #include <filesystem>
 #include <mutex>
+#include <stdexcept>
 
 namespace wr::store {
 
 using Connection = SQLite::Database;
+
+// The database could not be written for a reason outside the request: the disk is full, the
+// data directory is read-only, an I/O error. The transaction was rolled back; nothing changed.
+class StorageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Throws StorageError when `error` is one of those (SQLITE_FULL, SQLITE_READONLY, SQLITE_IOERR,
+// SQLITE_CANTOPEN); other errors (a constraint, a bug) are the caller's to handle.
+void throw_if_storage_failure(const SQLite::Exception& error);
 
 class Database {
 public:
@@ -22,43 +34,15 @@ public:
         return work(m_connection);
     }
 
-    template <typename Work> auto write(Work&& work) {
-        std::lock_guard lock(m_mutex);
-        SQLite::Transaction transaction(m_connection, SQLite::TransactionBehavior::IMMEDIATE);
-        if constexpr (std::is_void_v<decltype(work(m_connection))>) {
-            work(m_connection);
-            transaction.commit();
-            ++m_generation;
-        } else {
-            auto result = work(m_connection);
-            transaction.commit();
-            ++m_generation;
-            return result;
-        }
-    }
+    template <typename Work> auto write(Work&& work) { return in_transaction(std::forward<Work>(work), Finish::commit_config); }
 
     // A write that does not change the configuration (analytics, a token's last use): the
     // same transaction, but the edge is not told to reload.
-    template <typename Work> auto record(Work&& work) {
-        std::lock_guard lock(m_mutex);
-        SQLite::Transaction transaction(m_connection, SQLite::TransactionBehavior::IMMEDIATE);
-        if constexpr (std::is_void_v<decltype(work(m_connection))>) {
-            work(m_connection);
-            transaction.commit();
-        } else {
-            auto result = work(m_connection);
-            transaction.commit();
-            return result;
-        }
-    }
+    template <typename Work> auto record(Work&& work) { return in_transaction(std::forward<Work>(work), Finish::commit); }
 
     // Runs `work` in a transaction that is always rolled back: a dry run that checks
     // everything a real write would.
-    template <typename Work> auto rehearse(Work&& work) {
-        std::lock_guard lock(m_mutex);
-        SQLite::Transaction transaction(m_connection, SQLite::TransactionBehavior::IMMEDIATE);
-        return work(m_connection);
-    }
+    template <typename Work> auto rehearse(Work&& work) { return in_transaction(std::forward<Work>(work), Finish::roll_back); }
 
     // Grows with every committed write, so readers of the configuration (the edge) can tell
     // cheaply whether to reload.
@@ -67,6 +51,27 @@ public:
     const std::filesystem::path& path() const { return m_path; }
 
 private:
+    enum class Finish { commit_config, commit, roll_back };
+
+    template <typename Work> auto in_transaction(Work&& work, Finish finish) {
+        std::lock_guard lock(m_mutex);
+        try {
+            SQLite::Transaction transaction(m_connection, SQLite::TransactionBehavior::IMMEDIATE);
+            if constexpr (std::is_void_v<decltype(work(m_connection))>) {
+                work(m_connection);
+                end(transaction, finish);
+            } else {
+                auto result = work(m_connection);
+                end(transaction, finish);
+                return result;
+            }
+        } catch (const SQLite::Exception& error) {
+            throw_if_storage_failure(error);
+            throw;
+        }
+    }
+    void end(SQLite::Transaction& transaction, Finish finish);
+
     std::filesystem::path m_path;
     std::mutex m_mutex;
     Connection m_connection;
