@@ -55,16 +55,19 @@ void reload_tls(App& app, const char* why) {
     }
 }
 
+using TlsStamps = std::pair<FileStamp, FileStamp>;
+
 // Runs until SIGINT or SIGTERM; SIGHUP, or a change of the certificate or key files (checked
-// every second), reloads TLS. Returns the signal that ended it.
-int run_until_shutdown(App& app, const std::string& certificate, const std::string& key) {
+// every second) from `loaded` — their stamps taken before wr read them, so a renewal while wr
+// starts is not missed — reloads TLS. Returns the signal that ended it.
+int run_until_shutdown(App& app, const std::string& certificate, const std::string& key, TlsStamps loaded) {
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
     sigaddset(&signals, SIGHUP);
     const bool tls = !certificate.empty();
-    std::pair<FileStamp, FileStamp> seen{stamp_of(certificate), stamp_of(key)};
+    TlsStamps seen = std::move(loaded);
     while (true) {
         const timespec second{1, 0};
         const int received = sigtimedwait(&signals, nullptr, &second);
@@ -78,7 +81,7 @@ int run_until_shutdown(App& app, const std::string& certificate, const std::stri
             reload_tls(app, "SIGHUP");
             continue;
         }
-        const std::pair<FileStamp, FileStamp> now{stamp_of(certificate), stamp_of(key)};
+        const TlsStamps now{stamp_of(certificate), stamp_of(key)};
         if (now != seen) {
             // A half-written pair fails to load; the second file's change tries again.
             seen = now;
@@ -190,10 +193,11 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.turnstile_script_url = options->turnstile_script_url;
         app_options.turnstile_timeout = std::chrono::seconds{options->turnstile_timeout};
         const util::SystemClock clock;
+        const TlsStamps tls_stamps{stamp_of(options->tls_certificate), stamp_of(options->tls_private_key)};
         App app(app_options, clock);
         app.start();
         util::log_info("serve", "data directory " + std::filesystem::absolute(context.data_dir).string());
-        run_until_shutdown(app, options->tls_certificate, options->tls_private_key);
+        run_until_shutdown(app, options->tls_certificate, options->tls_private_key, tls_stamps);
         const auto drain_started = std::chrono::steady_clock::now();
         if (app.drain(std::chrono::seconds{options->drain_timeout}))
             util::log_info("serve", "drained in " + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
