@@ -13,6 +13,7 @@ declare -A sources=(
   [expr]="server/expr/parser.cpp server/expr/evaluate.cpp"
   [cookie]="server/edge/cookie.cpp server/edge/key_ring.cpp server/util/base64.cpp server/util/files.cpp server/util/secure.cpp"
   [config_json]="server/model/json_codec.cpp server/model/json_fields.cpp server/model/validate.cpp server/model/template_syntax.cpp server/model/origin_url.cpp server/model/schedule.cpp server/util/time_format.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
+  [gate]="server/edge/gate.cpp server/edge/incoming_request.cpp server/edge/edge_config.cpp server/edge/config_source.cpp server/edge/cookie.cpp server/edge/key_ring.cpp server/edge/crawler.cpp server/edge/turnstile.cpp server/edge/client_address.cpp server/edge/request_path.cpp server/state/memory_counters.cpp server/analytics/histogram.cpp server/analytics/room_stats.cpp server/expr/evaluate.cpp server/expr/parser.cpp server/model/histogram.cpp server/model/minute_record.cpp server/model/origin_url.cpp server/model/schedule.cpp server/model/template_syntax.cpp server/model/validate.cpp server/page/compiled_template.cpp server/page/render.cpp server/page/render_cache.cpp server/page/translations.cpp server/page/variables.cpp server/queue/admission.cpp server/queue/join_limiter.cpp server/queue/ledger.cpp server/queue/schedule.cpp server/queue/wait_estimate.cpp server/util/base64.cpp server/util/escape.cpp server/util/files.cpp server/util/log.cpp server/util/secure.cpp server/util/time_format.cpp server/util/embedded_file.cpp build-fuzz/embedded_files.cpp"
   [request_path]="server/edge/request_path.cpp server/edge/client_address.cpp server/util/escape.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
 )
 declare -A options=(
@@ -20,9 +21,10 @@ declare -A options=(
   [cookie]="-max_len=512"
   [request_path]="-max_len=2048"
   [config_json]="-max_len=8192"
+  [gate]="-max_len=4096"
 )
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(expr cookie request_path config_json)
+[[ ${#targets[@]} -eq 0 ]] && targets=(expr cookie request_path config_json gate)
 
 # Every source once, as an object of its own, compiled in parallel (and through ccache when it is
 # there, so a second run compiles nothing); each target then links the objects it needs.
@@ -36,12 +38,15 @@ for target in "${targets[@]}"; do
   for source in "fuzz/${target}_fuzz.cpp" ${sources[$target]}; do wanted[$source]=1; done
 done
 mkdir -p "$out/obj"
+# The pages and translations the Gate renders, embedded as wr embeds them.
+embedded=$(cd . && ls templates/*.html templates/i18n/*.json | paste -sd ';')
+cmake -DOUTPUT="$PWD/$out/embedded_files.cpp" -DROOT="$PWD" "-DFILES=$embedded" -P cmake/embed_files.cmake
 for source in "${!wanted[@]}"; do echo "$source $(object_of "$source")"; done |
   xargs -P "$(nproc)" -n 2 sh -c "$compiler ${compile_flags[*]} -c \"\$0\" -o \"\$1\""
 for target in "${targets[@]}"; do
   objects=()
   for source in "fuzz/${target}_fuzz.cpp" ${sources[$target]}; do objects+=("$(object_of "$source")"); done
-  clang++ -fsanitize=fuzzer,address,undefined "${objects[@]}" -lre2 -lcrypto -o "$out/${target}_fuzz"
+  clang++ -fsanitize=fuzzer,address,undefined "${objects[@]}" -lre2 -lssl -lcrypto -o "$out/${target}_fuzz"
 done
 for target in "${targets[@]}"; do
   mkdir -p "$out/corpus/$target"

@@ -9,6 +9,7 @@
 
 #include "analytics/prometheus.h"
 #include "edge/gate.h"
+#include "edge/incoming_request.h"
 #include "edge/page_response.h"
 #include "edge/request_path.h"
 #include "util/log.h"
@@ -90,32 +91,6 @@ private:
 };
 
 std::string_view view_of(beast::string_view text) { return {text.data(), text.size()}; }
-
-// Every Cookie header, joined as one (RFC 9110 allows several only as "; "-separated pairs).
-std::string all_cookies(const http::fields& request) {
-    std::string joined;
-    for (auto [it, end] = request.equal_range(http::field::cookie); it != end; ++it) {
-        if (!joined.empty()) joined += "; ";
-        joined += view_of(it->value());
-    }
-    return joined;
-}
-
-// Every X-Forwarded-For header, joined as one list.
-std::string forwarded_for(const http::fields& request) {
-    std::string joined;
-    for (auto [it, end] = request.equal_range("X-Forwarded-For"); it != end; ++it) {
-        if (!joined.empty()) joined += ", ";
-        joined += view_of(it->value());
-    }
-    return joined;
-}
-
-std::string_view find_header(const void* request, std::string_view name) {
-    const http::fields& fields = *static_cast<const http::request_header<>*>(request);
-    const auto it = fields.find(beast::string_view(name.data(), name.size()));
-    return it == fields.end() ? std::string_view{} : view_of(it->value());
-}
 
 // The edge's 413, after which the connection closes (the rest of the request is never read).
 template <typename Stream>
@@ -374,22 +349,7 @@ asio::awaitable<void> EdgeServer::serve(Worker& worker, Stream& stream, queue::C
         const util::TimePoint now = m_clock.now();
         const std::string host{head[http::field::host]};
         const std::string cookies = all_cookies(head);
-        IncomingRequest incoming;
-        incoming.method = head.method_string();
-        incoming.target = head.target();
-        incoming.host = host;
-        incoming.host_headers = static_cast<int>(std::distance(head.find(http::field::host), head.end()) > 0
-                                                     ? head.count(http::field::host)
-                                                     : 0);
-        incoming.cookie_header = cookies;
-        incoming.accept = head[http::field::accept];
-        incoming.user_agent = head[http::field::user_agent];
-        incoming.referer = head[http::field::referer];
-        incoming.https = https;
-        incoming.client = m_trusted_proxies.empty() ? peer : client_address(peer, forwarded_for(head), m_trusted_proxies);
-        incoming.has_client = true;
-        incoming.header = find_header;
-        incoming.header_context = &head;
+        const IncomingRequest incoming = describe_request(head, cookies, peer, https, m_trusted_proxies);
 
         GateResult result;
         try {

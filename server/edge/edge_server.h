@@ -18,7 +18,7 @@
 #include "edge/config_source.h"
 #include "edge/crawler.h"
 #include "edge/origin_pool.h"
-#include "edge/turnstile.h"
+#include "edge/turnstile_client.h"
 #include "state/counters.h"
 #include "util/clock.h"
 

@@ -3,14 +3,12 @@
 // improve wait times for real users"
 // (https://blog.cloudflare.com/banish-bots-from-your-waiting-room-and-improve-wait-times-for-real-users/):
 // the widget's HTML, the token the page sends back in `?cf_wr_turnstile=`, and the siteverify
-// exchange that judges it. The pure parts are free functions; TurnstileClient does the one network call, per edge thread, with a timeout.
+// exchange that judges it. Pure: TurnstileClient (edge/turnstile_client.h) makes the one network call.
 #include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "edge/asio.h"
-#include "edge/origin_pool.h"
 #include "model/enums.h"
 
 namespace wr::edge {
@@ -45,19 +43,5 @@ std::optional<TokenInTarget> take_turnstile_token(std::string_view target);
 std::string siteverify_body(std::string_view secret, std::string_view token, std::string_view remote_ip);
 // Whether a siteverify answer says the token is good ({"success": true, …}); anything else is not.
 bool siteverify_success(std::string_view response_body);
-
-class TurnstileClient {
-public:
-    TurnstileClient(asio::io_context& io, const TurnstileOptions& options);
-
-    // Asks siteverify about `token`. Timeouts, errors and malformed answers count as failures;
-    // tokens that cannot be real ("failed", empty, too long) fail without asking.
-    asio::awaitable<bool> verify(std::string token, std::string remote_ip);
-
-private:
-    const TurnstileOptions& m_options;
-    std::optional<model::OriginUrl> m_url;
-    OriginPool m_pool;
-};
 
 } // namespace wr::edge

@@ -1,0 +1,27 @@
+#pragma once
+// Asks Turnstile's siteverify whether a token is good: the one network call the edge makes while
+// deciding a request, one client per edge thread, with a timeout.
+#include <optional>
+#include <string>
+
+#include "edge/asio.h"
+#include "edge/origin_pool.h"
+#include "edge/turnstile.h"
+
+namespace wr::edge {
+
+class TurnstileClient {
+public:
+    TurnstileClient(asio::io_context& io, const TurnstileOptions& options);
+
+    // Asks siteverify about `token`. Timeouts, errors and malformed answers count as failures;
+    // tokens that cannot be real ("failed", empty, too long) fail without asking.
+    asio::awaitable<bool> verify(std::string token, std::string remote_ip);
+
+private:
+    const TurnstileOptions& m_options;
+    std::optional<model::OriginUrl> m_url;
+    OriginPool m_pool;
+};
+
+} // namespace wr::edge
