@@ -1,6 +1,8 @@
 // `wr serve` and `wr migrate`: the commands that run on the server itself, without the API.
+#include <cctype>
 #include <csignal>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <iostream>
 
 #include "commands.h"
@@ -57,6 +59,12 @@ void reload_tls(App& app, const char* why) {
 
 using TlsStamps = std::pair<FileStamp, FileStamp>;
 
+std::string host_name() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "wr";
+    return name;
+}
+
 // Runs until SIGINT or SIGTERM; SIGHUP, or a change of the certificate or key files (checked
 // every second) from `loaded` — their stamps taken before wr read them, so a renewal while wr
 // starts is not missed — reloads TLS. Returns the signal that ended it.
@@ -111,6 +119,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         std::string turnstile_script_url;
         int turnstile_timeout = 5;
         int drain_timeout = 15;
+        std::string node_name = host_name();
     };
     auto options = std::make_shared<ServeOptions>();
     CLI::App* serve = root.add_subcommand("serve", "Run wr: the admin API (and the edge) on this machine");
@@ -160,6 +169,18 @@ void add_serve_commands(CLI::App& root, Context& context) {
                       "Seconds SIGTERM/SIGINT lets requests in flight finish before wr exits")
         ->check(CLI::Range(0, 3600))
         ->capture_default_str();
+    serve->add_option("--node-name", options->node_name, "This node's name in /metrics, analytics and shared state")
+        ->envname("WR_NODE_NAME")
+        ->check(CLI::Validator(
+            [](std::string& value) {
+                if (value.empty() || value.size() > 64) return std::string("must be 1 to 64 characters");
+                for (const char c : value)
+                    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+                        return std::string("may hold letters, digits, '-', '_' and '.' only");
+                return std::string();
+            },
+            "NAME"))
+        ->capture_default_str();
     serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
                   "On first start wr creates an admin API token in <data-dir>/admin.token and the cookie key\n"
                   "in <data-dir>/cookie.key (both mode 0600).\n\n"
@@ -177,6 +198,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
 
         AppOptions app_options;
         app_options.data_dir = context.data_dir;
+        app_options.node_name = options->node_name;
         app_options.admin_listen = listen_address(options->admin_listen, "--admin-listen");
         app_options.max_body_bytes = options->max_body_bytes;
         app_options.edge_listen = listen_address(options->edge_listen, "--edge-listen");

@@ -41,6 +41,7 @@ namespace wr {
 
 struct AppOptions {
     std::filesystem::path data_dir = "wr-data";
+    std::string node_name = "wr"; // names this node in /metrics, analytics and shared state
     util::ListenAddress admin_listen{"127.0.0.1", 9090};
     size_t max_body_bytes = 4 * 1024 * 1024;
     int admin_threads = 8;

@@ -6,10 +6,22 @@
 #include <optional>
 #include <string>
 
+#include "util/clock.h"
+
 #include "queue/admission.h"
 #include "queue/join_limiter.h"
 
 namespace wr::state {
+
+// How the counters reach the store they share with other nodes, for /metrics, the status
+// endpoint and the log. The in-memory counters share nothing and are always healthy.
+struct Health {
+    std::string backend = "memory"; // memory, redis, redis-sentinel
+    bool connected = true;          // false while a shared store cannot be reached
+    std::string failure_mode;       // local-share, open or closed: what admission does meanwhile
+    util::TimePoint since{};        // when the current outage began
+    std::string detail;             // the last error, in words
+};
 
 class Counters {
 public:
@@ -29,6 +41,7 @@ public:
     virtual queue::RoomFigures figures(const std::string& room_id, const queue::Policy& policy, util::TimePoint now) = 0;
     // Drops the state of rooms that no longer exist.
     virtual void forget(const std::string& room_id) = 0;
+    virtual Health health() const { return {}; }
 };
 
 } // namespace wr::state
