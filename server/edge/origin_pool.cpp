@@ -2,6 +2,7 @@
 #include "edge/origin_pool.h"
 
 #include <cerrno>
+#include <charconv>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
 
@@ -22,8 +23,12 @@ bool closed_meanwhile(OriginConnection& connection) {
 
 } // namespace
 
-std::string origin_key(const model::OriginUrl& origin) {
-    return (origin.https ? "https://" : "http://") + origin.host + ":" + std::to_string(origin.port);
+void origin_key(const model::OriginUrl& origin, std::string& out) {
+    out.assign(origin.https ? "https://" : "http://");
+    out += origin.host;
+    out += ':';
+    char digits[8];
+    out.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, origin.port).ptr - digits));
 }
 
 OriginPool::OriginPool(asio::io_context& io, OriginOptions options)
@@ -51,9 +56,9 @@ void OriginPool::release(std::unique_ptr<OriginConnection> connection) {
 
 Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const model::OriginUrl& origin, ConnectionWatch& watch,
                                                             OriginError& error, bool pooled_allowed) {
-    std::string key = origin_key(origin);
+    origin_key(origin, m_key);
     if (pooled_allowed) {
-        const auto found = m_idle.find(key);
+        const auto found = m_idle.find(m_key);
         if (found != m_idle.end()) {
             auto& idle = found->second;
             while (!idle.empty()) {
@@ -67,7 +72,7 @@ Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const model::OriginU
     }
 
     auto connection = std::make_unique<OriginConnection>(m_io.get_executor());
-    connection->key = std::move(key);
+    connection->key = m_key;
     watch.origin = &connection->socket;
     watch.expire_in(m_options.connect_timeout);
     error_code ec;

@@ -71,9 +71,10 @@ private:
     OriginOptions m_options;
     asio::ssl::context m_tls;
     std::map<std::string, std::vector<std::unique_ptr<OriginConnection>>, std::less<>> m_idle;
+    std::string m_key; // the key being looked up, built here so that a lookup allocates nothing
 };
 
-// "https://host:port", the pool's key for an origin.
-std::string origin_key(const model::OriginUrl& origin);
+// "https://host:port", the pool's key for an origin, into `out`.
+void origin_key(const model::OriginUrl& origin, std::string& out);
 
 } // namespace wr::edge

@@ -35,12 +35,14 @@ struct Worker {
         : acceptor(io.get_executor()), gate(counters, seed, GateServices{&options.turnstile, &crawlers}), origins(io, options.origin),
           turnstile(io, options.turnstile) {}
 
+    // First, so that it outlives the io_context: connections still suspended when the io_context
+    // is destroyed unlink their watches from it as their frames go.
+    ConnectionWatches watches;
     asio::io_context io{1};
     Acceptor acceptor;
     Gate gate;
     OriginPool origins;
     TurnstileClient turnstile;
-    ConnectionWatches watches;
     Snapshot snapshot;
     std::thread thread;
 
