@@ -109,8 +109,10 @@ template <typename Stream> Task<> VisitorConnection<Stream>::upload_body(OriginC
             const size_t got = co_await m_stream.async_read_some(asio::buffer(space, room), awaitable(ec));
             upload.waiting_for_visitor = false;
             if (ec) {
-                upload.end = upload.stopping ? Upload::End::stopped
-                             : m_watch.expired ? Upload::End::visitor_too_slow
+                // The deadline passed while the body was awaited: the visitor is too slow (the
+                // answer's side stops the upload only after that, when it sees the deadline too).
+                upload.end = m_watch.expired ? Upload::End::visitor_too_slow
+                             : upload.stopping ? Upload::End::stopped
                                                : Upload::End::visitor_closed;
                 break;
             }

@@ -110,7 +110,8 @@ TEST_SUITE("integration") {
 
 TEST_CASE("integration: server-sent events reach the visitor as the origin writes them, not when the stream ends") {
     StreamOrigin origin;
-    TestServer wr;
+    // The origin timeout bounds each pause between events, not the stream: 1.8 s of events pass a 1 s timeout.
+    TestServer wr(std::filesystem::path{}, [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{1}; });
     set_up_shop(wr, origin);
     const std::string cookie = admitted_cookie(wr.edge_port());
     wr.clock().advance(std::chrono::seconds{30}); // the session is renewed with the answer
@@ -313,6 +314,20 @@ TEST_CASE("integration: --edge-max-body-bytes refuses larger bodies with 413, an
     std::string many;
     for (int i = 0; i < 300; ++i) many += "X-" + std::to_string(i) + ": 1\r\n";
     CHECK(wr::test::raw_exchange(wr.edge_port(), request_head("GET", "/", cookie, many)).status == 431);
+}
+
+TEST_CASE("integration: a request body that stalls longer than --origin-timeout gets 408, and the origin never sees it whole") {
+    StreamOrigin origin;
+    TestServer wr(std::filesystem::path{}, [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{1}; });
+    set_up_shop(wr, origin);
+    const std::string cookie = admitted_cookie(wr.edge_port());
+    RawConnection visitor(wr.edge_port());
+    const auto started = Clock::now();
+    REQUIRE(visitor.send(request_head("POST", "/upload", cookie, "Content-Length: 100\r\n") + std::string(10, 'x')));
+    REQUIRE(visitor.read_until_closed(milliseconds{4000}));
+    CHECK(Clock::now() - started < milliseconds{2500});
+    CHECK(visitor.received().starts_with("HTTP/1.1 408 "));
+    CHECK(visitor.received().find("\"length\"") == std::string::npos); // no answer from the origin: it never got 100 bytes
 }
 
 TEST_CASE("integration: a head trickled in a line at a time is cut off at --header-timeout") {
