@@ -14,7 +14,6 @@
 #include <string>
 
 #include "edge/edge_config.h"
-#include "edge/edge_options.h"
 #include "edge/gate.h"
 #include "edge/http_parser.h"
 #include "edge/incoming_request.h"

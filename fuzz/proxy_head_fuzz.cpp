@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "edge/edge_options.h"
 #include "edge/forward_head.h"
 #include "edge/http_parser.h"
 

@@ -36,19 +36,19 @@ compile_flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-li
 compiler=clang++
 command -v ccache >/dev/null && compiler="ccache clang++"
 object_of() { echo "$out/obj/${1//\//_}.o"; }
-# llhttp's C sources (Debian's node-llhttp), compiled as C, strict, into every target that parses HTTP.
-llhttp_objects=()
-for source in /usr/share/llhttp/api.c /usr/share/llhttp/http.c /usr/share/llhttp/llhttp.c; do
-  object="$out/obj/llhttp_$(basename "$source" .c).o"
-  [[ -f $object ]] || ${compiler/clang++/clang} -O1 -g -fsanitize=fuzzer-no-link,address,undefined -DLLHTTP_STRICT_MODE=1 \
-      -I "$llhttp_include" -w -c "$source" -o "$object"
-  llhttp_objects+=("$object")
-done
 declare -A wanted=()
 for target in "${targets[@]}"; do
   for source in "fuzz/${target}_fuzz.cpp" ${sources[$target]}; do wanted[$source]=1; done
 done
 mkdir -p "$out/obj"
+# llhttp's C sources (Debian's node-llhttp), compiled as C, strict, into every target that parses HTTP.
+llhttp_objects=()
+for source in /usr/share/llhttp/api.c /usr/share/llhttp/http.c /usr/share/llhttp/llhttp.c; do
+  object="$out/obj/llhttp_$(basename "$source" .c).o"
+  ${compiler/clang++/clang} -O1 -g -fsanitize=fuzzer-no-link,address,undefined -DLLHTTP_STRICT_MODE=1 \
+      -I "$llhttp_include" -w -c "$source" -o "$object"
+  llhttp_objects+=("$object")
+done
 # The pages and translations the Gate renders, embedded as wr embeds them.
 embedded=$(cd . && ls templates/*.html templates/i18n/*.json | paste -sd ';')
 cmake -DOUTPUT="$PWD/$out/embedded_files.cpp" -DROOT="$PWD" "-DFILES=$embedded" -P cmake/embed_files.cmake

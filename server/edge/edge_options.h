@@ -29,10 +29,6 @@ struct EdgeOptions {
     std::shared_ptr<Resolver> crawler_resolver; // DNS for crawler checks; nullptr: the system's
 };
 
-// The largest request head the edge reads; a larger one gets 431.
-inline constexpr size_t k_max_request_head = 16 * 1024;
-// The largest response head an origin may send.
-inline constexpr size_t k_max_response_head = 64 * 1024;
 // What one read takes in while a body streams through: the memory a connection holds per direction.
 inline constexpr size_t k_stream_buffer = 16 * 1024;
 

@@ -14,6 +14,11 @@
 
 namespace wr::edge {
 
+// The largest request head the edge reads; a larger one gets 431.
+inline constexpr size_t k_max_request_head = 16 * 1024;
+// The largest response head an origin may send.
+inline constexpr size_t k_max_response_head = 64 * 1024;
+
 enum class HeadStatus { incomplete, complete, invalid, too_many_headers, unsupported_version };
 enum class BodyStatus { more, complete, invalid };
 
