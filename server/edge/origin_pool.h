@@ -34,6 +34,7 @@ public:
     ReadBuffer in;
     std::string key;     // which origin, for the pool
     bool reused = false; // it came from the pool (so a failure before any answer may be a stale close)
+    SteadyTime idle_since{}; // when it went back to the pool
 
     Task<size_t> read_some(asio::mutable_buffer buffer, error_code& ec) {
         if (tls) co_return co_await tls->async_read_some(buffer, awaitable(ec));
