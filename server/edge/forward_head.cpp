@@ -8,23 +8,78 @@
 namespace wr::edge {
 namespace {
 
-constexpr std::string_view k_hop_by_hop[] = {"connection", "keep-alive", "proxy-connection", "te", "trailer",
-                                             "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate"};
+// The header names the rewriting cares about. Each name is classified once, by its length first,
+// so that a header costs one or two comparisons rather than one per name in the lists.
+enum class Known {
+    other,
+    // hop-by-hop (RFC 9110 §7.6.1)
+    connection, keep_alive, proxy_connection, te, trailer, transfer_encoding, upgrade, proxy_authorization, proxy_authenticate,
+    // end to end, and never removed by a Connection header
+    host, content_length, content_type, x_forwarded_for, x_forwarded_proto, x_forwarded_host, set_cookie, cf_waiting_room_command,
+    // end to end, rewritten by the edge
+    cookie, expect,
+};
 
-// Headers wr itself relies on end to end: a Connection header naming them does not remove them.
-constexpr std::string_view k_end_to_end[] = {"host", "content-length", "content-type", "x-forwarded-for", "x-forwarded-proto",
-                                             "x-forwarded-host", "set-cookie", "cf-waiting-room-command"};
-
-bool one_of(std::string_view name, std::initializer_list<std::string_view> names) {
-    for (const std::string_view candidate : names)
-        if (equals_ignoring_case(name, candidate)) return true;
-    return false;
+Known classify(std::string_view name) {
+    const auto is = [name](std::string_view candidate) { return equals_ignoring_case(name, candidate); };
+    switch (name.size()) {
+    case 2: return is("te") ? Known::te : Known::other;
+    case 4: return is("host") ? Known::host : Known::other;
+    case 6: return is("cookie") ? Known::cookie : is("expect") ? Known::expect : Known::other;
+    case 7: return is("trailer") ? Known::trailer : is("upgrade") ? Known::upgrade : Known::other;
+    case 10: return is("connection") ? Known::connection : is("keep-alive") ? Known::keep_alive : is("set-cookie") ? Known::set_cookie : Known::other;
+    case 12: return is("content-type") ? Known::content_type : Known::other;
+    case 14: return is("content-length") ? Known::content_length : Known::other;
+    case 15: return is("x-forwarded-for") ? Known::x_forwarded_for : Known::other;
+    case 16: return is("proxy-connection") ? Known::proxy_connection : is("x-forwarded-host") ? Known::x_forwarded_host : Known::other;
+    case 17: return is("transfer-encoding") ? Known::transfer_encoding : is("x-forwarded-proto") ? Known::x_forwarded_proto : Known::other;
+    case 18: return is("proxy-authenticate") ? Known::proxy_authenticate : Known::other;
+    case 19: return is("proxy-authorization") ? Known::proxy_authorization : Known::other;
+    case 23: return is("cf-waiting-room-command") ? Known::cf_waiting_room_command : Known::other;
+    default: return Known::other;
+    }
 }
 
-template <size_t N> bool one_of(std::string_view name, const std::string_view (&names)[N]) {
-    for (const std::string_view candidate : names)
-        if (equals_ignoring_case(name, candidate)) return true;
-    return false;
+bool always_hop_by_hop(Known kind) { return kind >= Known::connection && kind <= Known::proxy_authenticate; }
+bool end_to_end(Known kind) { return kind >= Known::host && kind <= Known::cf_waiting_room_command; }
+
+// Whether a message's Connection headers list names beyond close, keep-alive and upgrade, which
+// make more headers hop-by-hop. Most messages list none, and then no header needs looking up.
+class ConnectionNames {
+public:
+    explicit ConnectionNames(const MessageHead& message) : m_message(message) {
+        for (const HeaderField& field : message.headers) {
+            if (field.name.size() != 10 || !equals_ignoring_case(field.name, "connection")) continue;
+            std::string_view rest = field.value;
+            while (!rest.empty()) {
+                const size_t comma = rest.find(',');
+                std::string_view token = rest.substr(0, comma);
+                rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+                while (!token.empty() && (token.front() == ' ' || token.front() == '\t')) token.remove_prefix(1);
+                while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
+                if (!token.empty() && !equals_ignoring_case(token, "close") && !equals_ignoring_case(token, "keep-alive") &&
+                    !equals_ignoring_case(token, "upgrade"))
+                    m_any = true;
+            }
+        }
+    }
+    bool lists(std::string_view name) const {
+        if (!m_any) return false;
+        for (const HeaderField& field : m_message.headers)
+            if (equals_ignoring_case(field.name, "connection") && has_token(field.value, name)) return true;
+        return false;
+    }
+
+private:
+    const MessageHead& m_message;
+    bool m_any = false;
+};
+
+// Whether a header of `kind` named `name` stays out of the rewritten head as hop-by-hop.
+bool hop_by_hop(Known kind, std::string_view name, const ConnectionNames& named) {
+    if (always_hop_by_hop(kind)) return true;
+    if (end_to_end(kind)) return false;
+    return named.lists(name);
 }
 
 void header(std::string& out, std::string_view name, std::string_view value) {
@@ -82,11 +137,7 @@ void status_line(std::string& out, int version_minor, const MessageHead& respons
 } // namespace
 
 bool is_hop_by_hop(const MessageHead& message, std::string_view name) {
-    if (one_of(name, k_hop_by_hop)) return true;
-    if (one_of(name, k_end_to_end)) return false;
-    for (const HeaderField& field : message.headers)
-        if (equals_ignoring_case(field.name, "connection") && has_token(field.value, name)) return true;
-    return false;
+    return hop_by_hop(classify(name), name, ConnectionNames(message));
 }
 
 void write_forwarded_request(std::string& out, const MessageHead& request, const ForwardedRequest& how) {
@@ -105,8 +156,9 @@ void write_forwarded_request(std::string& out, const MessageHead& request, const
     std::string_view host;
     bool forwarded_for = false;
     for (const HeaderField& field : request.headers) {
-        if (equals_ignoring_case(field.name, "host") && host.empty()) host = field.value;
-        if (equals_ignoring_case(field.name, "x-forwarded-for")) {
+        const Known kind = classify(field.name);
+        if (kind == Known::host && host.empty()) host = field.value;
+        if (kind == Known::x_forwarded_for) {
             // Appended to, never replaced: every earlier hop stays in the list.
             out += forwarded_for ? ", " : "X-Forwarded-For: ";
             out += field.value;
@@ -123,10 +175,14 @@ void write_forwarded_request(std::string& out, const MessageHead& request, const
     header(out, "X-Forwarded-Proto", how.https ? "https" : "http");
     header(out, "X-Forwarded-Host", host);
 
+    const ConnectionNames named(request);
     for (const HeaderField& field : request.headers) {
-        if (one_of(field.name, {"cookie", "content-length", "expect", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host"}))
+        const Known kind = classify(field.name);
+        // Written by the edge itself, above or below.
+        if (kind == Known::cookie || kind == Known::content_length || kind == Known::expect || kind == Known::x_forwarded_for ||
+            kind == Known::x_forwarded_proto || kind == Known::x_forwarded_host)
             continue;
-        if (is_hop_by_hop(request, field.name)) continue;
+        if (hop_by_hop(kind, field.name, named)) continue;
         header(out, field.name, field.value);
     }
     write_cookies(out, request, how.room_cookie);
@@ -143,14 +199,16 @@ void write_visitor_response(std::string& out, const MessageHead& response, const
     out.clear();
     status_line(out, how.version_minor, response);
     const bool switching = response.status == 101;
+    const ConnectionNames named(response);
     for (const HeaderField& field : response.headers) {
-        if (equals_ignoring_case(field.name, "cf-waiting-room-command")) continue; // never shown to visitors
-        if (equals_ignoring_case(field.name, "content-length")) {
+        const Known kind = classify(field.name);
+        if (kind == Known::cf_waiting_room_command) continue; // never shown to visitors
+        if (kind == Known::content_length) {
             // HEAD and 304 answers keep the origin's length: it says what a GET would get.
             if (how.framing == BodyFraming::none && response.status != 204 && !switching) header(out, field.name, field.value);
             continue;
         }
-        if (is_hop_by_hop(response, field.name)) continue;
+        if (hop_by_hop(kind, field.name, named)) continue;
         header(out, field.name, field.value);
     }
     if (!how.set_cookie.empty()) header(out, "Set-Cookie", how.set_cookie);
@@ -171,8 +229,9 @@ void write_visitor_response(std::string& out, const MessageHead& response, const
 void write_interim_response(std::string& out, const MessageHead& response) {
     out.clear();
     status_line(out, 1, response);
+    const ConnectionNames named(response);
     for (const HeaderField& field : response.headers)
-        if (!is_hop_by_hop(response, field.name)) header(out, field.name, field.value);
+        if (!hop_by_hop(classify(field.name), field.name, named)) header(out, field.name, field.value);
     out += "\r\n";
 }
 

@@ -33,16 +33,34 @@ IncomingRequest describe_request(const MessageHead& head, std::string& cookie_st
     IncomingRequest incoming;
     incoming.method = head.method;
     incoming.target = head.target;
+    // One pass over the headers, each name compared only with those of its length.
     int hosts = 0;
+    int cookies = 0;
     for (const HeaderField& field : head.headers) {
-        if (!equals_ignoring_case(field.name, "host")) continue;
-        if (hosts++ == 0) incoming.host = field.value;
+        const std::string_view name = field.name;
+        switch (name.size()) {
+        case 4:
+            if (equals_ignoring_case(name, "host") && hosts++ == 0) incoming.host = field.value;
+            break;
+        case 6:
+            if (equals_ignoring_case(name, "cookie")) {
+                if (cookies++ == 0) incoming.cookie_header = field.value;
+            } else if (incoming.accept.empty() && equals_ignoring_case(name, "accept")) {
+                incoming.accept = field.value;
+            }
+            break;
+        case 7:
+            if (incoming.referer.empty() && equals_ignoring_case(name, "referer")) incoming.referer = field.value;
+            break;
+        case 10:
+            if (incoming.user_agent.empty() && equals_ignoring_case(name, "user-agent")) incoming.user_agent = field.value;
+            break;
+        default: break;
+        }
     }
     incoming.host_headers = hosts;
-    incoming.cookie_header = joined_values(head, "cookie", "; ", cookie_storage);
-    incoming.accept = head.find("accept");
-    incoming.user_agent = head.find("user-agent");
-    incoming.referer = head.find("referer");
+    // Several Cookie headers (RFC 9110 allows them only as "; "-separated pairs) are read as one.
+    if (cookies > 1) incoming.cookie_header = joined_values(head, "cookie", "; ", cookie_storage);
     incoming.https = https;
     if (trusted_proxies.empty()) {
         incoming.client = peer;
