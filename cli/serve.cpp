@@ -110,6 +110,10 @@ void add_serve_commands(CLI::App& root, Context& context) {
         int origin_timeout = 30;
         int idle_timeout = 60;
         int max_connections = 0;
+        int header_timeout = 10;
+        int tunnel_idle_timeout = 3600;
+        uint64_t edge_max_body_bytes = 100 * 1024 * 1024;
+        std::string origin_ca_file;
         std::string log_level = "info";
         size_t max_body_bytes = 4 * 1024 * 1024;
         std::vector<std::string> trusted_proxies;
@@ -142,6 +146,20 @@ void add_serve_commands(CLI::App& root, Context& context) {
     serve->add_option("--idle-timeout", options->idle_timeout, "Seconds an idle keep-alive connection stays open on the edge")
         ->check(CLI::Range(1, 3600))
         ->capture_default_str();
+    serve->add_option("--header-timeout", options->header_timeout,
+                      "Seconds a request head may take from its first byte to its end (slower ones are cut off with 408)")
+        ->check(CLI::Range(1, 3600))
+        ->capture_default_str();
+    serve->add_option("--tunnel-idle-timeout", options->tunnel_idle_timeout,
+                      "Seconds an upgraded connection (WebSocket) may stay silent both ways before it closes")
+        ->check(CLI::Range(1, 7 * 24 * 3600))
+        ->capture_default_str();
+    serve->add_option("--edge-max-body-bytes", options->edge_max_body_bytes,
+                      "Largest request body the edge forwards to an origin (413 above; 0: no limit)")
+        ->capture_default_str();
+    serve->add_option("--origin-ca-file", options->origin_ca_file,
+                      "PEM file of CA certificates to trust for https origins, beside the system's (a private CA)")
+        ->check(CLI::ExistingFile);
     serve->add_option("--log-level", options->log_level, "Log level")
         ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
         ->capture_default_str();
@@ -208,6 +226,10 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.origin_timeout = std::chrono::seconds{options->origin_timeout};
         app_options.idle_timeout = std::chrono::seconds{options->idle_timeout};
         app_options.max_connections = options->max_connections;
+        app_options.header_timeout = std::chrono::seconds{options->header_timeout};
+        app_options.tunnel_idle_timeout = std::chrono::seconds{options->tunnel_idle_timeout};
+        app_options.edge_max_body_bytes = options->edge_max_body_bytes;
+        app_options.origin_ca_file = options->origin_ca_file;
         app_options.trusted_proxies = options->trusted_proxies;
         app_options.turnstile_site_key = options->turnstile_site_key;
         app_options.turnstile_secret = options->turnstile_secret;

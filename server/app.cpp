@@ -56,6 +56,10 @@ App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(opt
         edge_options.idle_timeout = m_options.idle_timeout;
         edge_options.max_connections = m_options.max_connections;
         edge_options.origin.response_timeout = m_options.origin_timeout;
+        edge_options.origin.ca_file = m_options.origin_ca_file;
+        edge_options.header_timeout = m_options.header_timeout;
+        edge_options.tunnel_idle_timeout = m_options.tunnel_idle_timeout;
+        edge_options.max_request_body = m_options.edge_max_body_bytes;
         edge_options.trusted_proxies = m_options.trusted_proxies;
         edge_options.crawler_resolver = m_options.crawler_resolver;
         edge_options.turnstile.site_key = m_options.turnstile_site_key;

@@ -54,6 +54,10 @@ struct AppOptions {
     std::chrono::seconds idle_timeout{60};
     int max_connections = 0; // 0: derived from RLIMIT_NOFILE
     std::chrono::seconds origin_timeout{30};
+    std::chrono::seconds header_timeout{10};        // a request head must be whole this long after its first byte
+    std::chrono::seconds tunnel_idle_timeout{3600}; // an upgraded connection (WebSocket) silent this long closes
+    uint64_t edge_max_body_bytes = 100 * 1024 * 1024; // larger request bodies get 413; 0: no limit
+    std::string origin_ca_file;                     // PEM CA certificates trusted for https origins, beside the system's
     std::vector<std::string> trusted_proxies; // CIDRs whose X-Forwarded-For is believed
     std::shared_ptr<edge::Resolver> crawler_resolver; // tests' DNS; nullptr: the system's resolver
     // Turnstile: both keys, or Turnstile stays off; empty URLs mean Cloudflare's.

@@ -58,7 +58,8 @@ std::string escape_label(const std::string& value) {
     return out;
 }
 
-std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions) {
+std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions,
+                            const EdgeMetrics& edge) {
     std::string out;
     family(out, "wr_room_active_users", "gauge", "Admitted users whose session is live.");
     for (const RoomMetrics& room : rooms) out += "wr_room_active_users{" + labels(room) + "} " + std::to_string(room.active_users) + "\n";
@@ -103,6 +104,10 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
     out += "wr_admission_decision_seconds_bucket{le=\"+Inf\"} " + std::to_string(decisions.count) + "\n";
     out += "wr_admission_decision_seconds_sum " + seconds(static_cast<int64_t>(decisions.sum_ns)) + "\n";
     out += "wr_admission_decision_seconds_count " + std::to_string(decisions.count) + "\n";
+    family(out, "wr_edge_open_tunnels", "gauge", "Upgraded connections (WebSockets and others) the edge is tunnelling now.");
+    out += "wr_edge_open_tunnels " + std::to_string(edge.open_tunnels) + "\n";
+    family(out, "wr_edge_tunnels_opened_total", "counter", "Upgraded connections the edge has tunnelled since it started.");
+    out += "wr_edge_tunnels_opened_total " + std::to_string(edge.tunnels_opened) + "\n";
     return out;
 }
 

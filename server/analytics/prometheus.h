@@ -39,7 +39,14 @@ struct RoomMetrics {
     Totals totals;
 };
 
-std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions);
+// The edge's figures beside the rooms'.
+struct EdgeMetrics {
+    int64_t open_tunnels = 0;
+    uint64_t tunnels_opened = 0;
+};
+
+std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions,
+                            const EdgeMetrics& edge = {});
 
 // "a\"b" → "a\\\"b": a label value as the format wants it.
 std::string escape_label(const std::string& value);

@@ -70,11 +70,18 @@ private:
 
 class LatencyHistogram;
 
+// The edge's own counts, beside the rooms' (for /metrics): tunnels after an Upgrade.
+struct EdgeCounters {
+    std::atomic<int64_t> open_tunnels{0};
+    std::atomic<uint64_t> tunnels_opened{0};
+};
+
 // The stats of every room, found by id; shared by the edge (which records) and the collector.
 class Registry {
 public:
     // How long the edge takes to decide requests, all rooms together (for /metrics).
     LatencyHistogram& decision_time() { return *m_decision_time; }
+    EdgeCounters& edge() { return m_edge; }
 
     Registry();
     ~Registry();
@@ -87,6 +94,7 @@ private:
     mutable std::mutex m_mutex;
     std::unordered_map<std::string, std::shared_ptr<RoomStats>> m_rooms;
     std::unique_ptr<LatencyHistogram> m_decision_time;
+    EdgeCounters m_edge;
 };
 
 } // namespace wr::analytics

@@ -131,7 +131,12 @@ Reply metrics(Services& services, Request& request) {
     }
     const analytics::LatencyHistogram::Snapshot decisions =
         services.analytics ? services.analytics->decision_time().snapshot() : analytics::LatencyHistogram::Snapshot{};
-    return raw(analytics::prometheus_text(out, decisions), "text/plain; version=0.0.4; charset=utf-8");
+    analytics::EdgeMetrics edge;
+    if (services.analytics) {
+        edge.open_tunnels = services.analytics->edge().open_tunnels.load(std::memory_order_relaxed);
+        edge.tunnels_opened = services.analytics->edge().tunnels_opened.load(std::memory_order_relaxed);
+    }
+    return raw(analytics::prometheus_text(out, decisions, edge), "text/plain; version=0.0.4; charset=utf-8");
 }
 
 // The console's policy: its own script and style files only (no inline script, no inline event

@@ -42,6 +42,15 @@ TEST_CASE("analytics: the Prometheus text parses, with escaped labels and a cons
     CHECK(metrics.value("wr_admission_decision_seconds_sum") == doctest::Approx(2.0000011));
 }
 
+TEST_CASE("analytics: the edge's tunnels are a gauge of open ones and a counter of opened ones") {
+    const std::string text = wr::analytics::prometheus_text({}, {}, wr::analytics::EdgeMetrics{.open_tunnels = 2, .tunnels_opened = 5});
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(text);
+    CHECK(metrics.types.at("wr_edge_open_tunnels") == "gauge");
+    CHECK(metrics.types.at("wr_edge_tunnels_opened_total") == "counter");
+    CHECK(metrics.value("wr_edge_open_tunnels") == 2);
+    CHECK(metrics.value("wr_edge_tunnels_opened_total") == 5);
+}
+
 TEST_CASE("analytics: the strict parser refuses what Prometheus refuses") {
     CHECK_THROWS_WITH(wr::test::parse_prometheus("a 1\n"), "line 1: no TYPE for a");
     CHECK_THROWS_WITH(wr::test::parse_prometheus("# TYPE a gauge\na{b=\"x} 1\n"), "line 2: unterminated label value");

@@ -143,3 +143,11 @@ TestOrigin::TestOrigin() : m_process({WR_DEMO_ORIGIN, "--listen", "127.0.0.1:0"}
 }
 
 } // namespace wr::test
+
+namespace wr::test {
+
+StreamOrigin::StreamOrigin() : m_process({WR_STREAM_ORIGIN, "--listen", "127.0.0.1:0"}, "listening on") {
+    m_port = std::stoi(m_process.ready_line().substr(m_process.ready_line().rfind(':') + 1));
+}
+
+} // namespace wr::test
