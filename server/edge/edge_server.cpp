@@ -57,6 +57,18 @@ private:
     std::atomic<int>& m_count;
 };
 
+// Once a second, the thread's origin pool closes the connections it has not used for a while.
+Task<> close_idle_origin_connections(OriginPool& pool) {
+    Timer timer(co_await asio::this_coro::executor);
+    while (true) {
+        timer.expires_after(std::chrono::seconds{1});
+        error_code ec;
+        co_await timer.async_wait(awaitable(ec));
+        if (ec) co_return;
+        pool.close_idle(std::chrono::steady_clock::now());
+    }
+}
+
 } // namespace
 
 EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counters& counters, analytics::Registry& analytics,
@@ -114,6 +126,7 @@ void EdgeServer::start() {
         Worker& w = *worker;
         asio::co_spawn(w.io, accept_loop(w), asio::detached);
         asio::co_spawn(w.io, w.watches.sweep_forever(), asio::detached);
+        asio::co_spawn(w.io, close_idle_origin_connections(w.origins), asio::detached);
         w.thread = std::thread([&w] { w.io.run(); });
     }
 }

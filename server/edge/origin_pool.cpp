@@ -46,12 +46,23 @@ size_t OriginPool::idle_connections() const {
     return total;
 }
 
-void OriginPool::release(std::unique_ptr<OriginConnection> connection) {
+void OriginPool::close_idle(SteadyTime now) {
+    const SteadyTime cutoff = now - m_options.max_idle_time;
+    // Each list is in the order its connections came back (taken from the back), so the stale
+    // ones are at the front.
+    for (auto& [key, idle] : m_idle) {
+        auto fresh = idle.begin();
+        while (fresh != idle.end() && (*fresh)->idle_since < cutoff) ++fresh;
+        idle.erase(idle.begin(), fresh); // closes them
+    }
+}
+
+void OriginPool::release(std::unique_ptr<OriginConnection> connection, SteadyTime now) {
     if (!connection || !connection->in.empty()) return; // bytes left over: out of step, not reusable
     auto& idle = m_idle[connection->key];
     if (idle.size() >= m_options.max_idle_per_origin) return;
     connection->in.release_if_empty();
-    connection->idle_since = std::chrono::steady_clock::now();
+    connection->idle_since = now;
     idle.push_back(std::move(connection));
 }
 

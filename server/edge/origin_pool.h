@@ -21,6 +21,10 @@ struct OriginOptions {
     std::chrono::milliseconds response_timeout{30000}; // also the longest pause within a streamed body
     size_t max_idle_per_origin = 64;
     std::string ca_file; // PEM certificates trusted for https origins beside the system's ("" for none)
+    // How long a pooled connection may sit unused before wr closes it. Origins close theirs after
+    // 5 to 75 s of quiet, and a connection the origin closed is otherwise only found when it is
+    // next taken: until then it holds a descriptor. (nginx's upstream keepalive_timeout is 60 s.)
+    std::chrono::milliseconds max_idle_time{30000};
 };
 
 enum class OriginError { none, unreachable, timeout, bad_response };
@@ -62,7 +66,11 @@ public:
     Task<std::unique_ptr<OriginConnection>> acquire(const model::OriginUrl& origin, ConnectionWatch& watch, OriginError& error,
                                                     bool pooled_allowed = true);
     // Gives a connection whose last exchange ended cleanly back for reuse.
-    void release(std::unique_ptr<OriginConnection> connection);
+    void release(std::unique_ptr<OriginConnection> connection, SteadyTime now = std::chrono::steady_clock::now());
+
+    // Closes the pooled connections unused for longer than options().max_idle_time; the edge
+    // thread calls it about once a second.
+    void close_idle(SteadyTime now);
 
     const OriginOptions& options() const { return m_options; }
     size_t idle_connections() const;
