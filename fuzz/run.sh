@@ -3,6 +3,8 @@
 # sources it needs, and runs each for a bounded time: FUZZ_SECONDS (default 60). New inputs that
 # reach new code are kept in build-fuzz/corpus/<target>; fuzz/corpus/<target> holds the
 # checked-in seeds. Crashes are written to build-fuzz/ as crash-* files and fail the run.
+# FUZZ_OPTIMISE (default -O1) is the optimisation level: make test's few-second smoke run uses -O0,
+# which halves the compile and matters little for a run that short.
 # Usage: fuzz/run.sh [target ...]   (default: all of them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +33,8 @@ targets=("$@")
 llhttp_include=/usr/share/include/llhttp
 # Every source once, as an object of its own, compiled in parallel (and through ccache when it is
 # there, so a second run compiles nothing); each target then links the objects it needs.
-compile_flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
+optimise=${FUZZ_OPTIMISE:--O1}
+compile_flags=(-std=c++20 "$optimise" -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
                -fno-sanitize-recover=undefined -I server -I "$llhttp_include" -DLLHTTP_STRICT_MODE=1)
 compiler=clang++
 command -v ccache >/dev/null && compiler="ccache clang++"
@@ -45,7 +48,7 @@ mkdir -p "$out/obj"
 llhttp_objects=()
 for source in /usr/share/llhttp/api.c /usr/share/llhttp/http.c /usr/share/llhttp/llhttp.c; do
   object="$out/obj/llhttp_$(basename "$source" .c).o"
-  ${compiler/clang++/clang} -O1 -g -fsanitize=fuzzer-no-link,address,undefined -DLLHTTP_STRICT_MODE=1 \
+  ${compiler/clang++/clang} "$optimise" -g -fsanitize=fuzzer-no-link,address,undefined -DLLHTTP_STRICT_MODE=1 \
       -I "$llhttp_include" -w -c "$source" -o "$object"
   llhttp_objects+=("$object")
 done
