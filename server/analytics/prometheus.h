@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,17 @@ struct RoomMetrics {
     Totals totals;
 };
 
-std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions);
+// The node the figures come from: every series carries its name as the label node.
+struct NodeMetrics {
+    std::string name = "wr";
+    std::string role = "all";                // all, control, edge
+    std::string state_backend = "memory";    // the admission state's store
+    bool state_connected = true;
+    std::optional<bool> control_reachable;   // edges: the last exchange with the control node worked
+};
+
+std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions,
+                            const NodeMetrics& node = {});
 
 // "a\"b" → "a\\\"b": a label value as the format wants it.
 std::string escape_label(const std::string& value);
