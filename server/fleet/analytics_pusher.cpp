@@ -45,6 +45,9 @@ NodeReport AnalyticsPusher::report(util::TimePoint now) const {
     if (!snapshot.config) return report;
     for (const auto& room : snapshot.config->rooms) {
         const control::LiveFigures live = m_sources.live.figures(room->id, now);
+        // An empty room is left out: the control node reads its absence as zero, and a thousand
+        // idle rooms do not ride along every push.
+        if (live.active_users == 0 && live.queued_users == 0) continue;
         report.rooms.push_back({room->id, live.active_users, live.queued_users, live.total_active_users_limit,
                                 live.new_users_per_minute_limit, live.max_estimated_minutes});
     }

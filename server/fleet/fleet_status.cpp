@@ -76,8 +76,10 @@ FleetStatus::FleetStatus(std::optional<LocalNode> local) : m_local(std::move(loc
 void FleetStatus::record(NodeReport report, util::TimePoint received) {
     std::lock_guard lock(m_mutex);
     std::erase_if(m_reports, [&](const auto& entry) { return received - entry.second.at > k_report_listed_for; });
-    std::string node = report.node;
-    m_reports[node] = Received{std::move(report), received};
+    Received entry{std::move(report), received, {}};
+    for (size_t i = 0; i < entry.report.rooms.size(); ++i) entry.rooms[entry.report.rooms[i].room_id] = i;
+    std::string node = entry.report.node;
+    m_reports[node] = std::move(entry);
 }
 
 std::vector<NodeView> FleetStatus::views(const std::string& room_id, util::TimePoint now) const {
@@ -105,8 +107,7 @@ std::vector<NodeView> FleetStatus::views(const std::string& room_id, util::TimeP
         view.health = received.report.health;
         view.taken = received.at;
         view.fresh = now - received.at <= k_report_fresh_for;
-        for (const analytics::RoomSample& room : received.report.rooms)
-            if (room.room_id == room_id) view.room = room;
+        if (const auto it = received.rooms.find(room_id); it != received.rooms.end()) view.room = received.report.rooms[it->second];
     }
     return views;
 }

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analytics/collector.h"
@@ -67,6 +68,7 @@ private:
     struct Received {
         NodeReport report;
         util::TimePoint at{};
+        std::unordered_map<std::string, size_t> rooms; // room id → its entry in report.rooms
     };
     std::vector<NodeView> views(const std::string& room_id, util::TimePoint now) const;
 

@@ -1,6 +1,9 @@
 // Batches an edge's analytics for sending, and keeps them across restarts.
 #include "fleet/outbox.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "util/secure.h"
 
 namespace wr::fleet {
@@ -16,8 +19,27 @@ void Outbox::add(const RoomMinutes& records) {
 
 const AnalyticsBatch* Outbox::next() {
     if (!m_in_flight && !m_open.empty()) {
-        m_in_flight = AnalyticsBatch{m_stream, m_next_sequence++, std::move(m_open)};
-        m_open.clear();
+        size_t minutes = 0;
+        for (const auto& [room_id, records] : m_open) minutes += records.size();
+        AnalyticsBatch batch{m_stream, m_next_sequence++, {}};
+        if (minutes <= k_max_minutes_per_batch) {
+            batch.records = std::move(m_open);
+            m_open.clear();
+        } else {
+            // The oldest minutes first, whatever their room.
+            std::vector<std::pair<int64_t, std::string>> order;
+            for (const auto& [room_id, records] : m_open)
+                for (const auto& [minute, record] : records) order.emplace_back(minute, room_id);
+            std::sort(order.begin(), order.end());
+            order.resize(k_max_minutes_per_batch);
+            for (const auto& [minute, room_id] : order) {
+                auto room = m_open.find(room_id);
+                batch.records[room_id].emplace(minute, std::move(room->second.at(minute)));
+                room->second.erase(minute);
+                if (room->second.empty()) m_open.erase(room);
+            }
+        }
+        m_in_flight = std::move(batch);
     }
     return m_in_flight ? &*m_in_flight : nullptr;
 }

@@ -15,6 +15,10 @@
 
 namespace wr::fleet {
 
+// A batch carries at most this many room-minutes (the oldest first), so that a backlog after a
+// long outage goes in several pushes, each well under the admin API's body limit.
+inline constexpr size_t k_max_minutes_per_batch = 1000;
+
 class Outbox {
 public:
     // A fresh stream: a new random name, numbering from 1.
@@ -23,8 +27,8 @@ public:
 
     // Adds what was counted since the last call.
     void add(const RoomMinutes& records);
-    // The batch to send now: the one in flight, or else the open one, frozen now; nullptr when
-    // nothing was counted.
+    // The batch to send now: the one in flight, or else the open one (its oldest
+    // k_max_minutes_per_batch room-minutes), frozen now; nullptr when nothing was counted.
     const AnalyticsBatch* next();
     // The control node has merged the batch with this number.
     void acknowledge(int64_t sequence);

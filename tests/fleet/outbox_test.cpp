@@ -116,3 +116,29 @@ TEST_CASE("fleet::Outbox: a fresh one has a new random stream") {
     CHECK(a.stream() != b.stream());
     CHECK(a.next_sequence() == 1);
 }
+
+TEST_CASE("fleet::Outbox sends a large backlog in batches of at most k_max_minutes_per_batch room-minutes, oldest first") {
+    Outbox outbox("s1", 1);
+    // Three rooms, 500 minutes each: 1500 room-minutes after a long outage.
+    for (int64_t minute = 1000; minute < 1500; ++minute)
+        for (const char* room : {"a", "b", "c"}) outbox.add(requests(room, minute, 1));
+    int64_t sent = 0;
+    int64_t last_oldest = 0;
+    std::vector<size_t> sizes;
+    while (const wr::fleet::AnalyticsBatch* batch = outbox.next()) {
+        size_t minutes = 0;
+        int64_t oldest = std::numeric_limits<int64_t>::max();
+        for (const auto& [room, records] : batch->records) {
+            minutes += records.size();
+            oldest = std::min(oldest, records.begin()->first);
+        }
+        CHECK(oldest >= last_oldest);
+        last_oldest = oldest;
+        sizes.push_back(minutes);
+        sent += admitted(*batch);
+        outbox.acknowledge(batch->sequence);
+    }
+    CHECK(sizes == std::vector<size_t>{wr::fleet::k_max_minutes_per_batch, 1500 - wr::fleet::k_max_minutes_per_batch});
+    CHECK(sent == 1500); // nothing lost, nothing twice
+    CHECK(outbox.empty());
+}
