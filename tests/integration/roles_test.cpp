@@ -366,6 +366,13 @@ TEST_CASE("roles: a wrong token, a bad URL, an unreachable control node: one lin
                                 (data.path() / "away" / "edge-config.json").string() +
                                 "; start the control node first, or check --control-url");
 
+    // Plain HTTP to an address that is not this machine's loopback: the cookie keys would cross
+    // the network readable, and the edge says so before anything else (0.0.0.0 refuses at once).
+    const auto plain = edge("http://0.0.0.0:1", "wr_x", "plain");
+    CHECK(plain.exit_code == 1);
+    CHECK(plain.err.find("the cookie keys come from http://0.0.0.0:1 over plain HTTP, readable on the network") != std::string::npos);
+    CHECK(away.err.find("over plain HTTP") == std::string::npos); // 127.0.0.1 never leaves the machine
+
     const auto no_token = wr::test::run_wr({"serve", "--role", "edge", "--data-dir", (data.path() / "none").string(), "--control-url",
                                             control.url(), "--admin-listen", "127.0.0.1:0", "--edge-listen", "127.0.0.1:0"});
     CHECK(no_token.exit_code == 1);
@@ -418,6 +425,22 @@ TEST_CASE("roles: the admin API over HTTPS, used by the CLI and by an edge that 
     httplib::Client plain("127.0.0.1", control.admin_port);
     const auto answer = plain.Get("/healthz");
     CHECK((!answer || answer->status != 200));
+
+    // A renewed certificate (SIGHUP) is served to new connections: the CLI trusts the new one,
+    // and no longer the old.
+    std::filesystem::create_directories(data.path() / "renewed");
+    std::filesystem::copy_file(tls.certificate, data.path() / "old.pem");
+    const wr::test::TlsFiles renewed = wr::test::write_self_signed_certificate(data.path() / "renewed");
+    std::filesystem::rename(renewed.private_key, tls.private_key);
+    std::filesystem::rename(renewed.certificate, tls.certificate);
+    control.process.send_signal(SIGHUP);
+    bool swapped = false;
+    for (int i = 0; i < 50 && !swapped; ++i) {
+        swapped = cli({"--api-ca-file", tls.certificate.string(), "zones", "list"}).exit_code == 0;
+        if (!swapped) std::this_thread::sleep_for(100ms);
+    }
+    CHECK(swapped);
+    CHECK(cli({"--api-ca-file", (data.path() / "old.pem").string(), "zones", "list"}).exit_code == 1);
 }
 
 } // TEST_SUITE
