@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,14 +40,19 @@ struct RoomMetrics {
     Totals totals;
 };
 
-// The edge's figures beside the rooms'.
-struct EdgeMetrics {
-    int64_t open_tunnels = 0;
-    uint64_t tunnels_opened = 0;
+// The node the figures come from: every series carries its name as the label node.
+struct NodeMetrics {
+    std::string name = "wr";
+    std::string role = "all";                // all, control, edge
+    std::string state_backend = "memory";    // the admission state's store
+    bool state_connected = true;
+    std::optional<bool> control_reachable;   // edges: the last exchange with the control node worked
+    int64_t open_tunnels = 0;                // upgraded connections the edge tunnels now
+    uint64_t tunnels_opened = 0;             // and since it started
 };
 
 std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions,
-                            const EdgeMetrics& edge = {});
+                            const NodeMetrics& node = {});
 
 // "a\"b" → "a\\\"b": a label value as the format wants it.
 std::string escape_label(const std::string& value);

@@ -49,6 +49,9 @@ public:
     // Moves what has been counted into `into`, one record per minute.
     void drain(std::map<int64_t, MinuteRecord>& into);
     Totals totals() const;
+    // Adds what another node counted (an edge's push, on its control node) to the totals, so
+    // /metrics there counts the whole room; the minutes themselves go to the store directly.
+    void add_to_totals(const MinuteRecord& record);
 
 private:
     enum Counter { admitted, queued, rejected, bypassed, passthrough, new_admitted, revoked, challenges, successes,

@@ -30,7 +30,7 @@ TEST_CASE("metrics: /metrics with live rooms passes promtool check metrics") {
     const auto metrics = wr.get("/metrics");
     REQUIRE(metrics.status == 200);
     // The families with labels are there, so the linter sees real series, not only headers.
-    REQUIRE(metrics.text.find("wr_room_active_users{zone=\"example.com\",room=\"shop\"} 3") != std::string::npos);
+    REQUIRE(metrics.text.find("wr_room_active_users{node=\"wr\",zone=\"example.com\",room=\"shop\"} 3") != std::string::npos);
 
     wr::test::TempDir temp;
     wr::util::write_text_file(temp.path() / "metrics.txt", metrics.text);

@@ -134,15 +134,20 @@ Exposition parse_prometheus(const std::string& text) {
         if (type != "histogram") continue;
         double previous = -1;
         double infinite = -1;
+        std::map<std::string, std::string> series; // the labels other than le
         for (const Sample& sample : exposition.samples) {
             if (sample.name != family + "_bucket") continue;
             if (!sample.labels.contains("le")) fail(0, family + " bucket without le");
             if (sample.value < previous) fail(0, family + " buckets are not cumulative");
             previous = sample.value;
-            if (sample.labels.at("le") == "+Inf") infinite = sample.value;
+            if (sample.labels.at("le") == "+Inf") {
+                infinite = sample.value;
+                series = sample.labels;
+                series.erase("le");
+            }
         }
         if (infinite < 0) fail(0, family + " has no +Inf bucket");
-        if (exposition.value(family + "_count") != infinite) fail(0, family + "_count differs from the +Inf bucket");
+        if (exposition.value(family + "_count", series) != infinite) fail(0, family + "_count differs from the +Inf bucket");
     }
     return exposition;
 }
