@@ -70,7 +70,7 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
 
     std::set<queue::ClientAddress> pushed_joins;
     if (!push.read_only) {
-        if (push.epoch != room.epoch) {
+        if (push.epoch != room.epoch && !push.epoch.empty()) {
             reply.status = RoomReply::Status::epoch_changed;
         } else {
             auto& [last_sequence, seen] = room.sequences[node_id];
@@ -149,7 +149,8 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
         request.free_total = push.total_active_users - std::max<int64_t>(0, active_users);
         request.free_minute = push.new_users_per_minute - (admitted_now == room.admitted.end() ? 0 : admitted_now->second);
         request.node = node_id;
-        request.own_weight = push.demand_weight;
+        request.own_weight = push.share_weight;
+        request.own_rate = push.demand_weight;
         request.validity_ms = timing.grant_validity_ms;
         for (auto it = room.nodes.begin(); it != room.nodes.end();) {
             const NodeEntry& other = it->second;
@@ -172,7 +173,7 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
         reply.grant = compute_grant(request, now_minute);
         reply.share = demand_share(request);
         reply.live_nodes = static_cast<int64_t>(request.others.size()) + 1;
-        room.nodes[node_id] = NodeEntry{push.demand_weight, store_ms, reply.grant, store_ms + timing.grant_validity_ms};
+        room.nodes[node_id] = NodeEntry{push.share_weight, store_ms, reply.grant, store_ms + timing.grant_validity_ms};
         std::erase_if(room.sequences, [store_ms](const auto& entry) { return entry.second.second < store_ms - 3600000; });
         room.expires_ms = store_ms + k_room_ttl_seconds * 1000;
     }

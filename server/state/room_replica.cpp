@@ -138,9 +138,17 @@ RoomPush RoomReplica::begin_sync(const std::string& room_id, util::TimePoint now
     // Demand since the last push, as a rate, averaged.
     const util::Milliseconds elapsed = m_last_push ? now - *m_last_push : m_settings.sync_interval;
     m_weight = next_demand_weight(m_weight, m_demand, elapsed, m_settings.sync_interval);
+    const util::Milliseconds window = share_window(m_settings.sync_interval);
+    m_demand_history.emplace_back(now, m_demand);
+    while (!m_demand_history.empty() && now - m_demand_history.front().first >= window) m_demand_history.pop_front();
+    if (!m_first_push) m_first_push = now;
+    int64_t in_window = 0;
+    for (const auto& [at, demand] : m_demand_history) in_window += demand;
+    const util::Milliseconds covered = std::clamp<util::Milliseconds>(now - *m_first_push, m_settings.sync_interval, window);
     m_demand = 0;
     m_last_push = now;
     push.demand_weight = std::round(m_weight * 1000) / 1000;
+    push.share_weight = std::round(static_cast<double>(in_window) * 1000.0 / static_cast<double>(covered.count()) * 1000) / 1000;
 
     // Seal what was journaled since the last push into a batch; a batch that never left this
     // node may still grow, one that may have reached the store stays as it was sent.

@@ -124,6 +124,8 @@ private:
     util::TimePoint m_last_activity{};
     int64_t m_demand = 0;
     double m_weight = 0;
+    std::deque<std::pair<util::TimePoint, int64_t>> m_demand_history; // per push, over the share window
+    std::optional<util::TimePoint> m_first_push;
     queue::Policy m_policy; // the limits last in force here, for the grant
     int64_t m_recovered_batches = 0;
     int64_t m_lost_batches = 0;

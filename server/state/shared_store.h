@@ -33,7 +33,10 @@ struct RoomPush {
     int64_t total_active_users = 0; // the limits in force, for the grant
     int64_t new_users_per_minute = 0;
     int64_t session_minutes = 0;
-    double demand_weight = 0;       // rounded to thousandths, so the store and its twin agree
+    // Requests that wanted a slot, per second: right now (for the node's need) and over the
+    // share window (for its share); rounded to thousandths, so the store and its twin agree.
+    double demand_weight = 0;
+    double share_weight = 0;
     int64_t revocation_cursor = 0;  // revocations already seen
     std::vector<PushedBatch> batches;
 };

@@ -74,7 +74,7 @@ namespace {
 int64_t granted(const GrantRequest& request, int64_t free, int64_t reserved) {
     if (free <= 0) return 0;
     const auto live = static_cast<int64_t>(request.others.size()) + 1;
-    const auto need = static_cast<int64_t>(std::ceil(2.0 * request.own_weight * static_cast<double>(request.validity_ms) / 1000.0)) + 1;
+    const auto need = static_cast<int64_t>(std::ceil(2.0 * request.own_rate * static_cast<double>(request.validity_ms) / 1000.0)) + 1;
     const auto even = static_cast<int64_t>(std::ceil(static_cast<double>(free) / static_cast<double>(live + 1)));
     int64_t want = std::min(apportioned_seats(request, free), std::max(need, even));
     if (free >= 2 * live) want = std::max<int64_t>(want, 1);
@@ -94,6 +94,8 @@ double next_demand_weight(double previous, int64_t demand, util::Milliseconds el
     // Up at once with a surge, down by halves after it.
     return std::max(rate, 0.5 * previous + 0.5 * rate);
 }
+
+util::Milliseconds share_window(util::Milliseconds sync_interval) { return std::max(util::Milliseconds{4000}, 16 * sync_interval); }
 
 util::Milliseconds grant_validity(util::Milliseconds sync_interval) { return 3 * sync_interval + util::Milliseconds{250}; }
 

@@ -44,9 +44,10 @@ struct GrantRequest {
     int64_t free_minute = 0;      // new_users_per_minute − admitted this minute
     int64_t reserved_total = 0;   // other nodes' grants still in force
     int64_t reserved_minute = 0;  // … of them, against this minute
-    std::string node;             // this node, and its recent demand
-    double own_weight = 0;
-    std::vector<NodeWeight> others; // the other live nodes
+    std::string node;             // this node
+    double own_weight = 0;        // its demand over the share window (share_window), per second
+    double own_rate = 0;          // its demand right now (next_demand_weight), per second: sizes its need
+    std::vector<NodeWeight> others; // the other live nodes, with their demand over the share window
     int64_t validity_ms = 1000;   // how long the grant is used (grant_validity)
 };
 
@@ -72,6 +73,10 @@ Grant compute_grant(const GrantRequest& request, int64_t minute);
 // The rate is measured over at least `sync_interval`, so that a sync right after another (a room
 // waking up) does not make one request look like a flood.
 double next_demand_weight(double previous, int64_t demand, util::Milliseconds elapsed, util::Milliseconds sync_interval);
+
+// Shares of the slots follow each node's demand over this window, measured by every node the
+// same way, so that nodes syncing at different moments still see shares that add up to one.
+util::Milliseconds share_window(util::Milliseconds sync_interval);
 
 // A grant is used for this long after the push that asked for it; the store reserves it as long.
 util::Milliseconds grant_validity(util::Milliseconds sync_interval);

@@ -17,7 +17,7 @@ namespace {
 // A request from node "b" with the other live nodes' weights.
 GrantRequest request(int64_t free_total, int64_t free_minute, double own, std::vector<wr::state::NodeWeight> others,
                      int64_t reserved_total = 0, int64_t reserved_minute = 0) {
-    return {free_total, free_minute, reserved_total, reserved_minute, "b", own, std::move(others)};
+    return {free_total, free_minute, reserved_total, reserved_minute, "b", own, own, std::move(others)};
 }
 
 } // namespace
@@ -33,7 +33,7 @@ TEST_CASE("state: a node's grant is its share of the free slots, never more than
         {"alone with the demand to use it: everything", request(200, 150, 500, {}), {200, 150, 7}},
         {"90 % of the demand", request(200, 200, 90, {{"a", 5}, {"c", 5}}), {180, 180, 7}},
         {"5 % of the demand", request(200, 30, 5, {{"a", 90}, {"c", 5}}), {10, 2, 7}}, // 1.5 and 1.5: the tie goes to b before c
-        {"… and the other 5 %", {200, 30, 0, 0, "c", 5, {{"a", 90}, {"b", 5}}}, {10, 1, 7}},
+        {"… and the other 5 %", {200, 30, 0, 0, "c", 5, 5, {{"a", 90}, {"b", 5}}}, {10, 1, 7}},
         {"largest remainder: 0.9 × 7 = 6.3 for a, 0.35 for b and c", request(1000, 7, 5, {{"a", 90}, {"c", 5}}), {50, 1, 7}},
         {"others reserved most of it", request(200, 200, 50, {{"a", 50}}, 190, 195), {10, 5, 7}},
         {"no demand anywhere: a share among one node more", request(90, 92, 0, {{"a", 0}, {"c", 0}}), {23, 23, 7}},
@@ -57,7 +57,7 @@ TEST_CASE("state: the seats of the nodes add up to exactly the free slots, whate
         for (int i = 0; i < count; ++i) nodes.push_back({"node-" + std::to_string(i), static_cast<double>(random.below(1000)) / 7.0});
         int64_t seats = 0;
         for (int i = 0; i < count; ++i) {
-            GrantRequest one{free, free, 0, 0, nodes[i].node, nodes[i].weight, {}};
+            GrantRequest one{free, free, 0, 0, nodes[i].node, nodes[i].weight, nodes[i].weight, {}};
             for (int j = 0; j < count; ++j)
                 if (j != i) one.others.push_back(nodes[j]);
             seats += wr::state::apportioned_seats(one, free);
@@ -74,7 +74,7 @@ TEST_CASE("state: grants handed out one node after another never add up to more 
     int64_t reserved[3] = {0, 0, 0};
     for (int round = 0; round < 12; ++round) {
         for (int node = 0; node < 3; ++node) {
-            GrantRequest one{200, 200, 0, 0, nodes[node].node, nodes[node].weight, {}};
+            GrantRequest one{200, 200, 0, 0, nodes[node].node, nodes[node].weight, nodes[node].weight, {}};
             for (int other = 0; other < 3; ++other)
                 if (other != node) {
                     one.others.push_back(nodes[other]);
