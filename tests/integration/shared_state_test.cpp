@@ -410,7 +410,7 @@ TEST_CASE("shared state: the Lua script and its C++ twin give the same answers")
         nodes[i].redis_side->end_sync(a, now);
         nodes[i].twin_side->end_sync(b, now);
     };
-    for (int i = 0; i < 3; ++i) sync(i); // first contact: epoch
+    for (int i = 0; i < 3; ++i) sync(i); // first contact
     for (int round = 0; round < 6; ++round)
         for (int i = 0; i < 3; ++i) {
             for (int visit = 0; visit < 20 * (i + 1); ++visit) {
@@ -425,6 +425,15 @@ TEST_CASE("shared state: the Lua script and its C++ twin give the same answers")
             const wr::queue::ClientAddress client{192, 0, 2, static_cast<uint8_t>(round)};
             nodes[i].redis_side->try_join(client, 3, now);
             nodes[i].twin_side->try_join(client, 3, now);
+            if (round == 2) {
+                // An answer lost on the way back: applied by both stores, sent again next time, applied by neither again.
+                const auto push_a = nodes[i].redis_side->begin_sync(room, now);
+                const auto push_b = nodes[i].twin_side->begin_sync(room, now);
+                store.exchange("node-" + std::to_string(i), {push_a}, timing);
+                twin.exchange("node-" + std::to_string(i), {push_b}, timing);
+                nodes[i].redis_side->sync_failed(true, now);
+                nodes[i].twin_side->sync_failed(true, now);
+            }
             sync(i);
         }
 }
