@@ -173,7 +173,10 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
         reply.grant = compute_grant(request, now_minute);
         reply.share = demand_share(request);
         reply.live_nodes = static_cast<int64_t>(request.others.size()) + 1;
-        room.nodes[node_id] = NodeEntry{push.share_weight, store_ms, reply.grant, store_ms + timing.grant_validity_ms};
+        // Reserved: the grant, or what the node may admit before the answer reaches it, if more.
+        const Grant reserved{std::max(reply.grant.total, push.in_flight_allowance), std::max(reply.grant.this_minute, push.in_flight_allowance),
+                             now_minute};
+        room.nodes[node_id] = NodeEntry{push.share_weight, store_ms, reserved, store_ms + timing.grant_validity_ms};
         std::erase_if(room.sequences, [store_ms](const auto& entry) { return entry.second.second < store_ms - 3600000; });
         room.expires_ms = store_ms + k_room_ttl_seconds * 1000;
     }

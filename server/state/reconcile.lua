@@ -12,8 +12,8 @@
 -- ARGV: 1 node, 2 epoch, 3 now_ms (the node's clock), 4 total_active_users,
 --       5 new_users_per_minute, 6 session minutes, 7 demand rate now, 8 liveness ms,
 --       9 grant validity ms, 10 revocation cursor, 11 ttl seconds, 12 read-only (1/0),
---       13 demand over the share window, 14 number of join keys, then their minutes, then the
---       number of batches, then per batch:
+--       13 demand over the share window, 14 what the node may admit while this push is on its
+--       way, 15 number of join keys, then their minutes, then the number of batches, then per batch:
 --       sequence, number of changes, number of joins, changes as (kind, key, minute, delta)
 --       with kind a(ctive) w(aiting) m (admitted) r(evoked) s(eed), joins as (minute, address, delta).
 -- Returns: {status ("ok" or "epoch"), epoch, last batch applied before, active, waiting,
@@ -32,14 +32,15 @@ local cursor = tonumber(ARGV[10])
 local ttl = tonumber(ARGV[11])
 local read_only = ARGV[12] == '1'
 local weight = tonumber(ARGV[13])
+local in_flight = tonumber(ARGV[14])
 local now_minute = math.floor(now_ms / 60000)
 local time = redis.call('TIME')
 local store_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
 local join_keys = {}
-local n_join_keys = tonumber(ARGV[14])
-for i = 1, n_join_keys do join_keys[ARGV[14 + i]] = KEYS[7 + i] end
-local at = 15 + n_join_keys
+local n_join_keys = tonumber(ARGV[15])
+for i = 1, n_join_keys do join_keys[ARGV[15 + i]] = KEYS[7 + i] end
+local at = 16 + n_join_keys
 
 -- The epoch names this incarnation of the room's state: a new one when the state is gone, so
 -- that every node pushes all it still counts again instead of its latest changes only.
@@ -246,14 +247,16 @@ if not read_only and status == 'ok' then
     if free <= 0 then return 0 end
     local need = math.ceil(2 * rate * validity / 1000) + 1
     local even = math.ceil(free / (live + 1))
-    local want = math.min(apportioned(free), math.max(need, even))
-    if free >= 2 * live and want < 1 then want = 1 end
+    local quiet_floor = 0
+    if free >= 2 * live then quiet_floor = math.min(even, need + 4) end
+    local want = math.min(math.max(apportioned(free), quiet_floor), math.max(need, even))
     return math.max(0, math.min(want, free - reserved))
   end
   grant_total = granted(free_total, reserved_total)
   grant_minute = granted(free_minute, reserved_minute)
-  redis.call('HSET', KEYS[6], node, ARGV[13] .. ':' .. store_ms .. ':' .. grant_total .. ':' .. grant_minute .. ':' ..
-                                     now_minute .. ':' .. (store_ms + validity))
+  -- Reserved: the grant, or what the node may admit before the answer reaches it, if more.
+  redis.call('HSET', KEYS[6], node, ARGV[13] .. ':' .. store_ms .. ':' .. math.max(grant_total, in_flight) .. ':' ..
+                                     math.max(grant_minute, in_flight) .. ':' .. now_minute .. ':' .. (store_ms + validity))
   -- Batch numbers of node runs gone for an hour are forgotten.
   local sequences = redis.call('HGETALL', KEYS[7])
   for i = 1, #sequences, 2 do

@@ -129,7 +129,7 @@ std::vector<std::string> script_arguments(const std::string& sha, const std::str
           std::to_string(push.new_users_per_minute), std::to_string(push.session_minutes), std::string(weight),
           std::to_string(timing.node_liveness_ms), std::to_string(timing.grant_validity_ms), std::to_string(push.revocation_cursor),
           std::to_string(k_room_ttl_seconds), std::string(push.read_only ? "1" : "0"), std::string(share_weight),
-          std::to_string(join_minutes.size())})
+          std::to_string(push.in_flight_allowance), std::to_string(join_minutes.size())})
         out.push_back(argument);
     for (const int64_t minute : join_minutes) out.push_back(std::to_string(minute));
     out.push_back(std::to_string(push.batches.size()));

@@ -131,6 +131,7 @@ RoomPush RoomReplica::begin_sync(const std::string& room_id, util::TimePoint now
     push.new_users_per_minute = m_policy.new_users_per_minute;
     push.session_minutes = m_policy.session_duration.count();
     push.revocation_cursor = m_revocation_cursor;
+    push.in_flight_allowance = std::clamp<int64_t>(allowance(m_policy, now), 0, std::max<int64_t>(0, m_policy.total_active_users));
     m_read_only_in_flight = read_only;
     m_sent_at = now;
     if (read_only) return push;

@@ -38,6 +38,10 @@ struct RoomPush {
     double demand_weight = 0;
     double share_weight = 0;
     int64_t revocation_cursor = 0;  // revocations already seen
+    // What the node may still admit while this push is on its way (its allowance when it sent
+    // it): the store keeps that much reserved too, since the answer's grant takes over only when
+    // it arrives.
+    int64_t in_flight_allowance = 0;
     std::vector<PushedBatch> batches;
 };
 

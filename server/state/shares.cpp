@@ -71,13 +71,17 @@ int64_t apportioned_seats(const GrantRequest& request, int64_t free) {
 
 namespace {
 
+constexpr int64_t k_quiet_headroom = 4;
+
 int64_t granted(const GrantRequest& request, int64_t free, int64_t reserved) {
     if (free <= 0) return 0;
     const auto live = static_cast<int64_t>(request.others.size()) + 1;
     const auto need = static_cast<int64_t>(std::ceil(2.0 * request.own_rate * static_cast<double>(request.validity_ms) / 1000.0)) + 1;
     const auto even = static_cast<int64_t>(std::ceil(static_cast<double>(free) / static_cast<double>(live + 1)));
-    int64_t want = std::min(apportioned_seats(request, free), std::max(need, even));
-    if (free >= 2 * live) want = std::max<int64_t>(want, 1);
+    // While the room has plenty, a node whose share is small still gets room for a few arrivals
+    // at once (the more the room has free, the less a few seats matter to anyone else).
+    const int64_t quiet_floor = free >= 2 * live ? std::min(even, need + k_quiet_headroom) : 0;
+    const int64_t want = std::min(std::max(apportioned_seats(request, free), quiet_floor), std::max(need, even));
     return std::max<int64_t>(0, std::min(want, free - reserved));
 }
 

@@ -62,9 +62,10 @@ int64_t apportioned_seats(const GrantRequest& request, int64_t free);
 // The grant: this node's seats of the free slots, but no more than it needs — twice what its
 // demand would take while the grant lasts, or an even share among one node more than are live,
 // whichever is more — so that the first node to sync when traffic starts does not reserve the
-// whole room before the others are heard of; one seat at
-// least while the room has two per live node free, so a quiet node can still let a first visitor
-// in; and never more than other nodes' grants leave.
+// whole room before the others are heard of; while the room has two free slots per live node,
+// at least room for a few arrivals at once (its need and 4 more, up to that even share), so
+// that a quiet node does not queue visitors while the room has plenty (Cloudflare's "more slots
+// at low utilisation"); and never more than other nodes' grants leave.
 Grant compute_grant(const GrantRequest& request, int64_t minute);
 
 // A node's demand weight, in requests per second that wanted a slot: up at once when demand

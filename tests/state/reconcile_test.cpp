@@ -234,6 +234,32 @@ TEST_CASE("state: grants in force never add up to more than the room has free, h
     CHECK(admitted >= 190);
 }
 
+TEST_CASE("state: what a node admits while its push is on its way stays reserved until the answer arrives") {
+    // Node 0's answer comes back late; meanwhile it spends what its old grant left, and node 1
+    // syncs and spends its new grant. Only reserving node 0's allowance at send time keeps the
+    // two within the limit.
+    Cluster cluster(2);
+    const Policy policy = limits(1000, 200);
+    cluster.clock.set(wr::queue::minute_start(wr::queue::minute_of(cluster.clock.now()) + 1));
+    cluster.sync_all();
+    int64_t admitted = 0;
+    const auto spend = [&](int node) {
+        for (int64_t i = cluster.replicas[node]->allowance(policy, cluster.clock.now()); i > 0; --i)
+            admitted += cluster.visit(node, policy).newly_admitted;
+    };
+    for (int round = 0; round < 10; ++round) {
+        const wr::state::RoomPush push = cluster.replicas[0]->begin_sync(k_room, cluster.clock.now());
+        const auto replies = cluster.store.exchange("node-0", {push}, cluster.timing);
+        spend(0); // before the answer arrives
+        cluster.sync(1);
+        spend(1);
+        cluster.replicas[0]->end_sync(replies.at(0), cluster.clock.now());
+        cluster.clock.advance(100ms);
+    }
+    CHECK(admitted <= 200);
+    CHECK(admitted >= 190);
+}
+
 TEST_CASE("state: a push whose answer was lost is counted once when it is sent again") {
     Cluster cluster(2);
     const Policy policy = limits(1000, 1000);
