@@ -156,20 +156,22 @@ struct ThreeEdges {
         nodes[0]->api("POST", "/client/v4/zones/example.com/waiting_rooms",
                       {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200},
                        {"session_duration", 1}});
-        const std::filesystem::path backup = dirs[0].path() / "copy.db";
-        REQUIRE(wr::test::run_wr({"backup", "--data-dir", dirs[0].path().string(), "--out", backup.string()}).exit_code == 0);
-        for (int i = 1; i < 3; ++i) {
-            const auto restored = wr::test::run_wr({"restore", "--data-dir", dirs[i].path().string(), backup.string()});
-            REQUIRE_MESSAGE(restored.exit_code == 0, restored.err);
-            for (const char* file : {"cookie.key", "admin.token"})
-                std::filesystem::copy_file(dirs[0].path() / file, dirs[i].path() / file);
-            nodes.push_back(std::make_unique<Node>(dirs[i].path(), state, "edge-" + std::to_string(i + 1), extra));
-        }
+        REQUIRE(wr::test::run_wr({"backup", "--data-dir", dirs[0].path().string(), "--out", backup().string()}).exit_code == 0);
+        for (int i = 1; i < 3; ++i) nodes.push_back(copy_of_first(dirs[i].path(), state, "edge-" + std::to_string(i + 1), extra));
         // Node 1's edge sees its new room within its configuration poll (200 ms); the others
         // read it at start.
         std::this_thread::sleep_for(400ms);
     }
     int edge(size_t i) const { return nodes[i % nodes.size()]->edge_port; }
+    std::filesystem::path backup() const { return dirs[0].path() / "copy.db"; }
+    // Another node with node 1's rooms and cookie key.
+    std::unique_ptr<Node> copy_of_first(const std::filesystem::path& dir, const std::string& state, const std::string& name,
+                                        const std::vector<std::string>& extra = {}) const {
+        const auto restored = wr::test::run_wr({"restore", "--data-dir", dir.string(), backup().string()});
+        REQUIRE_MESSAGE(restored.exit_code == 0, restored.err);
+        for (const char* file : {"cookie.key", "admin.token"}) std::filesystem::copy_file(dirs[0].path() / file, dir / file);
+        return std::make_unique<Node>(dir, state, name, extra);
+    }
 
     TempDir dirs[3];
     std::vector<std::unique_ptr<Node>> nodes;
@@ -219,6 +221,11 @@ TEST_CASE("shared state: three edges on one Redis hold the room's limits togethe
     // Everyone sees the same room: each edge reports every admitted visitor.
     std::this_thread::sleep_for(300ms);
     for (const auto& node : edges.nodes) CHECK(node->status()["estimated_total_active_users"] == admitted_count(browsers));
+    // So does a node that serves none of it (as a control node would): it reads the room from Redis.
+    TempDir quiet_dir;
+    const auto quiet = edges.copy_of_first(quiet_dir.path(), redis.url(), "control");
+    CHECK(quiet->status()["estimated_total_active_users"] == admitted_count(browsers));
+    CHECK(quiet->status()["estimated_queued_users"] == 240 - admitted_count(browsers));
 
     // Room for 20 more (the limits rise on every node): those waiting come first, so a new
     // arrival on any edge still waits while they do.
