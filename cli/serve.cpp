@@ -1,5 +1,6 @@
 // `wr serve` and `wr migrate`: the commands that run on the server itself, without the API.
 #include <cctype>
+#include <charconv>
 #include <csignal>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include "commands.h"
 #include "app.h"
 #include "edge/key_ring.h"
+#include "state/state_url.h"
 #include "store/database.h"
 #include "store/migrate.h"
 #include "util/files.h"
@@ -65,6 +67,26 @@ TlsStamps stamps_of(const std::vector<std::string>& files) {
     TlsStamps stamps;
     for (const std::string& file : files) stamps.push_back(stamp_of(file));
     return stamps;
+}
+
+// "250ms", "1s" or a bare number of milliseconds.
+std::chrono::milliseconds sync_interval(const std::string& text) {
+    std::string number = text;
+    int64_t scale = 1;
+    if (number.ends_with("ms")) {
+        number.resize(number.size() - 2);
+    } else if (number.ends_with("s")) {
+        number.resize(number.size() - 1);
+        scale = 1000;
+    }
+    int64_t value = 0;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (number.empty() || error != std::errc{} || end != number.data() + number.size())
+        throw CliError("--state-sync-interval: expected a duration such as 250ms or 1s, not '" + text + "'");
+    const std::chrono::milliseconds interval{value * scale};
+    if (interval < std::chrono::milliseconds{10} || interval > std::chrono::seconds{10})
+        throw CliError("--state-sync-interval: must be between 10ms and 10s, not " + text);
+    return interval;
 }
 
 std::string host_name() {
@@ -139,6 +161,10 @@ void add_serve_commands(CLI::App& root, Context& context) {
         std::string control_ca_file;
         std::string admin_tls_certificate;
         std::string admin_tls_private_key;
+        // shared state
+        std::string state = "memory";
+        std::string state_sync_interval = "250ms";
+        std::string state_failure = "local-share";
     };
     auto options = std::make_shared<ServeOptions>();
     CLI::App* serve = root.add_subcommand("serve", "Run wr: the admin API (and the edge) on this machine");
@@ -236,10 +262,30 @@ void add_serve_commands(CLI::App& root, Context& context) {
     serve->add_option("--admin-tls-key", options->admin_tls_private_key, "PEM private key for --admin-tls-cert")
         ->envname("WR_ADMIN_TLS_KEY")
         ->check(CLI::ExistingFile);
+    serve->add_option("--state", options->state,
+                      "Where admission counts live: memory (this process), redis://[:PASSWORD@]HOST:PORT/DB or "
+                      "redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER (shared by every node pointing there)")
+        ->envname("WR_STATE")
+        ->group("Shared state")
+        ->capture_default_str();
+    serve->add_option("--state-sync-interval", options->state_sync_interval,
+                      "How often this node reconciles its counts with the shared state (10ms to 10s; 250ms, 1s)")
+        ->group("Shared state")
+        ->capture_default_str();
+    serve->add_option("--state-failure", options->state_failure,
+                      "While the shared state cannot be reached: local-share (admit from this node's last known share "
+                      "of the limits), open (admit everyone) or closed (admit no one new)")
+        ->check(CLI::IsMember({"local-share", "open", "closed"}))
+        ->group("Shared state")
+        ->capture_default_str();
     serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
-                  "Several nodes: a control node, and edges that take their configuration from it:\n"
-                  "  wr serve --role control --admin-listen 0.0.0.0:9090 --admin-tls-cert admin.pem --admin-tls-key admin.key\n"
-                  "  WR_CONTROL_TOKEN=wr_… wr serve --role edge --control-url https://control:9090 --control-ca-file ca.pem\n\n"
+                  "Several nodes: a control node, and edges that take their configuration from it and share the rooms'\n"
+                  "counts through Redis (the control node reads the whole room from there):\n"
+                  "  wr serve --role control --admin-listen 0.0.0.0:9090 --admin-tls-cert admin.pem --admin-tls-key admin.key \\\n"
+                  "           --state redis://10.0.0.5:6379/0\n"
+                  "  WR_CONTROL_TOKEN=wr_… wr serve --role edge --node-name edge-1 --control-url https://control:9090 \\\n"
+                  "           --control-ca-file ca.pem --state redis://10.0.0.5:6379/0      (the same on edge-2 and edge-3)\n"
+                  "Edges with --state memory (the default) each hold a room of their own: each admits up to the full limits.\n\n"
                   "On first start wr creates an admin API token in <data-dir>/admin.token and the cookie key\n"
                   "in <data-dir>/cookie.key (both mode 0600).\n\n"
                   "SIGTERM or SIGINT: stop accepting, finish what is in flight (--drain-timeout), write analytics, exit 0.\n"
@@ -255,6 +301,15 @@ void add_serve_commands(CLI::App& root, Context& context) {
         pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
         AppOptions app_options;
+        // Checked before anything starts, so a mistake costs one line and nothing else.
+        try {
+            state::parse_state_url(options->state);
+        } catch (const std::invalid_argument& error) {
+            throw CliError(std::string("--state: ") + error.what());
+        }
+        app_options.state = options->state;
+        app_options.state_sync_interval = sync_interval(options->state_sync_interval);
+        app_options.state_failure = options->state_failure;
         app_options.data_dir = context.data_dir;
         app_options.node_name = options->node_name;
         app_options.admin_listen = listen_address(options->admin_listen, "--admin-listen");

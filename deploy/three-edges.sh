@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # A control node and three edges on this machine, the way they run on four: the control node's
-# admin API over HTTPS with a private CA, an edge token, three edges that pull from it, and a room
-# in front of an origin. Ctrl-C stops them all.
+# admin API over HTTPS with a private CA, an edge token, three edges that pull from it and share
+# the room's counts through one redis-server, and a room in front of an origin. Ctrl-C stops them
+# all.
 #
 #   deploy/three-edges.sh [path/to/wr] [--smoke]
 #
 # --smoke: check that every edge serves the room and that the control node sees three edges,
 # then stop (make test runs this). Ports: WR_DEPLOY_PORT (default 19090: control 19090, edges'
-# public listeners 18081-18083, their health/metrics 19091-19093), origin WR_DEPLOY_ORIGIN
-# (default: the demo origin on 13000, if the binary is next to wr).
+# public listeners 18081-18083, their health/metrics 19091-19093, Redis 16379), origin
+# WR_DEPLOY_ORIGIN (default: the demo origin on 13000, if the binary is next to wr). Without
+# redis-server on the PATH the edges keep in-memory state: three rooms of their own (each warns).
 set -euo pipefail
 
 wr=${1:-build/wr}
@@ -42,6 +44,17 @@ if [[ -z $origin ]]; then
   origin=http://127.0.0.1:$((base - 6090))
 fi
 
+# Redis for the admission counts (no persistence: the edges restore the counts after a restart).
+state=memory
+if command -v redis-server >/dev/null; then
+  redis-server --port $((base - 2711)) --bind 127.0.0.1 --save '' --appendonly no >"$work/redis.log" 2>&1 &
+  pids+=($!)
+  state=redis://127.0.0.1:$((base - 2711))/0
+  for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$((base - 2711))") 2>/dev/null && break; sleep 0.1; done
+else
+  log "redis-server is missing: each edge keeps its own counts (scripts/install-deps.sh test installs it)"
+fi
+
 # A private CA and the control node's certificate, signed by it.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj "/CN=wr demo CA" \
   -keyout "$work/ca.key" -out "$work/ca.pem" 2>/dev/null
@@ -55,7 +68,7 @@ chmod 0600 "$work"/*.key
 # The control node.
 control=https://127.0.0.1:$base
 "$wr" serve --role control --node-name control --data-dir "$work/control" --admin-listen 127.0.0.1:$base \
-  --admin-tls-cert "$work/admin.pem" --admin-tls-key "$work/admin.key" >"$work/control.log" 2>&1 &
+  --admin-tls-cert "$work/admin.pem" --admin-tls-key "$work/admin.key" --state "$state" >"$work/control.log" 2>&1 &
 pids+=($!)
 export WR_API_URL=$control WR_API_CA_FILE=$work/ca.pem
 for _ in $(seq 100); do [[ -s $work/control/admin.token ]] && break; sleep 0.1; done
@@ -72,7 +85,7 @@ edge_token=$("$wr" tokens create --name edges --scope edge 2>/dev/null)
 # Three edges; the token goes through the environment, not the command line.
 for i in 1 2 3; do
   WR_CONTROL_TOKEN=$edge_token "$wr" serve --role edge --node-name "edge-$i" --data-dir "$work/edge-$i" \
-    --control-url "$control" --control-ca-file "$work/ca.pem" \
+    --control-url "$control" --control-ca-file "$work/ca.pem" --state "$state" \
     --edge-listen 127.0.0.1:$((base - 1010 + i)) --admin-listen 127.0.0.1:$((base + i)) >"$work/edge-$i.log" 2>&1 &
   pids+=($!)
 done
@@ -98,12 +111,17 @@ if $smoke; then
   done
   "$wr" rooms status shop
   [[ $nodes == 3 ]] || { log "the control node sees $nodes edges, not 3"; exit 1; }
+  if [[ $state != memory ]]; then
+    shared=$("$wr" -o json rooms status shop | grep -c '"backend": "redis"' || true)
+    [[ $shared == 4 ]] || { log "$shared of 4 nodes use redis"; exit 1; }
+  fi
   log "ok"
   exit 0
 fi
 
 cat <<MSG
 Control node (admin API):  $control    (CA: $work/ca.pem; export WR_API_URL=$control WR_API_CA_FILE=$work/ca.pem WR_API_TOKEN=$WR_API_TOKEN)
+Shared state:              $state
 Edges:                     http://127.0.0.1:$((base - 1009))/ …:$((base - 1008)) …:$((base - 1007))   (Host: shop.example.com)
 Try:                       $wr rooms status shop       # the room across the three edges
                            curl -H 'Host: shop.example.com' http://127.0.0.1:$((base - 1009))/

@@ -19,7 +19,7 @@
 #include "fleet/fleet_status.h"
 #include "fleet/published_snapshot.h"
 #include "fleet/remote_tokens.h"
-#include "state/memory_counters.h"
+#include "state/make_counters.h"
 #include "store/database.h"
 #include "store/migrate.h"
 #include "util/data_dir_lock.h"
@@ -55,6 +55,25 @@ fleet::ControlOptions control_options(const AppOptions& options) {
     control.token = options.control_token;
     control.ca_file = options.control_ca_file;
     return control;
+}
+
+// The counters' health as /metrics shows it.
+analytics::StateMetrics state_metrics(const std::string& node, const state::Health& health) {
+    analytics::StateMetrics metrics;
+    metrics.node = node;
+    metrics.backend = health.backend;
+    metrics.connected = health.connected;
+    metrics.failure_mode = health.failure_mode;
+    metrics.rooms_degraded = health.rooms_degraded;
+    metrics.syncs = health.syncs;
+    metrics.sync_failures = health.sync_failures;
+    metrics.outages = health.outages;
+    for (size_t i = 0; i < state::SyncTimes::k_bounds_seconds.size(); ++i)
+        metrics.sync_buckets.emplace_back(state::SyncTimes::k_bounds_seconds[i], health.sync_times.counts[i]);
+    metrics.sync_over = health.sync_times.counts.back();
+    metrics.sync_count = health.sync_times.count;
+    metrics.sync_sum_seconds = health.sync_times.sum_seconds;
+    return metrics;
 }
 
 } // namespace
@@ -110,8 +129,11 @@ void App::build_store_node() {
     if (const auto token_file = control::bootstrap_admin_token(*m_database, m_clock.now(), m_options.data_dir))
         util::log_info("auth", "created the first admin API token; it is in " + token_file->string() +
                                    " (readable by this user only)");
-    m_counters = std::make_unique<state::MemoryCounters>();
+    m_counters = state::make_counters(state::StateOptions{m_options.state, m_options.state_sync_interval, m_options.state_failure,
+                                                          m_options.node_name},
+                                      m_clock);
     m_analytics = std::make_unique<analytics::Registry>();
+    m_analytics->set_state_source([this] { return state_metrics(m_options.node_name, m_counters->health()); });
     m_published_snapshot = std::make_unique<fleet::PublishedSnapshot>();
 
     // A control node on a shared store reads the whole room from it, under each room's policy.
@@ -163,8 +185,15 @@ void App::build_edge_node() {
         util::log_warn("edge", "the cookie keys come from " + control.url.text() +
                                    " over plain HTTP, readable on the network: serve the control node's admin listener over "
                                    "HTTPS (--admin-tls-cert, --admin-tls-key) and use an https:// --control-url");
-    m_counters = std::make_unique<state::MemoryCounters>();
+    m_counters = state::make_counters(state::StateOptions{m_options.state, m_options.state_sync_interval, m_options.state_failure,
+                                                          m_options.node_name},
+                                      m_clock);
+    if (m_counters->health().backend == "memory")
+        util::log_warn("state", "this edge keeps its admission counts in its own memory (--state memory): it is a waiting room of "
+                                "its own and admits up to each room's full limits, whatever other edges do; give every edge the "
+                                "same --state redis://… to hold the limits together");
     m_analytics = std::make_unique<analytics::Registry>();
+    m_analytics->set_state_source([this] { return state_metrics(m_options.node_name, m_counters->health()); });
     m_config_source = std::make_unique<edge::ConfigSource>();
     m_puller = std::make_unique<fleet::ConfigPuller>(fleet::ControlClient(control), m_options.data_dir / fleet::k_config_cache_file,
                                                      *m_analytics, *m_config_source, m_clock, m_options.control_poll_interval);

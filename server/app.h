@@ -98,6 +98,13 @@ struct AppOptions {
     std::chrono::milliseconds control_poll_interval{1000}; // edge: how often it asks for a new configuration
     std::string admin_tls_certificate; // serve the admin listener over HTTPS (PEM files)
     std::string admin_tls_private_key;
+
+    // Shared state: where admission counts live (memory: this process; redis://… or
+    // redis-sentinel://…: shared by every node pointing there), how often this node reconciles
+    // with it, and what admission does while it cannot be reached (local-share, open, closed).
+    std::string state = "memory";
+    std::chrono::milliseconds state_sync_interval{250};
+    std::string state_failure = "local-share";
 };
 
 class App {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analytics/room_stats.h"
+#include "analytics/state_metrics.h"
 
 namespace wr::analytics {
 
@@ -45,7 +46,7 @@ struct NodeMetrics {
     std::string name = "wr";
     std::string role = "all";                // all, control, edge
     std::string state_backend = "memory";    // the admission state's store
-    bool state_connected = true;
+    std::optional<StateMetrics> state;       // how it reaches the admission state (wr_state_* families)
     std::optional<bool> control_reachable;   // edges: the last exchange with the control node worked
     int64_t open_tunnels = 0;                // upgraded connections the edge tunnels now
     uint64_t tunnels_opened = 0;             // and since it started

@@ -138,9 +138,9 @@ Reply metrics(Services& services, Request& request) {
     if (services.counters) {
         const state::Health health = services.counters->health();
         node.state_backend = health.backend;
-        node.state_connected = health.connected;
     }
     if (services.analytics) {
+        node.state = services.analytics->state_metrics();
         node.open_tunnels = services.analytics->edge().open_tunnels.load(std::memory_order_relaxed);
         node.tunnels_opened = services.analytics->edge().tunnels_opened.load(std::memory_order_relaxed);
     }

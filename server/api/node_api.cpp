@@ -75,7 +75,7 @@ Reply metrics(NodeServices& services, const model::Token& token) {
     node.role = "edge";
     const state::Health health = services.counters.health();
     node.state_backend = health.backend;
-    node.state_connected = health.connected;
+    node.state = services.analytics.state_metrics();
     node.control_reachable = services.puller.state().control_reachable;
     node.open_tunnels = services.analytics.edge().open_tunnels.load(std::memory_order_relaxed);
     node.tunnels_opened = services.analytics.edge().tunnels_opened.load(std::memory_order_relaxed);

@@ -25,7 +25,12 @@ TEST_CASE("analytics: the Prometheus text parses, with escaped labels and a cons
     wr::analytics::NodeMetrics node;
     node.name = "edge-1";
     node.role = "edge";
-    node.state_connected = false;
+    wr::analytics::StateMetrics state;
+    state.node = "edge-1";
+    state.backend = "redis";
+    state.connected = false;
+    state.failure_mode = "local-share";
+    node.state = state;
     node.control_reachable = true;
     const std::string text = wr::analytics::prometheus_text({room}, decisions.snapshot(), node);
     const wr::test::Exposition metrics = wr::test::parse_prometheus(text);
@@ -48,7 +53,8 @@ TEST_CASE("analytics: the Prometheus text parses, with escaped labels and a cons
     CHECK(metrics.value("wr_admission_decision_seconds_sum", node_only) == doctest::Approx(2.0000011));
     // The node itself: its role and its links.
     CHECK(metrics.value("wr_node_info", {{"node", "edge-1"}, {"role", "edge"}, {"state_backend", "memory"}}) == 1);
-    CHECK(metrics.value("wr_state_connected", node_only) == 0);
+    CHECK(metrics.value("wr_state_connected", {{"node", "edge-1"}, {"backend", "redis"}}) == 0);
+    CHECK(metrics.value("wr_state_failure_mode", node_only, "mode", "local-share") == 1);
     CHECK(metrics.value("wr_control_reachable", node_only) == 1);
     // A node that is not an edge has no control node to reach.
     CHECK(wr::analytics::prometheus_text({room}, decisions.snapshot()).find("wr_control_reachable") == std::string::npos);
