@@ -18,8 +18,9 @@ void family(std::string& out, const char* name, const char* type, const char* he
     out += '\n';
 }
 
-std::string labels(const RoomMetrics& room) {
-    return "zone=\"" + escape_label(room.zone) + "\",room=\"" + escape_label(room.room) + "\"";
+// node, zone, room: the node first, since every series has it.
+std::string room_labels(const std::string& node, const RoomMetrics& room) {
+    return node + ",zone=\"" + escape_label(room.zone) + "\",room=\"" + escape_label(room.room) + "\"";
 }
 
 std::string seconds(int64_t ns) {
@@ -59,8 +60,17 @@ std::string escape_label(const std::string& value) {
 }
 
 std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions,
-                            const EdgeMetrics& edge) {
+                            const NodeMetrics& node) {
+    const std::string node_label = "node=\"" + escape_label(node.name) + "\"";
+    const auto labels = [&node_label](const RoomMetrics& room) { return room_labels(node_label, room); };
     std::string out;
+    family(out, "wr_node_info", "gauge", "This node: its role and where its admission state lives (always 1).");
+    out += "wr_node_info{" + node_label + ",role=\"" + escape_label(node.role) + "\",state_backend=\"" +
+           escape_label(node.state_backend) + "\"} 1\n";
+    if (node.control_reachable) {
+        family(out, "wr_control_reachable", "gauge", "1 while the last exchange with the control node worked (edge nodes).");
+        out += "wr_control_reachable{" + node_label + "} " + (*node.control_reachable ? "1" : "0") + "\n";
+    }
     family(out, "wr_room_active_users", "gauge", "Admitted users whose session is live.");
     for (const RoomMetrics& room : rooms) out += "wr_room_active_users{" + labels(room) + "} " + std::to_string(room.active_users) + "\n";
     family(out, "wr_room_queued_users", "gauge", "Users waiting who checked in within the last minutes.");
@@ -98,16 +108,49 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
     uint64_t cumulative = 0;
     for (size_t i = 0; i < LatencyHistogram::k_bounds_ns.size(); ++i) {
         cumulative += decisions.counts[i];
-        out += "wr_admission_decision_seconds_bucket{le=\"" + seconds(LatencyHistogram::k_bounds_ns[i]) + "\"} " +
+        out += "wr_admission_decision_seconds_bucket{" + node_label + ",le=\"" + seconds(LatencyHistogram::k_bounds_ns[i]) + "\"} " +
                std::to_string(cumulative) + "\n";
     }
-    out += "wr_admission_decision_seconds_bucket{le=\"+Inf\"} " + std::to_string(decisions.count) + "\n";
-    out += "wr_admission_decision_seconds_sum " + seconds(static_cast<int64_t>(decisions.sum_ns)) + "\n";
-    out += "wr_admission_decision_seconds_count " + std::to_string(decisions.count) + "\n";
+    out += "wr_admission_decision_seconds_bucket{" + node_label + ",le=\"+Inf\"} " + std::to_string(decisions.count) + "\n";
+    out += "wr_admission_decision_seconds_sum{" + node_label + "} " + seconds(static_cast<int64_t>(decisions.sum_ns)) + "\n";
+    out += "wr_admission_decision_seconds_count{" + node_label + "} " + std::to_string(decisions.count) + "\n";
     family(out, "wr_edge_open_tunnels", "gauge", "Upgraded connections (WebSockets and others) the edge is tunnelling now.");
-    out += "wr_edge_open_tunnels " + std::to_string(edge.open_tunnels) + "\n";
+    out += "wr_edge_open_tunnels{" + node_label + "} " + std::to_string(node.open_tunnels) + "\n";
     family(out, "wr_edge_tunnels_opened_total", "counter", "Upgraded connections the edge has tunnelled since it started.");
-    out += "wr_edge_tunnels_opened_total " + std::to_string(edge.tunnels_opened) + "\n";
+    out += "wr_edge_tunnels_opened_total{" + node_label + "} " + std::to_string(node.tunnels_opened) + "\n";
+    if (node.state) out += state_metrics_text(*node.state);
+    return out;
+}
+
+std::string state_metrics_text(const StateMetrics& state) {
+    const std::string node = "node=\"" + escape_label(state.node) + "\"";
+    std::string out;
+    family(out, "wr_state_connected", "gauge", "1 while this node reaches the state it shares with other nodes (always 1 in memory).");
+    out += "wr_state_connected{" + node + ",backend=\"" + escape_label(state.backend) + "\"} " + (state.connected ? "1" : "0") + "\n";
+    if (state.backend == "memory") return out;
+    family(out, "wr_state_failure_mode", "gauge", "What admission does while the shared state cannot be reached (1 for the mode in force).");
+    for (const char* mode : {"local-share", "open", "closed"})
+        out += "wr_state_failure_mode{" + node + ",mode=\"" + mode + "\"} " + (state.failure_mode == mode ? "1" : "0") + "\n";
+    family(out, "wr_state_degraded_rooms", "gauge", "Rooms this node admits to under the failure mode now, for want of a grant from the shared state.");
+    out += "wr_state_degraded_rooms{" + node + "} " + std::to_string(state.rooms_degraded) + "\n";
+    family(out, "wr_state_syncs_total", "counter", "Round trips to the shared state that succeeded.");
+    out += "wr_state_syncs_total{" + node + "} " + std::to_string(state.syncs) + "\n";
+    family(out, "wr_state_sync_failures_total", "counter", "Round trips to the shared state that failed.");
+    out += "wr_state_sync_failures_total{" + node + "} " + std::to_string(state.sync_failures) + "\n";
+    family(out, "wr_state_outages_total", "counter", "Times the shared state became unreachable.");
+    out += "wr_state_outages_total{" + node + "} " + std::to_string(state.outages) + "\n";
+    family(out, "wr_state_sync_duration_seconds", "histogram", "Time one round trip to the shared state takes, all active rooms together.");
+    uint64_t cumulative = 0;
+    char bound[32];
+    for (const auto& [le, count] : state.sync_buckets) {
+        cumulative += count;
+        std::snprintf(bound, sizeof bound, "%g", le);
+        out += "wr_state_sync_duration_seconds_bucket{" + node + ",le=\"" + bound + "\"} " + std::to_string(cumulative) + "\n";
+    }
+    out += "wr_state_sync_duration_seconds_bucket{" + node + ",le=\"+Inf\"} " + std::to_string(state.sync_count) + "\n";
+    std::snprintf(bound, sizeof bound, "%g", state.sync_sum_seconds);
+    out += "wr_state_sync_duration_seconds_sum{" + node + "} " + bound + "\n";
+    out += "wr_state_sync_duration_seconds_count{" + node + "} " + std::to_string(state.sync_count) + "\n";
     return out;
 }
 

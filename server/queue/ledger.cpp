@@ -65,7 +65,40 @@ double Ledger::admission_rate(util::TimePoint now, std::chrono::minutes session_
     return static_cast<double>(admitted) / static_cast<double>(full_minutes);
 }
 
-void Ledger::add_active(util::TimePoint counted_at) { ++m_active_by_minute[minute_of(counted_at)]; }
+void Ledger::apply(const LedgerChange& change) {
+    const auto add = [](std::map<int64_t, int64_t>& counts, int64_t key, int64_t delta) {
+        if (delta == 0) return;
+        const auto [it, inserted] = counts.try_emplace(key, 0);
+        if ((it->second += delta) == 0) counts.erase(it);
+    };
+    switch (change.kind) {
+    case LedgerChange::Kind::active:
+        add(m_active_by_minute, change.key, change.delta);
+        break;
+    case LedgerChange::Kind::waiting: {
+        auto& bucket = m_waiting[change.key];
+        add(bucket, change.minute, change.delta);
+        if (bucket.empty()) m_waiting.erase(change.key);
+        break;
+    }
+    case LedgerChange::Kind::admitted:
+        add(m_admitted_by_minute, change.key, change.delta);
+        if (change.delta > 0 && (m_first_minute < 0 || change.key < m_first_minute)) m_first_minute = change.key;
+        break;
+    case LedgerChange::Kind::revoked:
+        m_revoked[static_cast<uint64_t>(change.key)] = util::TimePoint{util::Milliseconds{change.minute}};
+        break;
+    case LedgerChange::Kind::release_seed:
+        m_seed_minute = change.key;
+        m_seed = static_cast<uint64_t>(change.minute);
+        break;
+    }
+}
+
+void Ledger::add_active(util::TimePoint counted_at) {
+    ++m_active_by_minute[minute_of(counted_at)];
+    record(LedgerChange::Kind::active, minute_of(counted_at), 0, 1);
+}
 
 void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
     const int64_t minute = minute_of(counted_at);
@@ -74,10 +107,12 @@ void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
     // Absent means already forgotten (or never counted here); counts never go below zero.
     if (it == m_active_by_minute.end()) return;
     if (--it->second <= 0) m_active_by_minute.erase(it);
+    record(LedgerChange::Kind::active, minute, 0, -1);
 }
 
 void Ledger::add_waiting(util::TimePoint bucket, util::TimePoint checked_in) {
     ++m_waiting[ms_of(bucket)][minute_of(checked_in)];
+    record(LedgerChange::Kind::waiting, ms_of(bucket), minute_of(checked_in), 1);
 }
 
 void Ledger::remove_waiting(util::TimePoint bucket, util::TimePoint checked_in, util::TimePoint now) {
@@ -88,12 +123,19 @@ void Ledger::remove_waiting(util::TimePoint bucket, util::TimePoint checked_in, 
     if (it == bucket_it->second.end()) return;
     if (--it->second <= 0) bucket_it->second.erase(it);
     if (bucket_it->second.empty()) m_waiting.erase(bucket_it);
+    record(LedgerChange::Kind::waiting, ms_of(bucket), minute_of(checked_in), -1);
 }
 
 void Ledger::count_admission(util::TimePoint now) {
     const int64_t minute = minute_of(now);
     ++m_admitted_by_minute[minute];
     if (m_first_minute < 0) m_first_minute = minute;
+    record(LedgerChange::Kind::admitted, minute, 0, 1);
+}
+
+void Ledger::revoke(uint64_t session_id, util::TimePoint until) {
+    m_revoked[session_id] = until;
+    record(LedgerChange::Kind::revoked, static_cast<int64_t>(session_id), until.time_since_epoch().count(), 0);
 }
 
 uint64_t Ledger::release_seed(util::TimePoint now, util::Random& random) {
@@ -101,6 +143,7 @@ uint64_t Ledger::release_seed(util::TimePoint now, util::Random& random) {
     if (minute != m_seed_minute) {
         m_seed_minute = minute;
         m_seed = random.next();
+        record(LedgerChange::Kind::release_seed, minute, static_cast<int64_t>(m_seed), 0);
     }
     return m_seed;
 }

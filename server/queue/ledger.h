@@ -28,6 +28,30 @@ inline constexpr int64_t k_max_rate_window_minutes = 30;
 int64_t minute_of(util::TimePoint time);                 // minutes since the epoch
 util::TimePoint minute_start(int64_t minute);
 
+// One change to a ledger, for rooms that several nodes share (server/state/): each node journals
+// the changes its requests make, pushes them to the shared store, and rebuilds its ledger as the
+// global counts plus the changes the store has not seen yet.
+struct LedgerChange {
+    enum class Kind : uint8_t {
+        active,       // key: minute; delta: users
+        waiting,      // key: bucket (ms); minute: check-in minute; delta: users
+        admitted,     // key: minute; delta: admissions
+        revoked,      // key: session id (bits); minute: until (ms); delta unused
+        release_seed, // key: minute; minute: the seed (bits); delta unused
+    };
+    Kind kind = Kind::active;
+    int64_t key = 0;
+    int64_t minute = 0;
+    int64_t delta = 0;
+    bool operator==(const LedgerChange&) const = default;
+};
+
+class LedgerJournal {
+public:
+    virtual ~LedgerJournal() = default;
+    virtual void record(const LedgerChange& change) = 0;
+};
+
 class Ledger {
 public:
     // Admitted users whose last counted request is recent enough to be inside a session of
@@ -51,7 +75,7 @@ public:
     void count_admission(util::TimePoint now);
 
     bool is_revoked(uint64_t session_id) const { return m_revoked.contains(session_id); }
-    void revoke(uint64_t session_id, util::TimePoint until) { m_revoked[session_id] = until; }
+    void revoke(uint64_t session_id, util::TimePoint until);
     size_t revoked_sessions() const { return m_revoked.size(); }
 
     // A per-minute seed for releasing random-queue slots at random moments; drawn once a minute.
@@ -64,7 +88,18 @@ public:
     // For tests and memory checks.
     size_t bucket_count() const { return m_waiting.size(); }
 
+    // Every change the mutators above make from now on is also told to `journal` (nullptr: none).
+    // Copies of a ledger do not inherit it.
+    void set_journal(LedgerJournal* journal) { m_journal.journal = journal; }
+    // Adds a change as it stands, without the checks the mutators make and without journaling
+    // it: for building a ledger from global counts and replaying journaled changes onto them.
+    void apply(const LedgerChange& change);
+
 private:
+    void record(LedgerChange::Kind kind, int64_t key, int64_t minute, int64_t delta) {
+        if (m_journal.journal) m_journal.journal->record({kind, key, minute, delta});
+    }
+
     void prune_now(int64_t now_minute, util::TimePoint now);
 
     std::map<int64_t, int64_t> m_active_by_minute;
@@ -75,6 +110,14 @@ private:
     int64_t m_pruned_minute = -1;
     int64_t m_seed_minute = -1;
     uint64_t m_seed = 0;
+    // Not copied: a copy of a ledger (or a ledger assigned another's counts) keeps its own.
+    struct JournalLink {
+        LedgerJournal* journal = nullptr;
+        JournalLink() = default;
+        JournalLink(const JournalLink&) {}
+        JournalLink& operator=(const JournalLink&) { return *this; }
+    };
+    JournalLink m_journal;
 };
 
 } // namespace wr::queue

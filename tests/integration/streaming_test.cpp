@@ -376,12 +376,12 @@ TEST_CASE("integration: a WebSocket through an admitted session echoes, and a vi
         CHECK(beast::buffers_to_string(buffer.data()) == message);
     }
     const auto metrics = wr.get("/metrics");
-    CHECK(metrics.text.find("wr_edge_open_tunnels 1\n") != std::string::npos);
-    CHECK(metrics.text.find("wr_edge_tunnels_opened_total 1\n") != std::string::npos);
+    CHECK(metrics.text.find("wr_edge_open_tunnels{node=\"wr\"} 1\n") != std::string::npos);
+    CHECK(metrics.text.find("wr_edge_tunnels_opened_total{node=\"wr\"} 1\n") != std::string::npos);
     ws.close(websocket::close_code::normal);
     bool closed_counted = false;
     for (int i = 0; i < 50 && !closed_counted; ++i) {
-        closed_counted = wr.get("/metrics").text.find("wr_edge_open_tunnels 0\n") != std::string::npos;
+        closed_counted = wr.get("/metrics").text.find("wr_edge_open_tunnels{node=\"wr\"} 0\n") != std::string::npos;
         if (!closed_counted) std::this_thread::sleep_for(milliseconds{20});
     }
     CHECK(closed_counted);
@@ -395,7 +395,7 @@ TEST_CASE("integration: a WebSocket through an admitted session echoes, and a vi
     CHECK(waiting.received().starts_with("HTTP/1.1 200 OK"));
     CHECK(waiting.received().find("You are in line") != std::string::npos);
     CHECK(waiting.received().find("Upgrade") == std::string::npos);
-    CHECK(wr.get("/metrics").text.find("wr_edge_tunnels_opened_total 1\n") != std::string::npos);
+    CHECK(wr.get("/metrics").text.find("wr_edge_tunnels_opened_total{node=\"wr\"} 1\n") != std::string::npos);
 }
 
 } // TEST_SUITE
