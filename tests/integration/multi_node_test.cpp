@@ -148,6 +148,20 @@ std::vector<SpreadBrowser> crowd(int size) {
     return browsers;
 }
 
+
+// Those of browsers [0, to) still waiting ask again, as their queue page makes them, a few syncs
+// later, for up to five rounds or until the room holds `limit`. Right after a burst an edge may
+// have spent its share while another still holds some; that lasts a sync interval or two, so the
+// check for early queueing is made after the waiting have asked again, not in the burst.
+template <typename Edges>
+void waiting_ask_again(Edges& edges, std::vector<SpreadBrowser>& browsers, size_t to, size_t limit, std::atomic<int>& server_errors) {
+    for (int round = 0; round < 5 && admitted_count(browsers) < limit; ++round) {
+        std::this_thread::sleep_for(200ms);
+        for (size_t i = 0; i < to; ++i)
+            if (!browsers[i].admitted && browsers[i].get(edges.edge(i)).first >= 500) ++server_errors;
+    }
+}
+
 } // namespace
 
 TEST_SUITE("integration") {
@@ -162,11 +176,15 @@ TEST_CASE("multi-node: a control node and three edges on one Redis hold the limi
     // A first visitor on each edge, then 237 more at once over the three edges: 200 places between them, not 600.
     warm_up(cluster, browsers);
     visit_spread(cluster, browsers, 3, 240, server_errors);
+    CHECK(admitted_count(browsers) <= 200);
+    waiting_ask_again(cluster, browsers, 240, 200, server_errors);
     CHECK(server_errors == 0);
     const size_t full = admitted_count(browsers);
     CHECK(origin.served() == full);
     CHECK(full <= 200);
-    CHECK(full >= 196); // no one waits while the room has room (98 %: a place may lag a sync per edge)
+    // No one keeps waiting while the room is under 98 % of its limits (issue 11's measure: the
+    // last place or two may sit in a grant on an edge whose waiting visitors are not first in line).
+    CHECK(full >= 196);
     for (const auto& edge : cluster.edges) // the warning about in-memory state is not given with Redis
         CHECK(edge->process.output().find("waiting room of its own") == std::string::npos);
 

@@ -146,6 +146,20 @@ size_t admitted_count(const std::vector<SpreadBrowser>& browsers) {
     return static_cast<size_t>(std::count_if(browsers.begin(), browsers.end(), [](const SpreadBrowser& b) { return b.admitted; }));
 }
 
+
+// Those of browsers [0, to) still waiting ask again, as their queue page makes them, a few syncs
+// later, for up to five rounds or until the room holds `limit`. Right after a burst an edge may
+// have spent its share while another still holds some; that lasts a sync interval or two, so the
+// check for early queueing is made after the waiting have asked again, not in the burst.
+template <typename Edges>
+void waiting_ask_again(Edges& edges, std::vector<SpreadBrowser>& browsers, size_t to, size_t limit, std::atomic<int>& server_errors) {
+    for (int round = 0; round < 5 && admitted_count(browsers) < limit; ++round) {
+        std::this_thread::sleep_for(200ms);
+        for (size_t i = 0; i < to; ++i)
+            if (!browsers[i].admitted && browsers[i].get(edges.edge(i)).first >= 500) ++server_errors;
+    }
+}
+
 } // namespace
 
 TEST_SUITE("integration") {
@@ -164,7 +178,11 @@ TEST_CASE("shared state: three edges on one Redis hold the room's limits togethe
     CHECK(server_errors == 0);
     CHECK(origin.served() == admitted_count(browsers));
     CHECK(admitted_count(browsers) <= 200);
-    CHECK(admitted_count(browsers) >= 196); // no one waits while the room has room (a place or two per edge may lag a sync)
+    waiting_ask_again(edges, browsers, 240, 200, server_errors);
+    // No one keeps waiting while the room is under 98 % of its limits (issue 11's measure: the
+    // last place or two may sit in a grant on an edge whose waiting visitors are not first in line).
+    CHECK(admitted_count(browsers) >= 196);
+    CHECK(origin.served() == admitted_count(browsers));
     // Everyone sees the same room: each edge reports every admitted visitor.
     std::this_thread::sleep_for(300ms);
     for (const auto& node : edges.nodes) CHECK(node->status()["estimated_total_active_users"] == admitted_count(browsers));
