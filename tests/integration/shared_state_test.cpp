@@ -28,6 +28,8 @@ using wr::test::BackgroundProcess;
 using wr::test::CountingOrigin;
 using wr::test::RedisServer;
 using wr::test::SpreadBrowser;
+using wr::test::admitted_count;
+using wr::test::waiting_ask_again;
 using wr::test::TempDir;
 using namespace std::chrono_literals;
 
@@ -142,24 +144,7 @@ void warm_up(ThreeEdges& edges, std::vector<SpreadBrowser>& browsers, std::atomi
     std::this_thread::sleep_for(200ms);
 }
 
-size_t admitted_count(const std::vector<SpreadBrowser>& browsers) {
-    return static_cast<size_t>(std::count_if(browsers.begin(), browsers.end(), [](const SpreadBrowser& b) { return b.admitted; }));
-}
 
-
-// Those of browsers [0, to) still waiting ask again, as their queue page makes them, a few syncs
-// later, until the room holds `limit` or 10 s have passed (a queue page asks every 20-30 s). Right after a burst an edge may
-// have spent its share while another still holds some; that lasts a sync interval or two, so the
-// check for early queueing is made after the waiting have asked again, not in the burst.
-template <typename Edges>
-void waiting_ask_again(Edges& edges, std::vector<SpreadBrowser>& browsers, size_t to, size_t limit, std::atomic<int>& server_errors) {
-    const auto give_up = std::chrono::steady_clock::now() + 10s;
-    while (admitted_count(browsers) < limit && std::chrono::steady_clock::now() < give_up) {
-        std::this_thread::sleep_for(200ms);
-        for (size_t i = 0; i < to; ++i)
-            if (!browsers[i].admitted && browsers[i].get(edges.edge(i)).first >= 500) ++server_errors;
-    }
-}
 
 } // namespace
 

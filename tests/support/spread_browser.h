@@ -1,6 +1,9 @@
 #pragma once
 // Browsers spread over several edges, and an origin that counts them: the oracle the multi-node
 // tests judge wr by (never wr's own counters).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <httplib.h>
 #include <map>
 #include <mutex>
@@ -8,6 +11,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace wr::test {
 
@@ -41,5 +45,27 @@ struct SpreadBrowser {
     std::map<std::string, std::string> cookies;
     bool admitted = false;
 };
+
+inline size_t admitted_count(const std::vector<SpreadBrowser>& browsers, size_t from = 0, size_t to = SIZE_MAX) {
+    size_t count = 0;
+    for (size_t i = from; i < std::min(to, browsers.size()); ++i) count += browsers[i].admitted;
+    return count;
+}
+
+// Those of browsers [0, to) still waiting ask again (browser i at edges.edge(i)), as their queue
+// page makes them, a few syncs later, until the room holds `limit` or 10 s have passed (a queue
+// page asks every 20-30 s). Right after a burst an edge may have spent its share while another
+// still holds some; that lasts a sync interval or two, so the check for early queueing is made
+// after the waiting have asked again, not in the burst.
+template <typename Edges>
+void waiting_ask_again(const Edges& edges, std::vector<SpreadBrowser>& browsers, size_t to, size_t limit,
+                       std::atomic<int>& server_errors) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+    while (admitted_count(browsers) < limit && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{200});
+        for (size_t i = 0; i < to; ++i)
+            if (!browsers[i].admitted && browsers[i].get(edges.edge(i)).first >= 500) ++server_errors;
+    }
+}
 
 } // namespace wr::test
