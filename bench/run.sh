@@ -30,7 +30,8 @@ pin_server=(taskset -c 0)
 pin_load=(taskset -c "$load_cpu")
 ulimit -n 65536 2>/dev/null || true
 
-base=$((20000 + RANDOM % 20000))
+# Below the ephemeral range (32768-60999), so that no outgoing connection of the run holds one of them.
+base=$((10000 + RANDOM % 20000))
 origin_port=$base nginx_static_port=$((base + 1)) nginx_proxy_port=$((base + 2))
 wr_edge_port=$((base + 3)) wr_admin_port=$((base + 4))
 stream_origin_port=$((base + 5)) nginx_stream_port=$((base + 6))
