@@ -165,11 +165,8 @@ TEST_CASE("shared state: three edges on one Redis hold the room's limits togethe
     CHECK(origin.served() == admitted_count(browsers));
     CHECK(admitted_count(browsers) <= 200);
     waiting_ask_again(edges, browsers, 240, 200, server_errors);
-    // No one keeps waiting while the room is well under its limits. Issue 11 measures 98 % in
-    // wr simulate (tests/simulate holds it); here, with real syncs on a loaded machine, the last
-    // few places can sit in grants of edges whose waiting visitors are not first in line for
-    // longer than the test waits (194 of 200 seen after 10 s), so the check is 95 %.
-    CHECK(admitted_count(browsers) >= 190);
+    // No one keeps waiting while the room is under 98 % of its limits (issue 11's measure).
+    CHECK(admitted_count(browsers) >= 196);
     CHECK(origin.served() == admitted_count(browsers));
     // Everyone sees the same room: each edge reports every admitted visitor.
     std::this_thread::sleep_for(300ms);
