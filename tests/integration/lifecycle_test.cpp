@@ -24,17 +24,11 @@
 #include "util/files.h"
 
 using wr::test::BackgroundProcess;
+using wr::test::port_after;
 
 namespace {
 
 // The port in a log line such as "... listening on http://127.0.0.1:PORT/client/v4".
-int port_after(const std::string& output, const std::string& marker) {
-    const size_t at = output.find(marker);
-    REQUIRE_MESSAGE(at != std::string::npos, "no '" << marker << "' in: " << output);
-    const size_t colon = output.find(':', output.find("127.0.0.1", at));
-    return std::stoi(output.substr(colon + 1));
-}
-
 // `wr serve` on ephemeral ports, ready once the admin API listens.
 struct ServeProcess {
     ServeProcess(const std::filesystem::path& data_dir, std::vector<std::string> extra = {})

@@ -21,6 +21,7 @@
 using namespace std::chrono_literals;
 using nlohmann::json;
 using wr::test::BackgroundProcess;
+using wr::test::port_after;
 using wr::test::CountingOrigin;
 using wr::test::RedisServer;
 using wr::test::SpreadBrowser;
@@ -30,13 +31,6 @@ using wr::test::waiting_ask_again;
 namespace {
 
 const std::string k_room_path = "/client/v4/zones/example.com/waiting_rooms/shop";
-
-int port_after(const std::string& output, const std::string& marker) {
-    const size_t at = output.find(marker);
-    REQUIRE_MESSAGE(at != std::string::npos, "no '" << marker << "' in: " << output);
-    const size_t colon = output.find(':', output.find("127.0.0.1", at));
-    return std::stoi(output.substr(colon + 1));
-}
 
 json api(int port, const std::string& token, const std::string& method, const std::string& path, const json& body = nullptr) {
     httplib::Client client("127.0.0.1", port);

@@ -21,17 +21,11 @@
 using namespace std::chrono_literals;
 using nlohmann::json;
 using wr::test::BackgroundProcess;
+using wr::test::port_after;
 
 namespace {
 
 const std::string k_room_path = "/client/v4/zones/example.com/waiting_rooms/shop";
-
-int port_after(const std::string& output, const std::string& marker) {
-    const size_t at = output.find(marker);
-    REQUIRE_MESSAGE(at != std::string::npos, "no '" << marker << "' in: " << output);
-    const size_t colon = output.find(':', output.find("127.0.0.1", at));
-    return std::stoi(output.substr(colon + 1));
-}
 
 std::string read_token(const std::filesystem::path& file) {
     std::string token = wr::util::read_text_file(file).value_or("");

@@ -25,6 +25,7 @@
 #include "util/files.h"
 
 using wr::test::BackgroundProcess;
+using wr::test::port_after;
 using wr::test::CountingOrigin;
 using wr::test::RedisServer;
 using wr::test::SpreadBrowser;
@@ -34,13 +35,6 @@ using wr::test::TempDir;
 using namespace std::chrono_literals;
 
 namespace {
-
-int port_after(const std::string& output, const std::string& marker) {
-    const size_t at = output.find(marker);
-    REQUIRE_MESSAGE(at != std::string::npos, "no '" << marker << "' in: " << output);
-    const size_t colon = output.find(':', output.find("127.0.0.1", at));
-    return std::stoi(output.substr(colon + 1));
-}
 
 std::string read_token(const std::filesystem::path& data_dir) {
     std::string token = wr::util::read_text_file(data_dir / "admin.token").value_or("");

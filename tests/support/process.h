@@ -79,3 +79,11 @@ private:
 };
 
 } // namespace wr::test
+
+namespace wr::test {
+
+// The port of the first "127.0.0.1:PORT" after `marker` in a process's output (wr logs
+// "edge: … listening on http://127.0.0.1:PORT"); fails the test when the marker is missing.
+int port_after(const std::string& output, const std::string& marker);
+
+} // namespace wr::test
