@@ -22,25 +22,20 @@
 #include "support/redis_server.h"
 #include "support/spread_browser.h"
 #include "support/temp_dir.h"
-#include "util/files.h"
 
 using wr::test::BackgroundProcess;
 using wr::test::port_after;
+using wr::test::read_admin_token;
 using wr::test::CountingOrigin;
 using wr::test::RedisServer;
 using wr::test::SpreadBrowser;
 using wr::test::admitted_count;
+using wr::test::visit_spread;
 using wr::test::waiting_ask_again;
 using wr::test::TempDir;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::string read_token(const std::filesystem::path& data_dir) {
-    std::string token = wr::util::read_text_file(data_dir / "admin.token").value_or("");
-    while (!token.empty() && token.back() == '\n') token.pop_back();
-    return token;
-}
 
 // `wr serve` with shared state, its ports read from its log.
 struct Node {
@@ -48,7 +43,7 @@ struct Node {
         : process(arguments(data_dir, state, name, std::move(extra)), "API listening on", true) {
         edge_port = port_after(process.output(), "edge: listening on");
         admin_port = port_after(process.ready_line(), "API listening on");
-        token = read_token(data_dir);
+        token = read_admin_token(data_dir);
     }
     static std::vector<std::string> arguments(const std::filesystem::path& data_dir, const std::string& state, const std::string& name,
                                               std::vector<std::string> extra) {
@@ -113,17 +108,6 @@ struct ThreeEdges {
     TempDir dirs[3];
     std::vector<std::unique_ptr<Node>> nodes;
 };
-
-// Sends each browser once, browser i to edge i mod 3, from three threads (one per edge).
-void visit_spread(ThreeEdges& edges, std::vector<SpreadBrowser>& browsers, size_t from, size_t to, std::atomic<int>& server_errors) {
-    std::vector<std::thread> threads;
-    for (size_t edge = 0; edge < 3; ++edge)
-        threads.emplace_back([&, edge] {
-            for (size_t i = from + edge; i < to; i += 3)
-                if (browsers[i].get(edges.edge(edge)).first >= 500) ++server_errors;
-        });
-    for (std::thread& thread : threads) thread.join();
-}
 
 // A first visitor on each edge, then a moment: each edge's first sync of the room (a room new
 // on a node admits one visitor until it answers) is behind them before the crowd comes.

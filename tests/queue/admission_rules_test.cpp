@@ -6,6 +6,7 @@
 #include <set>
 
 #include "queue/admission.h"
+#include "support/queue_policy.h"
 #include "support/test_server.h"
 
 using namespace std::chrono_literals;
@@ -16,18 +17,11 @@ using wr::queue::Policy;
 using wr::queue::Ticket;
 using wr::queue::Verdict;
 using wr::util::TimePoint;
+using wr::test::limits;
 
 namespace {
 
 const TimePoint k_start = wr::test::k_test_start;
-
-Policy limits(int64_t total_active_users, int64_t new_users_per_minute, QueueingMethod method = QueueingMethod::fifo) {
-    Policy policy;
-    policy.total_active_users = total_active_users;
-    policy.new_users_per_minute = new_users_per_minute;
-    policy.method = method;
-    return policy;
-}
 
 Ticket queued_ticket(TimePoint bucket, TimePoint checked_in, uint64_t id) {
     Ticket ticket;

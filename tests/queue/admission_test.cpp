@@ -8,6 +8,7 @@
 
 #include "queue/admission.h"
 #include "queue/join_limiter.h"
+#include "support/queue_policy.h"
 #include "support/test_server.h"
 
 using namespace std::chrono_literals;
@@ -18,19 +19,12 @@ using wr::queue::Policy;
 using wr::queue::Ticket;
 using wr::queue::Verdict;
 using wr::util::TimePoint;
+using wr::test::limits;
 
 namespace {
 
 // 15:54:00 on the reference's day, so bucket names read like the article's.
 const TimePoint k_1554{std::chrono::sys_days{std::chrono::year{2021} / 5 / 27} + 15h + 54min};
-
-Policy limits(int64_t total_active_users, int64_t new_users_per_minute, QueueingMethod method = QueueingMethod::fifo) {
-    Policy policy;
-    policy.total_active_users = total_active_users;
-    policy.new_users_per_minute = new_users_per_minute;
-    policy.method = method;
-    return policy;
-}
 
 // A queued user who arrived at `bucket` and last checked in at `checked_in`.
 Ticket queued_ticket(TimePoint bucket, TimePoint checked_in, uint64_t id) {

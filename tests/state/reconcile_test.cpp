@@ -12,6 +12,7 @@
 
 #include "state/memory_store.h"
 #include "state/room_replica.h"
+#include "support/queue_policy.h"
 #include "util/random.h"
 
 using namespace std::chrono_literals;
@@ -24,19 +25,12 @@ using wr::state::Footing;
 using wr::state::MemoryStore;
 using wr::state::RoomReplica;
 using wr::util::TimePoint;
+using wr::test::limits;
 
 namespace {
 
 const TimePoint k_start{std::chrono::sys_days{std::chrono::year{2026} / 11 / 22} + 10h};
 const std::string k_room = "0123456789abcdef0123456789abcdef";
-
-Policy limits(int64_t total, int64_t per_minute, std::chrono::minutes session = 5min) {
-    Policy policy;
-    policy.total_active_users = total;
-    policy.new_users_per_minute = per_minute;
-    policy.session_duration = session;
-    return policy;
-}
 
 // A store that can be made unreachable, before sending or after (the answer lost).
 class FlakyStore final : public wr::state::SharedStore {
@@ -168,7 +162,8 @@ TEST_CASE("state: three nodes together admit no more than the limits, and fill t
         CAPTURE(shares[0]);
         Cluster cluster(3);
         // One-minute sessions: each minute frees the last one's places, so both limits bind.
-        const Policy policy = limits(400, 200, 1min);
+        Policy policy = limits(400, 200);
+        policy.session_duration = 1min;
         cluster.sync_all();
         wr::util::SeededRandom traffic(5);
         Crowd crowd;
