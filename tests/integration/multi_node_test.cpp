@@ -79,7 +79,7 @@ struct Cluster {
 // Browsers 0, 1 and 2 each go to their edge until it lets them in: an edge is ready when its
 // admin listener is, but has the room only once its first pull from the control node is
 // compiled. (A room new to a node admits one before its first sync; then a moment for that sync.)
-void warm_up(const Cluster& cluster, std::vector<SpreadBrowser>& browsers) {
+void wait_until_every_edge_serves(const Cluster& cluster, std::vector<SpreadBrowser>& browsers) {
     for (size_t e = 0; e < 3; ++e) {
         for (int i = 0; i < 100 && !browsers[e].get(cluster.edge(e)).second; ++i) std::this_thread::sleep_for(50ms);
         REQUIRE_MESSAGE(browsers[e].admitted, "edge-" << e + 1 << " never served the room");
@@ -106,7 +106,7 @@ TEST_CASE("multi-node: a control node and three edges on one Redis hold the limi
     std::atomic<int> server_errors{0};
 
     // A first visitor on each edge, then 237 more at once over the three edges: 200 places between them, not 600.
-    warm_up(cluster, browsers);
+    wait_until_every_edge_serves(cluster, browsers);
     visit_spread(cluster, browsers, 3, 240, server_errors);
     CHECK(admitted_count(browsers) <= 200);
     waiting_ask_again(cluster, browsers, 240, 200, server_errors);
@@ -152,7 +152,7 @@ TEST_CASE("multi-node: Redis killed mid-run, then the control node: the edges ad
     Cluster cluster(redis, origin, 200, {});
     std::vector<SpreadBrowser> browsers = crowd(320);
     std::atomic<int> server_errors{0};
-    warm_up(cluster, browsers);
+    wait_until_every_edge_serves(cluster, browsers);
     visit_spread(cluster, browsers, 3, 60, server_errors);
     const size_t before_outage = admitted_count(browsers);
     REQUIRE(before_outage == 60);

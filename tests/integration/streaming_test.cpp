@@ -82,8 +82,8 @@ long rss_kb(int pid) {
 }
 
 // `wr serve` as its own process, so that its memory can be watched.
-struct ServeProcess {
-    explicit ServeProcess(const std::filesystem::path& data_dir)
+struct WatchedServer {
+    explicit WatchedServer(const std::filesystem::path& data_dir)
         : process({WR_BINARY, "serve", "--data-dir", data_dir.string(), "--admin-listen", "127.0.0.1:0", "--edge-listen", "127.0.0.1:0",
                    "--edge-threads", "1"},
                   "API listening on", true) {
@@ -127,7 +127,7 @@ TEST_CASE("integration: server-sent events reach the visitor as the origin write
 TEST_CASE("integration: a download larger than any buffer arrives byte-exact and wr's memory stays flat") {
     StreamOrigin origin;
     wr::test::TempDir data;
-    ServeProcess wr(data.path() / "data");
+    WatchedServer wr(data.path() / "data");
     httplib::Client admin("127.0.0.1", wr.admin_port);
     const httplib::Headers auth{{"Authorization", "Bearer " + wr.token}};
     REQUIRE(admin.Post("/client/v4/zones", auth, json{{"name", "example.com"}, {"origin", origin.url()}}.dump(), "application/json")->status == 200);

@@ -37,7 +37,7 @@ Ticket queued_ticket(TimePoint bucket, TimePoint checked_in, uint64_t id) {
 
 // A crowd of browsers on virtual time: each keeps its own ticket and checks in when its refresh
 // interval is over, like the page's Refresh header makes it.
-struct Browser {
+struct VirtualBrowser {
     std::optional<Ticket> ticket;
     TimePoint next_visit;
     TimePoint arrived;
@@ -166,14 +166,14 @@ TEST_CASE("queue: queued users get in in arrival order as sessions expire") {
     for (int i = 0; i < 200; ++i) wr::queue::check_in(ledger, policy, std::nullopt, start, random);
 
     // Four minutes of arrivals, 100 a minute, all queued; each browser refreshes on time.
-    std::vector<Browser> browsers;
+    std::vector<VirtualBrowser> browsers;
     for (int minute = 0; minute < 4; ++minute)
         for (int i = 0; i < 100; ++i) {
             const TimePoint at = start + std::chrono::minutes{minute} + std::chrono::milliseconds{i * 500};
             browsers.push_back({std::nullopt, at, at, std::nullopt});
         }
     for (TimePoint now = start; now < start + 20min; now += 1s)
-        for (Browser& browser : browsers) {
+        for (VirtualBrowser& browser : browsers) {
             if (browser.admitted_at || browser.next_visit > now) continue;
             const Outcome outcome = wr::queue::check_in(ledger, policy, browser.ticket, now, random);
             browser.ticket = outcome.ticket;
@@ -184,10 +184,10 @@ TEST_CASE("queue: queued users get in in arrival order as sessions expire") {
         }
     // Everyone got in, and no one overtook an earlier arrival: a later user enters only once
     // slots are reserved for everyone before them, who then enter at their next check-in.
-    for (const Browser& browser : browsers) REQUIRE(browser.admitted_at);
+    for (const VirtualBrowser& browser : browsers) REQUIRE(browser.admitted_at);
     int overtaken = 0;
-    for (const Browser& earlier : browsers)
-        for (const Browser& later : browsers)
+    for (const VirtualBrowser& earlier : browsers)
+        for (const VirtualBrowser& later : browsers)
             if (earlier.arrived < later.arrived && *earlier.admitted_at > *later.admitted_at + 25s) ++overtaken;
     CHECK(overtaken == 0);
 }
