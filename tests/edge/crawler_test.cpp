@@ -7,7 +7,12 @@
 #include "edge/crawler.h"
 #include "support/ip_address.h"
 
-using namespace wr::edge;
+using wr::edge::CrawlerCacheLimits;
+using wr::edge::CrawlerVerifier;
+using wr::edge::KnownCrawler;
+using wr::edge::Resolver;
+using wr::edge::host_in_domain;
+using wr::edge::match_crawler;
 using wr::queue::ClientAddress;
 using wr::test::ip;
 
