@@ -1,6 +1,8 @@
 // In-process cost of the admission path, against the cookie crypto alone (docs/design.md, "Budgets"):
 //   floor      seal + open of one cookie (AES-256-GCM): the least a cookie-based decision costs
 //   admitted   the edge's decision for an admitted visitor: route, open, decide (renew), seal
+//   shared     the same with the counts shared through a store (--state redis's code, the store in
+//              process, its sync thread running every 250 ms beside the measurement)
 //   queued     the same for a visitor who waits: route, open, decide, seal, page (rendered or cached)
 //   analytics  what per-minute analytics add to a decision (two relaxed atomic increments)
 //   rules      evaluating three typical bypass rules that do not match (every rule runs), with
@@ -22,6 +24,8 @@
 #include "expr/parser.h"
 #include "page/compiled_template.h"
 #include "state/memory_counters.h"
+#include "state/memory_store.h"
+#include "state/shared_counters.h"
 #include "util/random.h"
 
 // Every heap allocation in the process is counted, so a measurement can say how many it made.
@@ -105,6 +109,22 @@ int main(int argc, char** argv) {
         open.cookie_header = cookie;
         const wr::edge::GateResult result = gate.handle(snapshot, open, start + std::chrono::milliseconds{i / 1000});
         if (!result.set_cookie.empty()) cookie = result.set_cookie.substr(0, result.set_cookie.find(';'));
+        sink += result.set_cookie.size();
+    });
+
+    // The admitted path again, the counts shared: each renewal is also journaled for the next sync.
+    wr::util::FakeClock store_clock(start);
+    wr::state::SharedCounters shared_counters(wr::state::SharedCountersOptions{.node_name = "bench"},
+                                              std::make_unique<wr::state::MemoryStore>(store_clock), store_clock);
+    wr::edge::Gate shared_gate(shared_counters, 7);
+    for (int i = 0; i < 5000; ++i) shared_gate.handle(snapshot, open, start);
+    open.cookie_header = {};
+    const wr::edge::GateResult shared_first = shared_gate.handle(snapshot, open, start);
+    std::string shared_cookie = shared_first.set_cookie.substr(0, shared_first.set_cookie.find(';'));
+    measure("shared", iterations, [&](int i) {
+        open.cookie_header = shared_cookie;
+        const wr::edge::GateResult result = shared_gate.handle(snapshot, open, start + std::chrono::milliseconds{i / 1000});
+        if (!result.set_cookie.empty()) shared_cookie = result.set_cookie.substr(0, result.set_cookie.find(';'));
         sink += result.set_cookie.size();
     });
 

@@ -11,8 +11,11 @@ wr="$build/wr"
 decision_bin="$build/wr_bench_decision"
 work=$(mktemp -d /tmp/wr-bench.XXXXXX)
 wr_pid=""
+wr_redis_pid=""
 cleanup() {
     [[ -n $wr_pid ]] && kill "$wr_pid" 2>/dev/null
+    [[ -n $wr_redis_pid ]] && kill "$wr_redis_pid" 2>/dev/null
+    [[ -f $work/redis.pid ]] && kill "$(cat "$work/redis.pid")" 2>/dev/null
     for pidfile in "$work"/nginx*.pid; do [[ -f $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null; done
     wait 2>/dev/null || true
     rm -rf "$work"
@@ -28,6 +31,7 @@ ulimit -n 65536 2>/dev/null || true
 base=$((20000 + RANDOM % 20000))
 origin_port=$base nginx_static_port=$((base + 1)) nginx_proxy_port=$((base + 2))
 wr_edge_port=$((base + 3)) wr_admin_port=$((base + 4))
+redis_port=$((base + 5)) wr_redis_edge_port=$((base + 6)) wr_redis_admin_port=$((base + 7))
 
 wait_for_port() {
     for _ in $(seq 200); do
@@ -167,9 +171,42 @@ for c in "${connections[@]}"; do
     printf '%-42s %6s %10s %11s %6s\n' "  admitted / no room (admission's cost)" "$c" "" "" "$(ratio "$a_rps" "$p_rps")"
 done
 
+# --- shared state: the same admitted path with --state redis, beside in-memory state ---
+# A second wr with the same rooms, its counts in a redis-server on core 1 (with wrk and the
+# origin); the first wr keeps its in-memory state. Each serves one room's admitted visitors.
+if command -v redis-server >/dev/null; then
+    "${pin_load[@]}" redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
+        --daemonize yes --pidfile "$work/redis.pid" --logfile "$work/redis.log"
+    wait_for_port "$redis_port"
+    "${pin_server[@]}" "$wr" serve --data-dir "$work/wr-redis-data" --edge-listen "127.0.0.1:$wr_redis_edge_port" \
+        --admin-listen "127.0.0.1:$wr_redis_admin_port" --edge-threads 1 --log-level warn \
+        --state "redis://127.0.0.1:$redis_port/0" --node-name bench &
+    wr_redis_pid=$!
+    wait_for_port "$wr_redis_admin_port"
+    "$wr" --data-dir "$work/wr-redis-data" --api "http://127.0.0.1:$wr_redis_admin_port" apply -f - >/dev/null <<JSON
+{"zones": [{"name": "bench.test", "origin": "http://127.0.0.1:$origin_port", "waiting_rooms": [
+  {"name": "open", "host": "open.bench.test", "total_active_users": 2147483647, "new_users_per_minute": 2147483647}]}]}
+JSON
+    sleep 0.5
+    redis_cookie=$(http_get "$wr_redis_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
+    printf '\n%-42s %6s %10s %11s %6s %9s %9s %7s\n' "shared state" "conns" "redis" "memory" "ratio" "redis p99" "mem p99" "errors"
+    for c in "${connections[@]}"; do
+        read -r m_rps m_p99 m_err <<<"$(run_wrk "$c" "$wr_edge_port" open.bench.test "$admitted_cookie")"
+        read -r r_rps r_p99 r_err <<<"$(run_wrk "$c" "$wr_redis_edge_port" open.bench.test "$redis_cookie")"
+        printf '%-42s %6s %10.0f %11.0f %6s %9s %9s %7s\n' "admitted path, --state redis vs memory" "$c" "$r_rps" "$m_rps" \
+            "$(ratio "$r_rps" "$m_rps")" "$r_p99" "$m_p99" "$r_err/$m_err"
+        awk -v r="$r_p99" -v m="$m_p99" -v c="$c" 'BEGIN { printf "  p99 added by --state redis at %s connections: %+.2f ms (budget <= 1 ms)\n", c, r - m }'
+    done
+    printf 'redis: %s commands processed while the redis wr served %s connection counts\n' \
+        "$(redis-cli -p "$redis_port" info stats | awk -F: '/total_commands_processed/ { gsub(/\r/, "", $2); print $2 }')" "${#connections[@]}"
+else
+    printf '\nshared state: redis-server is missing (scripts/install-deps.sh bench installs it)\n'
+fi
+
 printf '\nin-process admission path (one core):\n'
 "${pin_server[@]}" "$decision_bin" 2>/dev/null | tee "$work/decision.txt"
 awk '/^floor/ { f = $2 } /^admitted/ { a = $2 } END { if (f > 0) printf "admitted / floor = %.2f (budget <= 2.00)\n", a / f }' "$work/decision.txt"
+awk '/^admitted/ { a = $2 } /^shared/ { s = $2 } END { if (s > 0) printf "admitted, shared state / in memory = %.2f x the time (+%.0f ns a decision)\n", s / a, s - a }' "$work/decision.txt"
 awk '/^rules .*allocations/ { printf "rule evaluation allocations per request = %s (budget 0)\n", $2 }' "$work/decision.txt"
 
 printf '\nmemory: wr RSS %s kB after 1,000 distinct visitors, %s kB after 100,000 (%s counted as queued)\n' "$rss_1k" "$rss_100k" "$queued"

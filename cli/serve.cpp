@@ -1,5 +1,6 @@
 // `wr serve` and `wr migrate`: the commands that run on the server itself, without the API.
 #include <cctype>
+#include <charconv>
 #include <csignal>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include "commands.h"
 #include "app.h"
 #include "edge/key_ring.h"
+#include "state/state_url.h"
 #include "store/database.h"
 #include "store/migrate.h"
 #include "util/files.h"
@@ -58,6 +60,26 @@ void reload_tls(App& app, const char* why) {
 }
 
 using TlsStamps = std::pair<FileStamp, FileStamp>;
+
+// "250ms", "1s" or a bare number of milliseconds.
+std::chrono::milliseconds sync_interval(const std::string& text) {
+    std::string number = text;
+    int64_t scale = 1;
+    if (number.ends_with("ms")) {
+        number.resize(number.size() - 2);
+    } else if (number.ends_with("s")) {
+        number.resize(number.size() - 1);
+        scale = 1000;
+    }
+    int64_t value = 0;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (number.empty() || error != std::errc{} || end != number.data() + number.size())
+        throw CliError("--state-sync-interval: expected a duration such as 250ms or 1s, not '" + text + "'");
+    const std::chrono::milliseconds interval{value * scale};
+    if (interval < std::chrono::milliseconds{10} || interval > std::chrono::seconds{10})
+        throw CliError("--state-sync-interval: must be between 10ms and 10s, not " + text);
+    return interval;
+}
 
 std::string host_name() {
     char name[256] = {};
@@ -120,6 +142,9 @@ void add_serve_commands(CLI::App& root, Context& context) {
         int turnstile_timeout = 5;
         int drain_timeout = 15;
         std::string node_name = host_name();
+        std::string state = "memory";
+        std::string state_sync_interval = "250ms";
+        std::string state_failure = "local-share";
     };
     auto options = std::make_shared<ServeOptions>();
     CLI::App* serve = root.add_subcommand("serve", "Run wr: the admin API (and the edge) on this machine");
@@ -181,7 +206,25 @@ void add_serve_commands(CLI::App& root, Context& context) {
             },
             "NAME"))
         ->capture_default_str();
+    serve->add_option("--state", options->state,
+                      "Where admission counts live: memory (this process), redis://[:PASSWORD@]HOST:PORT/DB or "
+                      "redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER (shared by every node pointing there)")
+        ->envname("WR_STATE")
+        ->group("Shared state")
+        ->capture_default_str();
+    serve->add_option("--state-sync-interval", options->state_sync_interval,
+                      "How often this node reconciles its counts with the shared state (10ms to 10s; 250ms, 1s)")
+        ->group("Shared state")
+        ->capture_default_str();
+    serve->add_option("--state-failure", options->state_failure,
+                      "While the shared state cannot be reached: local-share (admit from this node's last known share "
+                      "of the limits), open (admit everyone) or closed (admit no one new)")
+        ->check(CLI::IsMember({"local-share", "open", "closed"}))
+        ->group("Shared state")
+        ->capture_default_str();
     serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
+                  "Three edges sharing their rooms' counts:\n"
+                  "  wr serve --state redis://10.0.0.5:6379/0 --node-name edge-1 …   (the same on edge-2 and edge-3)\n\n"
                   "On first start wr creates an admin API token in <data-dir>/admin.token and the cookie key\n"
                   "in <data-dir>/cookie.key (both mode 0600).\n\n"
                   "SIGTERM or SIGINT: stop accepting, finish what is in flight (--drain-timeout), write analytics, exit 0.\n"
@@ -197,6 +240,15 @@ void add_serve_commands(CLI::App& root, Context& context) {
         pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
         AppOptions app_options;
+        // Checked before anything starts, so a mistake costs one line and nothing else.
+        try {
+            state::parse_state_url(options->state);
+        } catch (const std::invalid_argument& error) {
+            throw CliError(std::string("--state: ") + error.what());
+        }
+        app_options.state = options->state;
+        app_options.state_sync_interval = sync_interval(options->state_sync_interval);
+        app_options.state_failure = options->state_failure;
         app_options.data_dir = context.data_dir;
         app_options.node_name = options->node_name;
         app_options.admin_listen = listen_address(options->admin_listen, "--admin-listen");

@@ -1,6 +1,7 @@
 // `wr simulate`: plays a crowd through the real admission code on virtual time, and reports how
 // fair, how well within the limits and how well estimated it was.
 #include <iostream>
+#include <tuple>
 #include <unistd.h>
 
 #include "commands.h"
@@ -20,6 +21,9 @@ struct SimulateCommand {
     std::string out;
     std::string svg;
     bool users_in_report = true;
+    std::string sync_interval = "250ms";
+    std::string sync_latency = "2ms";
+    std::vector<double> node_shares;
 };
 
 void progress_bar(double fraction) {
@@ -51,9 +55,24 @@ void add_simulate_command(CLI::App& root, Context&) {
     sim->add_option("--out", command->out, "Write the JSON report here (default: the summary on stdout)");
     sim->add_option("--svg", command->svg, "Draw the wait heatmap and the users chart into this SVG file");
     sim->add_flag("!--no-users", command->users_in_report, "Leave the per-user list out of the JSON report");
+    sim->add_option("--nodes", s.nodes, "Edge nodes sharing the room (the reconcile code of --state redis, on virtual time)")
+        ->group("Several nodes")
+        ->capture_default_str();
+    sim->add_option("--sync-interval", command->sync_interval, "How often each node reconciles (as --state-sync-interval)")
+        ->group("Several nodes")
+        ->capture_default_str();
+    sim->add_option("--sync-latency", command->sync_latency, "One round trip from a node to the shared store")
+        ->group("Several nodes")
+        ->capture_default_str();
+    sim->add_option("--node-shares", command->node_shares, "Each node's share of the requests, such as 90,5,5 (default: even)")
+        ->group("Several nodes")
+        ->delimiter(',');
     sim->footer("Examples:\n"
                 "  wr simulate --users 10000 --arrival uniform:30m --browse 1m --method random --out random.json --svg random.svg\n"
-                "  wr simulate --scenario launch.json --seed 7\n\n"
+                "  wr simulate --scenario launch.json --seed 7\n"
+                "  wr simulate --users 10000 --arrival reference:30m --nodes 3 --sync-interval 250ms --node-shares 90,5,5\n\n"
+                "With --nodes, the summary of the run on that many nodes is followed by \"against_single_node\":\n"
+                "its overshoot, early queueing and order beside the same scenario and seed on one node.\n\n"
                 "A scenario file: {\"users\": 5000, \"arrival\": \"burst\", \"total_active_users\": 500, \"new_users_per_minute\": 200,\n"
                 "  \"events\": [{\"prequeue_start\": \"0m\", \"start\": \"10m\", \"end\": \"60m\", \"shuffle_at_event_start\": true}],\n"
                 "  \"method_changes\": [{\"at\": \"20m\", \"method\": \"random\"}]}");
@@ -78,6 +97,15 @@ void add_simulate_command(CLI::App& root, Context&) {
             if (given("--new-users-per-minute")) chosen.new_users_per_minute = scenario.new_users_per_minute;
             if (given("--session-duration")) chosen.session_duration = scenario.session_duration;
             if (given("--seed")) chosen.seed = scenario.seed;
+            if (given("--nodes")) chosen.nodes = scenario.nodes;
+        }
+        if (command->scenario_file.empty() || given("--node-shares")) chosen.node_shares = command->node_shares;
+        for (const auto& [flag, text, seconds] : {std::tuple{"--sync-interval", command->sync_interval, &chosen.sync_interval_seconds},
+                                                  std::tuple{"--sync-latency", command->sync_latency, &chosen.sync_latency_seconds}}) {
+            if (!command->scenario_file.empty() && !given(flag)) continue;
+            const auto parsed = simulate::parse_duration_seconds(text);
+            if (!parsed) throw CliError(std::string(flag) + " " + text + ": expected a duration such as 250ms or 1s");
+            *seconds = *parsed;
         }
         if (command->scenario_file.empty() || given("--method")) chosen.method = *model::parse_enum<model::QueueingMethod>(command->method);
         if (command->scenario_file.empty() || given("--browse")) {
@@ -103,7 +131,16 @@ void add_simulate_command(CLI::App& root, Context&) {
                                       std::to_string(chosen.new_users_per_minute) + " per minute";
             util::write_text_file(command->svg, simulate::report_svg(report, title));
         }
-        std::cout << simulate::summary_to_json(report.summary).dump(2) << '\n';
+        nlohmann::json summary = simulate::summary_to_json(report.summary);
+        if (chosen.nodes > 1) {
+            // The same crowd on one node, for comparison.
+            simulate::Scenario alone = chosen;
+            alone.nodes = 1;
+            alone.node_shares.clear();
+            const simulate::Report single = simulate::run(alone);
+            summary["against_single_node"] = simulate::nodes_comparison(chosen, report.summary, single.summary);
+        }
+        std::cout << summary.dump(2) << '\n';
     });
 }
 

@@ -10,7 +10,7 @@ build_packages=(
   libre2-dev libhiredis-dev zlib1g-dev libbrotli-dev
 )
 test_packages=(nodejs npm redis-server redis-sentinel chromium sqlite3 prometheus clang libclang-rt-14-dev)
-bench_packages=(nginx wrk)
+bench_packages=(nginx wrk redis-server redis-tools)
 fuzz_packages=(clang libclang-rt-14-dev)
 
 wanted=("${build_packages[@]}")

@@ -9,7 +9,7 @@
 #include "control/config_feed.h"
 #include "edge/config_source.h"
 #include "edge/edge_server.h"
-#include "state/memory_counters.h"
+#include "state/make_counters.h"
 #include "store/database.h"
 #include "store/migrate.h"
 #include "util/data_dir_lock.h"
@@ -31,6 +31,25 @@ void log_turnstile_state(const edge::TurnstileOptions& turnstile) {
     }
 }
 
+// The counters' health as /metrics shows it.
+analytics::StateMetrics state_metrics(const std::string& node, const state::Health& health) {
+    analytics::StateMetrics metrics;
+    metrics.node = node;
+    metrics.backend = health.backend;
+    metrics.connected = health.connected;
+    metrics.failure_mode = health.failure_mode;
+    metrics.rooms_degraded = health.rooms_degraded;
+    metrics.syncs = health.syncs;
+    metrics.sync_failures = health.sync_failures;
+    metrics.outages = health.outages;
+    for (size_t i = 0; i < state::SyncTimes::k_bounds_seconds.size(); ++i)
+        metrics.sync_buckets.emplace_back(state::SyncTimes::k_bounds_seconds[i], health.sync_times.counts[i]);
+    metrics.sync_over = health.sync_times.counts.back();
+    metrics.sync_count = health.sync_times.count;
+    metrics.sync_sum_seconds = health.sync_times.sum_seconds;
+    return metrics;
+}
+
 } // namespace
 
 App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(options)), m_clock(clock) {
@@ -41,8 +60,11 @@ App::App(AppOptions options, const util::Clock& clock) : m_options(std::move(opt
     if (const auto token_file = control::bootstrap_admin_token(*m_database, m_clock.now(), m_options.data_dir))
         util::log_info("auth", "created the first admin API token; it is in " + token_file->string() +
                                    " (readable by this user only)");
-    m_counters = std::make_unique<state::MemoryCounters>();
+    m_counters = state::make_counters(state::StateOptions{m_options.state, m_options.state_sync_interval, m_options.state_failure,
+                                                          m_options.node_name},
+                                      m_clock);
     m_analytics = std::make_unique<analytics::Registry>();
+    m_analytics->set_state_source([this] { return state_metrics(m_options.node_name, m_counters->health()); });
     if (m_options.edge_enabled) {
         m_config_source = std::make_unique<edge::ConfigSource>();
         m_config_feed = std::make_unique<control::ConfigFeed>(*m_database, m_options.data_dir / "cookie.key", *m_analytics,

@@ -64,6 +64,13 @@ struct AppOptions {
     std::chrono::milliseconds turnstile_timeout{5000}; // siteverify's answer, or the token counts as failed
     std::chrono::milliseconds config_poll_interval{200};
     std::chrono::milliseconds analytics_interval{2000};
+
+    // Shared state: where admission counts live (memory: this process; redis://… or
+    // redis-sentinel://…: shared by every node pointing there), how often this node reconciles
+    // with it, and what admission does while it cannot be reached (local-share, open, closed).
+    std::string state = "memory";
+    std::chrono::milliseconds state_sync_interval{250};
+    std::string state_failure = "local-share";
 };
 
 class App {

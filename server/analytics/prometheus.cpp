@@ -106,4 +106,36 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
     return out;
 }
 
+std::string state_metrics_text(const StateMetrics& state) {
+    const std::string node = "node=\"" + escape_label(state.node) + "\"";
+    std::string out;
+    family(out, "wr_state_connected", "gauge", "1 while this node reaches the state it shares with other nodes (always 1 in memory).");
+    out += "wr_state_connected{" + node + ",backend=\"" + escape_label(state.backend) + "\"} " + (state.connected ? "1" : "0") + "\n";
+    if (state.backend == "memory") return out;
+    family(out, "wr_state_failure_mode", "gauge", "What admission does while the shared state cannot be reached (1 for the mode in force).");
+    for (const char* mode : {"local-share", "open", "closed"})
+        out += "wr_state_failure_mode{" + node + ",mode=\"" + mode + "\"} " + (state.failure_mode == mode ? "1" : "0") + "\n";
+    family(out, "wr_state_degraded_rooms", "gauge", "Rooms this node admits to under the failure mode now, for want of a grant from the shared state.");
+    out += "wr_state_degraded_rooms{" + node + "} " + std::to_string(state.rooms_degraded) + "\n";
+    family(out, "wr_state_syncs_total", "counter", "Round trips to the shared state that succeeded.");
+    out += "wr_state_syncs_total{" + node + "} " + std::to_string(state.syncs) + "\n";
+    family(out, "wr_state_sync_failures_total", "counter", "Round trips to the shared state that failed.");
+    out += "wr_state_sync_failures_total{" + node + "} " + std::to_string(state.sync_failures) + "\n";
+    family(out, "wr_state_outages_total", "counter", "Times the shared state became unreachable.");
+    out += "wr_state_outages_total{" + node + "} " + std::to_string(state.outages) + "\n";
+    family(out, "wr_state_sync_duration_seconds", "histogram", "Time one round trip to the shared state takes, all active rooms together.");
+    uint64_t cumulative = 0;
+    char bound[32];
+    for (const auto& [le, count] : state.sync_buckets) {
+        cumulative += count;
+        std::snprintf(bound, sizeof bound, "%g", le);
+        out += "wr_state_sync_duration_seconds_bucket{" + node + ",le=\"" + bound + "\"} " + std::to_string(cumulative) + "\n";
+    }
+    out += "wr_state_sync_duration_seconds_bucket{" + node + ",le=\"+Inf\"} " + std::to_string(state.sync_count) + "\n";
+    std::snprintf(bound, sizeof bound, "%g", state.sync_sum_seconds);
+    out += "wr_state_sync_duration_seconds_sum{" + node + "} " + bound + "\n";
+    out += "wr_state_sync_duration_seconds_count{" + node + "} " + std::to_string(state.sync_count) + "\n";
+    return out;
+}
+
 } // namespace wr::analytics

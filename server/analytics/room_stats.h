@@ -4,7 +4,9 @@
 // couple of seconds into MinuteRecords and writes them to the store.
 #include <array>
 #include <atomic>
+#include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "analytics/histogram.h"
+#include "analytics/state_metrics.h"
 #include "model/minute_record.h"
 #include "util/clock.h"
 
@@ -83,7 +86,15 @@ public:
     std::vector<std::pair<std::string, std::shared_ptr<RoomStats>>> rooms() const;
     void forget(const std::string& room_id);
 
+    // Where /metrics reads the shared state's health (set once by the composition root).
+    void set_state_source(std::function<StateMetrics()> source) { m_state_source = std::move(source); }
+    std::optional<StateMetrics> state_metrics() const {
+        if (!m_state_source) return std::nullopt;
+        return m_state_source();
+    }
+
 private:
+    std::function<StateMetrics()> m_state_source;
     mutable std::mutex m_mutex;
     std::unordered_map<std::string, std::shared_ptr<RoomStats>> m_rooms;
     std::unique_ptr<LatencyHistogram> m_decision_time;

@@ -131,7 +131,10 @@ Reply metrics(Services& services, Request& request) {
     }
     const analytics::LatencyHistogram::Snapshot decisions =
         services.analytics ? services.analytics->decision_time().snapshot() : analytics::LatencyHistogram::Snapshot{};
-    return raw(analytics::prometheus_text(out, decisions), "text/plain; version=0.0.4; charset=utf-8");
+    std::string text = analytics::prometheus_text(out, decisions);
+    if (const auto state = services.analytics ? services.analytics->state_metrics() : std::nullopt)
+        text += analytics::state_metrics_text(*state);
+    return raw(text, "text/plain; version=0.0.4; charset=utf-8");
 }
 
 // The console's policy: its own script and style files only (no inline script, no inline event

@@ -202,7 +202,7 @@ util::TimePoint shuffled_bucket(uint64_t session_id, const Shuffle& shuffle) {
 }
 
 Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticket>& presented, util::TimePoint now,
-                 util::Random& random, Arrival arrival) {
+                 util::Random& random, Arrival arrival, int64_t allowance) {
     ledger.prune(now);
     Outcome outcome;
     const bool has_ticket = presented && valid(ledger, policy, *presented, now);
@@ -284,7 +284,7 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
             const int64_t ahead = outcome.new_user ? waiting_others : ledger.waiting_through(ticket.bucket, false, now);
             eligible = ahead < slots;
         }
-        if (eligible) {
+        if (eligible && allowance > 0) {
             admit(outcome, ledger, now, was_waiting, previous_check_in);
             return outcome;
         }

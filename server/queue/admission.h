@@ -2,6 +2,7 @@
 // Decides what happens to one request to a room — admit, queue or reject — and records it in
 // the room's ledger. Pure: time and randomness come in as arguments, so every rule is tested
 // deterministically and `wr simulate` runs the same code on virtual time.
+#include <cstdint>
 #include <optional>
 
 #include "queue/ledger.h"
@@ -33,11 +34,17 @@ struct Outcome {
     bool held = false;          // a new user held back by Arrival::hold: no ticket, nothing counted
 };
 
+// No cap on admissions beyond the room's limits: one node deciding alone.
+inline constexpr int64_t k_unlimited_allowance = INT64_MAX;
+
 // `presented` is the ticket from the visitor's cookie, already opened and bound to this room,
 // or nullopt. Expired and revoked tickets count as absent. A ticket of the infinite queue is
 // never admitted and never counted: it gets the infinite queue's estimate.
+// `allowance` caps new admissions further: a node that shares the room with others may let in
+// only that many more until it hears from them again (server/state/). Below 1, a user the limits
+// would let in waits instead; renewals of admitted users and passthrough rooms are not capped.
 Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticket>& presented, util::TimePoint now,
-                 util::Random& random, Arrival arrival = Arrival::join);
+                 util::Random& random, Arrival arrival = Arrival::join, int64_t allowance = k_unlimited_allowance);
 
 // A ticket for the infinite queue, for a visitor who failed the Turnstile challenge: looks like
 // a new arrival's, and is never admitted.

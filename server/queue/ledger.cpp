@@ -9,7 +9,7 @@ namespace {
 int64_t ms_of(util::TimePoint time) { return time.time_since_epoch().count(); }
 
 // The oldest check-in slot still kept: the window and the departures measured behind it.
-int64_t oldest_kept_slot(int64_t now_slot) { return now_slot - k_waiting_window_slots - k_departure_window_slots; }
+int64_t oldest_kept_slot(int64_t now_slot) { return now_slot - k_check_in_retention_slots; }
 
 } // namespace
 
@@ -106,7 +106,47 @@ double Ledger::stop_share(util::TimePoint now) const {
     return std::clamp(static_cast<double>(stopped) / static_cast<double>(check_ins), 0.0, 1.0);
 }
 
-void Ledger::add_active(util::TimePoint counted_at) { ++m_active_by_minute[minute_of(counted_at)]; }
+void Ledger::apply(const LedgerChange& change) {
+    const auto add = [](std::map<int64_t, int64_t>& counts, int64_t key, int64_t delta) {
+        if (delta == 0) return;
+        const auto [it, inserted] = counts.try_emplace(key, 0);
+        if ((it->second += delta) == 0) counts.erase(it);
+    };
+    switch (change.kind) {
+    case LedgerChange::Kind::active:
+        add(m_active_by_minute, change.key, change.delta);
+        break;
+    case LedgerChange::Kind::waiting: {
+        auto& bucket = m_waiting[change.key];
+        add(bucket, change.minute, change.delta);
+        if (bucket.empty()) m_waiting.erase(change.key);
+        add(m_waiting_by_slot, change.minute, change.delta); // `minute` holds the check-in slot
+        break;
+    }
+    case LedgerChange::Kind::arrived:
+        add(m_arrived_by_slot, change.key, change.delta);
+        break;
+    case LedgerChange::Kind::checked_in:
+        add(m_check_ins_by_slot, change.key, change.delta);
+        break;
+    case LedgerChange::Kind::admitted:
+        add(m_admitted_by_minute, change.key, change.delta);
+        if (change.delta > 0 && (m_first_minute < 0 || change.key < m_first_minute)) m_first_minute = change.key;
+        break;
+    case LedgerChange::Kind::revoked:
+        m_revoked[static_cast<uint64_t>(change.key)] = util::TimePoint{util::Milliseconds{change.minute}};
+        break;
+    case LedgerChange::Kind::release_seed:
+        m_seed_minute = change.key;
+        m_seed = static_cast<uint64_t>(change.minute);
+        break;
+    }
+}
+
+void Ledger::add_active(util::TimePoint counted_at) {
+    ++m_active_by_minute[minute_of(counted_at)];
+    record(LedgerChange::Kind::active, minute_of(counted_at), 0, 1);
+}
 
 void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
     const int64_t minute = minute_of(counted_at);
@@ -115,12 +155,14 @@ void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
     // Absent means already forgotten (or never counted here); counts never go below zero.
     if (it == m_active_by_minute.end()) return;
     if (--it->second <= 0) m_active_by_minute.erase(it);
+    record(LedgerChange::Kind::active, minute, 0, -1);
 }
 
 void Ledger::add_waiting(util::TimePoint bucket, util::TimePoint checked_in) {
     const int64_t slot = check_in_slot_of(checked_in);
     ++m_waiting[ms_of(bucket)][slot];
     ++m_waiting_by_slot[slot];
+    record(LedgerChange::Kind::waiting, ms_of(bucket), slot, 1);
 }
 
 void Ledger::remove_waiting(util::TimePoint bucket, util::TimePoint checked_in) {
@@ -133,23 +175,39 @@ void Ledger::remove_waiting(util::TimePoint bucket, util::TimePoint checked_in) 
     if (--it->second <= 0) bucket_it->second.erase(it);
     if (bucket_it->second.empty()) m_waiting.erase(bucket_it);
     if (const auto sum = m_waiting_by_slot.find(slot); sum != m_waiting_by_slot.end() && --sum->second <= 0) m_waiting_by_slot.erase(sum);
+    record(LedgerChange::Kind::waiting, ms_of(bucket), slot, -1);
 }
 
 void Ledger::count_admission(util::TimePoint now) {
     const int64_t minute = minute_of(now);
     ++m_admitted_by_minute[minute];
-    if (m_first_minute < 0) m_first_minute = minute;
+    if (m_first_minute < 0 || minute < m_first_minute) m_first_minute = minute;
+    record(LedgerChange::Kind::admitted, minute, 0, 1);
 }
 
-void Ledger::count_arrival(util::TimePoint now) { ++m_arrived_by_slot[check_in_slot_of(now)]; }
+void Ledger::revoke(uint64_t session_id, util::TimePoint until) {
+    m_revoked[session_id] = until;
+    record(LedgerChange::Kind::revoked, static_cast<int64_t>(session_id), until.time_since_epoch().count(), 0);
+}
 
-void Ledger::count_check_in(util::TimePoint now) { ++m_check_ins_by_slot[check_in_slot_of(now)]; }
+void Ledger::count_arrival(util::TimePoint now) {
+    const int64_t slot = check_in_slot_of(now);
+    ++m_arrived_by_slot[slot];
+    record(LedgerChange::Kind::arrived, slot, 0, 1);
+}
+
+void Ledger::count_check_in(util::TimePoint now) {
+    const int64_t slot = check_in_slot_of(now);
+    ++m_check_ins_by_slot[slot];
+    record(LedgerChange::Kind::checked_in, slot, 0, 1);
+}
 
 uint64_t Ledger::release_seed(util::TimePoint now, util::Random& random) {
     const int64_t minute = minute_of(now);
     if (minute != m_seed_minute) {
         m_seed_minute = minute;
         m_seed = random.next();
+        record(LedgerChange::Kind::release_seed, minute, static_cast<int64_t>(m_seed), 0);
     }
     return m_seed;
 }

@@ -37,10 +37,39 @@ inline constexpr int64_t k_active_retention_minutes = 31;
 inline constexpr int64_t k_rate_window_minutes = 30;
 // Arrivals into the queue are counted per check-in slot and kept half an hour.
 inline constexpr int64_t k_arrival_retention_slots = 30 * 60 * 1000 / k_check_in_slot_ms;
+// Waiting users and check-ins are kept while their slot is at least this many slots old: the
+// window and the departures measured behind it (for a shared store's pruning too).
+inline constexpr int64_t k_check_in_retention_slots = k_waiting_window_slots + k_departure_window_slots;
 
 int64_t minute_of(util::TimePoint time);                 // minutes since the epoch
 util::TimePoint minute_start(int64_t minute);
 int64_t check_in_slot_of(util::TimePoint time);          // ten-second slots since the epoch
+
+// One change to a ledger, for rooms that several nodes share (server/state/): each node journals
+// the changes its requests make, pushes them to the shared store, and rebuilds its ledger as the
+// global counts plus the changes the store has not seen yet.
+struct LedgerChange {
+    enum class Kind : uint8_t {
+        active,       // key: minute; delta: users
+        waiting,      // key: bucket (ms); minute: check-in slot (check_in_slot_of); delta: users
+        admitted,     // key: minute; delta: admissions
+        revoked,      // key: session id (bits); minute: until (ms); delta unused
+        release_seed, // key: minute; minute: the seed (bits); delta unused
+        arrived,      // key: check-in slot; delta: new users who joined the queue
+        checked_in,   // key: check-in slot; delta: counted check-ins of waiting users
+    };
+    Kind kind = Kind::active;
+    int64_t key = 0;
+    int64_t minute = 0;
+    int64_t delta = 0;
+    bool operator==(const LedgerChange&) const = default;
+};
+
+class LedgerJournal {
+public:
+    virtual ~LedgerJournal() = default;
+    virtual void record(const LedgerChange& change) = 0;
+};
 
 class Ledger {
 public:
@@ -81,7 +110,7 @@ public:
     void count_check_in(util::TimePoint now);  // a waiting user's check-in was counted
 
     bool is_revoked(uint64_t session_id) const { return m_revoked.contains(session_id); }
-    void revoke(uint64_t session_id, util::TimePoint until) { m_revoked[session_id] = until; }
+    void revoke(uint64_t session_id, util::TimePoint until);
     size_t revoked_sessions() const { return m_revoked.size(); }
 
     // A per-minute seed for releasing random-queue slots at random moments; drawn once a minute.
@@ -94,7 +123,18 @@ public:
     // For tests and memory checks.
     size_t bucket_count() const { return m_waiting.size(); }
 
+    // Every change the mutators above make from now on is also told to `journal` (nullptr: none).
+    // Copies of a ledger do not inherit it.
+    void set_journal(LedgerJournal* journal) { m_journal.journal = journal; }
+    // Adds a change as it stands, without the checks the mutators make and without journaling
+    // it: for building a ledger from global counts and replaying journaled changes onto them.
+    void apply(const LedgerChange& change);
+
 private:
+    void record(LedgerChange::Kind kind, int64_t key, int64_t minute, int64_t delta) {
+        if (m_journal.journal) m_journal.journal->record({kind, key, minute, delta});
+    }
+
     void prune_now(int64_t now_minute, util::TimePoint now);
 
     std::map<int64_t, int64_t> m_active_by_minute;
@@ -108,6 +148,14 @@ private:
     int64_t m_pruned_minute = -1;
     int64_t m_seed_minute = -1;
     uint64_t m_seed = 0;
+    // Not copied: a copy of a ledger (or a ledger assigned another's counts) keeps its own.
+    struct JournalLink {
+        LedgerJournal* journal = nullptr;
+        JournalLink() = default;
+        JournalLink(const JournalLink&) {}
+        JournalLink& operator=(const JournalLink&) { return *this; }
+    };
+    JournalLink m_journal;
 };
 
 } // namespace wr::queue

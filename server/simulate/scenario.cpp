@@ -15,7 +15,10 @@ namespace wr::simulate {
 std::optional<double> parse_duration_seconds(std::string_view text) {
     if (text.empty()) return std::nullopt;
     double scale = 1;
-    switch (text.back()) {
+    if (text.ends_with("ms")) {
+        scale = 0.001;
+        text.remove_suffix(2);
+    } else switch (text.back()) {
     case 's': scale = 1; text.remove_suffix(1); break;
     case 'm': scale = 60; text.remove_suffix(1); break;
     case 'h': scale = 3600; text.remove_suffix(1); break;
@@ -75,6 +78,23 @@ model::FieldErrors read_scenario(const nlohmann::json& document, Scenario& scena
     fields.integer("seed", seed, seed);
     scenario.seed = static_cast<uint64_t>(seed);
     read_duration_minutes(document, "max_duration", scenario.max_minutes, errors);
+    int64_t nodes = scenario.nodes;
+    fields.integer("nodes", nodes, nodes);
+    scenario.nodes = static_cast<int>(std::clamp<int64_t>(nodes, -1, 100000));
+    double interval_minutes = scenario.sync_interval_seconds / 60, latency_minutes = scenario.sync_latency_seconds / 60;
+    read_duration_minutes(document, "sync_interval", interval_minutes, errors);
+    read_duration_minutes(document, "sync_latency", latency_minutes, errors);
+    scenario.sync_interval_seconds = interval_minutes * 60;
+    scenario.sync_latency_seconds = latency_minutes * 60;
+    if (const auto it = document.find("node_shares"); it != document.end() && !it->is_null()) {
+        scenario.node_shares.clear();
+        if (!it->is_array()) errors.push_back({"node_shares", "must be an array of numbers, such as [90, 5, 5]"});
+        else
+            for (const nlohmann::json& share : *it) {
+                if (share.is_number()) scenario.node_shares.push_back(share.get<double>());
+                else errors.push_back({"node_shares", "must be an array of numbers, such as [90, 5, 5]"});
+            }
+    }
 
     if (const auto it = document.find("events"); it != document.end() && !it->is_null()) {
         if (!it->is_array()) {
@@ -137,6 +157,21 @@ model::FieldErrors validate_scenario(const Scenario& scenario) {
     if (scenario.total_active_users < 1) errors.push_back({"total_active_users", "must be positive"});
     if (scenario.new_users_per_minute < 1) errors.push_back({"new_users_per_minute", "must be positive"});
     if (scenario.session_duration < 1 || scenario.session_duration > 30) errors.push_back({"session_duration", "must be between 1 and 30 minutes"});
+    if (scenario.nodes < 1 || scenario.nodes > 100) errors.push_back({"nodes", "must be between 1 and 100"});
+    if (scenario.sync_interval_seconds < 0.01 || scenario.sync_interval_seconds > 10)
+        errors.push_back({"sync_interval", "must be between 10ms and 10s"});
+    if (scenario.sync_latency_seconds < 0 || scenario.sync_latency_seconds >= scenario.sync_interval_seconds)
+        errors.push_back({"sync_latency", "must be at least 0 and shorter than sync_interval"});
+    if (!scenario.node_shares.empty()) {
+        if (static_cast<int>(scenario.node_shares.size()) != scenario.nodes)
+            errors.push_back({"node_shares", "must give one share per node (" + std::to_string(scenario.nodes) + ")"});
+        double total = 0;
+        for (const double share : scenario.node_shares) {
+            if (share < 0) errors.push_back({"node_shares", "must not be negative"});
+            total += share;
+        }
+        if (total <= 0) errors.push_back({"node_shares", "must not all be 0"});
+    }
     for (size_t i = 0; i < scenario.events.size(); ++i) {
         const EventSpec& event = scenario.events[i];
         const std::string prefix = "events[" + std::to_string(i) + "].";

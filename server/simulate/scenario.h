@@ -51,6 +51,12 @@ struct Scenario {
     std::vector<EventSpec> events;
     std::vector<MethodChange> method_changes;
     double max_minutes = 24 * 60;          // give up after this much virtual time
+    // Several edge nodes sharing the room (`--nodes`): the reconcile code of --state redis, with
+    // the in-process store, a round trip of sync_latency, requests spread by node_shares.
+    int nodes = 1;
+    double sync_interval_seconds = 0.25;
+    double sync_latency_seconds = 0.002;
+    std::vector<double> node_shares;       // empty: even
 };
 
 // Reads a scenario document (the same names as the command's flags, snake_case), applying it
@@ -65,7 +71,7 @@ std::vector<double> arrival_seconds(const Scenario& scenario);
 // For reference:DURATION, when everyone joins (the end of the span); nullopt for other modes.
 std::optional<double> joining_at_seconds(const Scenario& scenario);
 
-// "30m" → 1800, "20s" → 20, "2h" → 7200, "90" → 90 (seconds); nullopt when malformed.
+// "30m" → 1800, "20s" → 20, "2h" → 7200, "250ms" → 0.25, "90" → 90 (seconds); nullopt when malformed.
 std::optional<double> parse_duration_seconds(std::string_view text);
 
 } // namespace wr::simulate

@@ -9,6 +9,7 @@
 
 #include "queue/admission.h"
 #include "queue/schedule.h"
+#include "simulate/simulated_state.h"
 #include "util/time_format.h"
 
 namespace wr::simulate {
@@ -161,7 +162,15 @@ void check_with_oracle(Report& report, const SimulatedRoom& room, const Scenario
         if (minute.waiting > 0 && !policy.queue_all && minute.sessions < policy.total_active_users &&
             minute.sessions_started < policy.new_users_per_minute)
             ++summary.early_queueing_minutes;
+        if (minute.waiting > 0 && !policy.queue_all && static_cast<double>(minute.sessions) < 0.98 * static_cast<double>(policy.total_active_users) &&
+            static_cast<double>(minute.sessions_started) < 0.98 * static_cast<double>(policy.new_users_per_minute))
+            ++summary.early_queueing_minutes_98;
+        if (!policy.queue_all)
+            summary.admitted_per_minute_overshoot_percent =
+                std::max(summary.admitted_per_minute_overshoot_percent,
+                         100.0 * static_cast<double>(minute.sessions_started - policy.new_users_per_minute) / static_cast<double>(policy.new_users_per_minute));
     }
+    summary.early_queueing_share_98 = minutes ? static_cast<double>(summary.early_queueing_minutes_98) / static_cast<double>(minutes) : 0;
 }
 
 // The first wait shown against the wait had, and each wait shown against the wait still ahead.
@@ -222,7 +231,10 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
     SimulatedRoom room;
     build_room(scenario, room);
     util::SeededRandom random(scenario.seed);
-    queue::Ledger ledger;
+    // One ledger, or the room shared by several nodes.
+    const std::unique_ptr<SimulatedState> state = make_simulated_state(
+        {scenario.nodes, Milliseconds{std::llround(scenario.sync_interval_seconds * 1000)},
+         Milliseconds{std::llround(scenario.sync_latency_seconds * 1000)}, scenario.node_shares, scenario.seed});
     const std::vector<double> arrivals = arrival_seconds(scenario);
     std::vector<User> users(arrivals.size());
     report.users.resize(arrivals.size());
@@ -242,9 +254,8 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
             ticket.arrived = k_epoch + Milliseconds{static_cast<int64_t>(arrivals[i] * 1000)};
             ticket.bucket = queue::minute_start(queue::minute_of(ticket.arrived));
             ticket.last_check_in = joined - std::chrono::seconds{ticket.refresh_interval_seconds};
-            // Counted as waiting and arrived; not as a check-in, which no one could have skipped.
-            ledger.add_waiting(ticket.bucket, ticket.last_check_in);
-            ledger.count_arrival(ticket.last_check_in);
+            // Counted as waiting and as arrived; not as a check-in, which no one could have skipped.
+            state->add_waiting(ticket.bucket, ticket.last_check_in);
             users[i].ticket = ticket;
             users[i].state = State::waiting;
             users[i].last_visit = joined;
@@ -273,6 +284,7 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
         while (current_minute < minute) {
             const TimePoint end = at_minutes(static_cast<double>(current_minute + 1)) - Milliseconds{1};
             const queue::Policy policy = policy_at(room, scenario, end);
+            const queue::Ledger ledger = state->counts(end);
             MinuteResult result;
             result.minute = current_minute;
             result.active_users = ledger.active_users(end, policy.session_duration);
@@ -312,7 +324,7 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
         }
 
         const queue::Policy policy = policy_at(room, scenario, now);
-        const queue::Outcome outcome = queue::check_in(ledger, policy, user.ticket, now, random);
+        const queue::Outcome outcome = state->check_in(policy, user.ticket, now, random);
         ++summary.check_ins;
         user.ticket = outcome.ticket;
         user.last_visit = now;
@@ -424,7 +436,31 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
     summary.wait_estimate_mae_minutes = error_count ? error_sum / static_cast<double>(error_count) : 0;
     summary.mean_wait_minutes = summary.admitted ? wait_sum / static_cast<double>(summary.admitted) : 0;
     summary.simulated_minutes = static_cast<double>(report.minutes.size());
+    summary.nodes = scenario.nodes;
+    summary.syncs = state->syncs();
     return report;
+}
+
+nlohmann::json nodes_comparison(const Scenario& scenario, const Summary& nodes, const Summary& single_node) {
+    const auto rounded = [](double value) { return std::round(value * 1000) / 1000; };
+    const auto both = [](auto a, auto b) { return nlohmann::json{{"nodes", a}, {"single_node", b}}; };
+    nlohmann::json shares = nlohmann::json::array();
+    for (const double share : scenario.node_shares) shares.push_back(share);
+    return {{"nodes", scenario.nodes},
+            {"sync_interval_ms", std::llround(scenario.sync_interval_seconds * 1000)},
+            {"sync_latency_ms", std::llround(scenario.sync_latency_seconds * 1000)},
+            {"node_shares", shares},
+            {"syncs", nodes.syncs},
+            {"active_overshoot_percent", both(rounded(std::max(0.0, nodes.overshoot_percent)), rounded(std::max(0.0, single_node.overshoot_percent)))},
+            {"admitted_per_minute_overshoot_percent", both(rounded(std::max(0.0, nodes.admitted_per_minute_overshoot_percent)),
+                                                           rounded(std::max(0.0, single_node.admitted_per_minute_overshoot_percent)))},
+            {"max_active_users", both(nodes.max_active, single_node.max_active)},
+            {"max_admitted_per_minute", both(nodes.max_admitted_per_minute, single_node.max_admitted_per_minute)},
+            {"early_queueing_minutes", both(nodes.early_queueing_minutes, single_node.early_queueing_minutes)},
+            {"early_queueing_minutes_98", both(nodes.early_queueing_minutes_98, single_node.early_queueing_minutes_98)},
+            {"early_queueing_share_98", both(rounded(nodes.early_queueing_share_98), rounded(single_node.early_queueing_share_98))},
+            {"kendall_tau", both(rounded(nodes.kendall_tau), rounded(single_node.kendall_tau))},
+            {"mean_wait_minutes", both(rounded(nodes.mean_wait_minutes), rounded(single_node.mean_wait_minutes))}};
 }
 
 nlohmann::json summary_to_json(const Summary& s) {
@@ -460,6 +496,8 @@ nlohmann::json summary_to_json(const Summary& s) {
             {"new_users_per_minute", s.new_users_per_minute},
             {"admitted_per_minute_overshoot_percent", rounded(std::max(0.0, s.admitted_per_minute_overshoot_percent))},
             {"early_queueing_minutes", s.early_queueing_minutes},
+            {"early_queueing_minutes_98", s.early_queueing_minutes_98},
+            {"early_queueing_share_98", rounded(s.early_queueing_share_98)},
             {"kendall_tau", rounded(s.kendall_tau)},
             {"kendall_tau_waiting", rounded(s.kendall_tau_waiting)},
             {"wait_estimate_mae_minutes", rounded(s.wait_estimate_mae_minutes)},

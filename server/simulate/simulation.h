@@ -64,6 +64,8 @@ struct Summary {
     int64_t new_users_per_minute = 0;
     double admitted_per_minute_overshoot_percent = 0;
     int64_t early_queueing_minutes = 0; // minutes that ended with browsers waiting although neither limit was reached (oracle)
+    int64_t early_queueing_minutes_98 = 0; // … with the room under 98 % of both limits
+    double early_queueing_share_98 = 0;    // those minutes ÷ every minute simulated
     double kendall_tau = 0;             // arrival order against admission order, of those admitted
     double kendall_tau_waiting = 0;     // the same, of those who had to wait (not let in at once)
     double wait_estimate_mae_minutes = 0;
@@ -80,6 +82,8 @@ struct Summary {
     double mean_wait_minutes = 0;
     double simulated_minutes = 0;
     int64_t check_ins = 0;
+    int nodes = 1;       // edge nodes sharing the room
+    int64_t syncs = 0;   // their round trips to the store
 };
 
 struct Report {
@@ -98,5 +102,8 @@ double kendall_tau(const std::vector<double>& x, const std::vector<double>& y, s
 
 nlohmann::json report_to_json(const Report& report, bool include_users = true);
 nlohmann::json summary_to_json(const Summary& summary);
+// A run with several nodes beside the same scenario on one node: overshoot, early queueing and
+// order, each as {"nodes": …, "single_node": …}.
+nlohmann::json nodes_comparison(const Scenario& scenario, const Summary& nodes, const Summary& single_node);
 
 } // namespace wr::simulate

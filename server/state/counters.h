@@ -3,6 +3,8 @@
 // serves one process; a shared one (Redis) serves several edge nodes. Callers pass everything
 // a decision needs and get the outcome; they never touch the counts directly, so nothing above
 // this interface assumes a single process.
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -13,6 +15,22 @@
 
 namespace wr::state {
 
+// Round-trip times of syncs with a shared store, in fixed buckets (upper bounds in seconds).
+struct SyncTimes {
+    static constexpr std::array<double, 11> k_bounds_seconds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                                                0.05,   0.1,   0.25,   0.5,   1.0};
+    std::array<uint64_t, k_bounds_seconds.size() + 1> counts{}; // the last is above every bound
+    double sum_seconds = 0;
+    uint64_t count = 0;
+    void observe(double seconds) {
+        size_t bucket = 0;
+        while (bucket < k_bounds_seconds.size() && seconds > k_bounds_seconds[bucket]) ++bucket;
+        ++counts[bucket];
+        sum_seconds += seconds;
+        ++count;
+    }
+};
+
 // How the counters reach the store they share with other nodes, for /metrics, the status
 // endpoint and the log. The in-memory counters share nothing and are always healthy.
 struct Health {
@@ -21,6 +39,19 @@ struct Health {
     std::string failure_mode;       // local-share, open or closed: what admission does meanwhile
     util::TimePoint since{};        // when the current outage began
     std::string detail;             // the last error, in words
+    // Shared stores only.
+    std::string store;              // where: "redis 127.0.0.1:6379/0" (never a password)
+    std::string node_id;            // this node run's name in the store: <node-name>-<random>
+    int64_t sync_interval_ms = 0;
+    uint64_t syncs = 0;             // round trips that succeeded
+    uint64_t sync_failures = 0;     // round trips that failed
+    uint64_t outages = 0;           // times the store became unreachable
+    int64_t rooms_synced = 0;       // rooms in the last round trip
+    int64_t rooms_degraded = 0;     // rooms admitting under the failure mode now
+    uint64_t batches_recovered = 0; // acknowledged changes a failover lost, sent again
+    uint64_t batches_lost = 0;      // … too old to send again
+    SyncTimes sync_times;
+    std::optional<util::TimePoint> last_sync; // the last round trip that succeeded
 };
 
 class Counters {

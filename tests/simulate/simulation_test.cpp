@@ -195,3 +195,57 @@ TEST_CASE("simulate: Kendall's tau is 1 for the same order, -1 for the reverse, 
     CHECK(wr::simulate::kendall_tau({1, 2, 3, 4}, {1, 3, 2, 4}) == doctest::Approx(2.0 / 3));
     CHECK(wr::simulate::kendall_tau({1, 2, 3, 4}, {5, 5, 5, 5}) == 0);
 }
+
+TEST_CASE("simulate: three nodes at 250 ms hold the limits, queue no one early and keep FIFO order, at even and 90/5/5 traffic") {
+    // Issue 11's budgets, judged by the browsers' own cookies: active users and admissions per
+    // minute at most 2 % over the limits, at most 2 % of minutes with someone waiting while the
+    // room was under 98 % of both, Kendall's tau at least 0.95 — and the same crowd on one node
+    // for comparison.
+    for (const std::vector<double>& shares : {std::vector<double>{}, std::vector<double>{90, 5, 5}}) {
+        CAPTURE(shares.size());
+        Scenario scenario = reference(QueueingMethod::fifo, "uniform:20m");
+        scenario.users = 4000;
+        scenario.nodes = 3;
+        scenario.sync_interval_seconds = 0.25;
+        scenario.node_shares = shares;
+        const Report nodes = wr::simulate::run(scenario);
+        scenario.nodes = 1;
+        scenario.node_shares.clear();
+        const Report single = wr::simulate::run(scenario);
+        const auto& s = nodes.summary;
+        CHECK(s.nodes == 3);
+        CHECK(s.syncs > 0);
+        CHECK(s.overshoot_percent <= 2.0);
+        CHECK(s.admitted_per_minute_overshoot_percent <= 2.0);
+        // Grants are reserved in the store, so the limits hold exactly, not just within 2 %.
+        CHECK(s.max_active <= 200);
+        CHECK(s.max_admitted_per_minute <= 200);
+        CHECK(s.early_queueing_share_98 <= 0.02);
+        CHECK(s.kendall_tau >= 0.95);
+        CHECK(s.kendall_tau >= single.summary.kendall_tau - 0.01);
+        CHECK(s.admitted == single.summary.admitted); // everyone got in, as on one node
+        CHECK(single.summary.overshoot_percent <= 0.0);
+        CHECK(single.summary.early_queueing_minutes_98 == 0);
+    }
+}
+
+TEST_CASE("simulate: a scenario's nodes are checked and named in its errors") {
+    Scenario scenario = reference(QueueingMethod::fifo);
+    scenario.nodes = 3;
+    scenario.node_shares = {90, 10};
+    auto errors = wr::simulate::validate_scenario(scenario);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].text() == "node_shares: must give one share per node (3)");
+    scenario.node_shares = {};
+    scenario.sync_interval_seconds = 0.001;
+    scenario.sync_latency_seconds = 0;
+    errors = wr::simulate::validate_scenario(scenario);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].text() == "sync_interval: must be between 10ms and 10s");
+    Scenario read;
+    errors = wr::simulate::read_scenario(nlohmann::json{{"nodes", 3}, {"sync_interval", "100ms"}, {"node_shares", {90, 5, 5}}}, read);
+    CHECK(errors.empty());
+    CHECK(read.nodes == 3);
+    CHECK(read.sync_interval_seconds == doctest::Approx(0.1));
+    CHECK(read.node_shares == std::vector<double>{90, 5, 5});
+}

@@ -2,6 +2,7 @@
 #include "support/prometheus_parser.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -129,20 +130,26 @@ Exposition parse_prometheus(const std::string& text) {
         if (!seen_series.insert(key).second) fail(number, "the same series twice: " + key);
         exposition.samples.push_back(std::move(sample));
     }
-    // Histograms: cumulative buckets, ending at +Inf, which equals _count.
+    // Histograms: per series (the labels other than le), cumulative buckets ending at +Inf,
+    // which equals the series' _count.
     for (const auto& [family, type] : exposition.types) {
         if (type != "histogram") continue;
-        double previous = -1;
-        double infinite = -1;
+        std::map<std::map<std::string, std::string>, std::pair<double, double>> series; // labels → (previous, +Inf)
         for (const Sample& sample : exposition.samples) {
             if (sample.name != family + "_bucket") continue;
             if (!sample.labels.contains("le")) fail(0, family + " bucket without le");
+            auto labels = sample.labels;
+            labels.erase("le");
+            auto& [previous, infinite] = series.try_emplace(labels, -1.0, -1.0).first->second;
             if (sample.value < previous) fail(0, family + " buckets are not cumulative");
             previous = sample.value;
             if (sample.labels.at("le") == "+Inf") infinite = sample.value;
         }
-        if (infinite < 0) fail(0, family + " has no +Inf bucket");
-        if (exposition.value(family + "_count") != infinite) fail(0, family + "_count differs from the +Inf bucket");
+        if (series.empty()) fail(0, family + " has no buckets");
+        for (const auto& [labels, figures] : series) {
+            if (figures.second < 0) fail(0, family + " has no +Inf bucket");
+            if (exposition.value(family + "_count", labels) != figures.second) fail(0, family + "_count differs from the +Inf bucket");
+        }
     }
     return exposition;
 }

@@ -1,0 +1,274 @@
+// A node's copy of a shared room: decide locally, journal, push, rebuild from the answer.
+#include "state/room_replica.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace wr::state {
+namespace {
+
+using Kind = queue::LedgerChange::Kind;
+
+// Batches the store acknowledged are kept this long, to send again if a failover to a replica
+// that had not copied them yet loses them (Redis replicates asynchronously).
+constexpr util::Milliseconds k_history{10000};
+
+} // namespace
+
+const char* to_string(Footing footing) {
+    switch (footing) {
+    case Footing::granted: return "granted";
+    case Footing::cold: return "cold";
+    case Footing::degraded: break;
+    }
+    return "degraded";
+}
+
+void RoomReplica::Recorder::record(const queue::LedgerChange& change) {
+    replica->m_open.record(change);
+    // The grant is measured against admissions (and the local share against active users).
+    if (change.kind == Kind::admitted || change.kind == Kind::active) replica->m_since_basis.record(change);
+}
+
+RoomReplica::RoomReplica(ReplicaSettings settings) : m_settings(settings) {
+    m_recorder.replica = this;
+    m_view.set_journal(&m_recorder);
+}
+
+void RoomReplica::touch(const queue::Policy* policy, util::TimePoint now) {
+    m_last_activity = now;
+    if (policy) m_policy = *policy;
+}
+
+Footing RoomReplica::footing(util::TimePoint now) const {
+    if (m_last_reply && now < m_grant_until) return Footing::granted;
+    // No grant in force, but no sign of trouble either: the room is new here or woke up, and
+    // its sync is on its way.
+    if (!m_failed_since_reply) return Footing::cold;
+    return Footing::degraded;
+}
+
+int64_t RoomReplica::allowance(const queue::Policy& policy, util::TimePoint now) const {
+    const int64_t minute = queue::minute_of(now);
+    switch (footing(now)) {
+    case Footing::granted: {
+        const int64_t total_left = m_grant.total - m_since_basis.admitted_total();
+        const int64_t minute_left = (m_grant.minute == minute ? m_grant.this_minute : 0) - m_since_basis.admitted(minute);
+        return std::min(total_left, minute_left);
+    }
+    case Footing::cold: return 1 - m_cold_admissions;
+    case Footing::degraded: break;
+    }
+    switch (m_settings.failure_mode) {
+    case FailureMode::open: return queue::k_unlimited_allowance;
+    case FailureMode::closed: return 0;
+    case FailureMode::local_share: break;
+    }
+    // This node's share of what was free at the last answer (aging as sessions end), less what it
+    // has taken since.
+    const int64_t free_total = policy.total_active_users - m_global.active_users(now, policy.session_duration);
+    const int64_t free_minute = policy.new_users_per_minute - m_global.admitted_in_minute(now);
+    return std::min(local_share_allowance(m_share, free_total, std::max<int64_t>(0, m_since_basis.active_users(now, policy.session_duration))),
+                    local_share_allowance(m_share, free_minute, m_since_basis.admitted(minute)));
+}
+
+bool RoomReplica::counts_as_demand(const queue::Outcome& outcome) const {
+    return outcome.newly_admitted || (outcome.verdict == queue::Verdict::queue && outcome.counted);
+}
+
+queue::Outcome RoomReplica::check_in(const queue::Policy& policy, const std::optional<queue::Ticket>& ticket, util::TimePoint now,
+                                     util::Random& random, queue::Arrival arrival) {
+    touch(&policy, now);
+    m_view.prune(now);
+    const Footing where = footing(now);
+    queue::Policy effective = policy;
+    if (where == Footing::degraded && m_settings.failure_mode == FailureMode::open &&
+        (policy.method == model::QueueingMethod::fifo || policy.method == model::QueueingMethod::random))
+        effective.method = model::QueueingMethod::passthrough; // fail open: everyone in, still counted
+    const queue::Outcome outcome = queue::check_in(m_view, effective, ticket, now, random, arrival, allowance(policy, now));
+    if (counts_as_demand(outcome)) ++m_demand;
+    if (outcome.newly_admitted && where == Footing::cold) ++m_cold_admissions;
+    return outcome;
+}
+
+bool RoomReplica::try_join(const queue::ClientAddress& client, int64_t limit, util::TimePoint now) {
+    touch(nullptr, now);
+    if (limit <= 0) return true;
+    const int64_t minute = queue::minute_of(now);
+    if (minute != m_join_minute) {
+        m_join_minute = minute;
+        m_joins_global.clear();
+        m_joins_local.clear();
+    }
+    const auto global = m_joins_global.find(client);
+    int64_t& local = m_joins_local[client];
+    if ((global == m_joins_global.end() ? 0 : global->second) + local >= limit) return false;
+    ++local;
+    m_open.add_join(minute, client, 1);
+    return true;
+}
+
+bool RoomReplica::revoke(const queue::Policy& policy, const queue::Ticket& ticket, util::TimePoint now) {
+    touch(&policy, now);
+    m_view.prune(now);
+    return queue::revoke(m_view, policy, ticket, now);
+}
+
+queue::RoomFigures RoomReplica::figures(const queue::Policy& policy, util::TimePoint now) {
+    m_view.prune(now);
+    return queue::room_figures(m_view, policy, now);
+}
+
+bool RoomReplica::needs_push() const { return m_resync || !m_open.empty() || !m_batches.empty(); }
+
+RoomPush RoomReplica::begin_sync(const std::string& room_id, util::TimePoint now, bool read_only) {
+    RoomPush push;
+    push.room_id = room_id;
+    push.read_only = read_only;
+    push.epoch = m_epoch;
+    push.now_ms = now.time_since_epoch().count();
+    push.total_active_users = m_policy.total_active_users;
+    push.new_users_per_minute = m_policy.new_users_per_minute;
+    push.session_minutes = m_policy.session_duration.count();
+    push.revocation_cursor = m_revocation_cursor;
+    push.in_flight_allowance = std::clamp<int64_t>(allowance(m_policy, now), 0, std::max<int64_t>(0, m_policy.total_active_users));
+    m_read_only_in_flight = read_only;
+    m_sent_at = now;
+    if (read_only) return push;
+
+    // Demand since the last push, as a rate, averaged.
+    const util::Milliseconds elapsed = m_last_push ? now - *m_last_push : m_settings.sync_interval;
+    m_weight = next_demand_weight(m_weight, m_demand, elapsed, m_settings.sync_interval);
+    const util::Milliseconds window = share_window(m_settings.sync_interval);
+    m_demand_history.emplace_back(now, m_demand);
+    while (!m_demand_history.empty() && now - m_demand_history.front().first >= window) m_demand_history.pop_front();
+    if (!m_first_push) m_first_push = now;
+    int64_t in_window = 0;
+    for (const auto& [at, demand] : m_demand_history) in_window += demand;
+    const util::Milliseconds covered = std::clamp<util::Milliseconds>(now - *m_first_push, m_settings.sync_interval, window);
+    m_demand = 0;
+    m_last_push = now;
+    push.demand_weight = std::round(m_weight * 1000) / 1000;
+    push.share_weight = std::round(static_cast<double>(in_window) * 1000.0 / static_cast<double>(covered.count()) * 1000) / 1000;
+
+    // Seal what was journaled since the last push into a batch; a batch that never left this
+    // node may still grow, one that may have reached the store stays as it was sent.
+    if (!m_open.empty()) {
+        if (!m_batches.empty() && !m_batches.back().sent) m_batches.back().changes.merge(m_open);
+        else m_batches.push_back(Batch{++m_last_sequence, m_open});
+        m_open.clear();
+    }
+    for (const Batch& batch : m_batches) push.batches.push_back({batch.sequence, batch.changes.changes(), batch.changes.joins()});
+    m_batches_in_flight = m_batches.size();
+    m_resync = false;
+    return push;
+}
+
+void RoomReplica::sync_failed(bool maybe_applied, util::TimePoint) {
+    if (!m_read_only_in_flight) {
+        for (size_t i = 0; i < m_batches_in_flight && i < m_batches.size(); ++i)
+            if (maybe_applied) m_batches[i].sent = true;
+        m_failed_since_reply = true;
+    }
+    m_batches_in_flight = 0;
+}
+
+void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
+    if (reply.status == RoomReply::Status::epoch_changed) {
+        // The store lost the room (a restart without persistence, or every key expired): what
+        // this node still counts goes again, whole, in one new batch; other nodes do the same.
+        m_epoch = reply.epoch;
+        ChangeSet everything = m_contribution;
+        for (const Batch& batch : m_batches) everything.merge(batch.changes);
+        everything.prune(now);
+        m_batches.clear();
+        m_history.clear();
+        m_contribution.clear();
+        if (!everything.empty()) m_batches.push_back(Batch{++m_last_sequence, std::move(everything)});
+        m_acknowledged_sequence = 0;
+        m_revocation_cursor = 0;
+        m_batches_in_flight = 0;
+        m_resync = true;
+        return;
+    }
+
+    if (!m_read_only_in_flight) {
+        // A store that acknowledged batches once and has them no more failed over to a replica
+        // that had not copied them: send them again, under a new number.
+        ChangeSet lost;
+        if (reply.stored_sequence_before < m_acknowledged_sequence) {
+            int64_t found = 0;
+            for (const Batch& batch : m_history)
+                if (batch.sequence > reply.stored_sequence_before) {
+                    lost.merge(batch.changes);
+                    ++found;
+                }
+            std::erase_if(m_history, [&](const Batch& batch) { return batch.sequence > reply.stored_sequence_before; });
+            m_recovered_batches += found;
+            m_lost_batches += std::max<int64_t>(0, static_cast<int64_t>(m_acknowledged_sequence - reply.stored_sequence_before) - found);
+            m_acknowledged_sequence = reply.stored_sequence_before; // what the store has now
+        }
+        for (size_t i = 0; i < m_batches_in_flight && !m_batches.empty(); ++i) {
+            Batch batch = std::move(m_batches.front());
+            m_batches.pop_front();
+            m_acknowledged_sequence = batch.sequence;
+            m_contribution.merge(batch.changes);
+            batch.acknowledged = now;
+            m_history.push_back(std::move(batch));
+        }
+        m_batches_in_flight = 0;
+        while (!m_history.empty() && now - m_history.front().acknowledged > k_history) m_history.pop_front();
+        if (!lost.empty()) m_batches.push_back(Batch{++m_last_sequence, std::move(lost)});
+        if (queue::minute_of(now) != m_contribution_pruned_minute) {
+            m_contribution_pruned_minute = queue::minute_of(now);
+            m_contribution.prune(now);
+        }
+
+        m_grant = reply.grant;
+        m_grant_until = *m_sent_at + grant_validity(m_settings.sync_interval);
+        m_share = reply.share;
+        m_share_known = true;
+        // The grant counts from the push: what was admitted since then counts against it.
+        m_since_basis.clear();
+        for (const queue::LedgerChange& change : m_open.changes())
+            if (change.kind == Kind::admitted || change.kind == Kind::active) m_since_basis.record(change);
+        m_cold_admissions = 0;
+        m_failed_since_reply = false;
+        m_last_reply = now;
+        if (!reply.epoch.empty()) m_epoch = reply.epoch;
+    }
+    m_last_read = now;
+
+    // The global counts, with the revocations known so far.
+    m_global = queue::Ledger{};
+    for (const queue::LedgerChange& change : reply.counts) m_global.apply(change);
+    for (const auto& [session, until] : reply.revocations) m_revocations[session] = until;
+    m_revocation_cursor = reply.revocation_cursor;
+    const int64_t now_ms = now.time_since_epoch().count();
+    std::erase_if(m_revocations, [now_ms](const auto& entry) { return entry.second <= now_ms; });
+    for (const auto& [session, until] : m_revocations)
+        m_global.apply({Kind::revoked, static_cast<int64_t>(session), until, 0});
+
+    // Joins: the global count of each address this node pushed, plus what it has not pushed yet.
+    const int64_t minute = queue::minute_of(now);
+    if (minute != m_join_minute) {
+        m_join_minute = minute;
+        m_joins_global.clear();
+    }
+    if (queue::minute_of(*m_sent_at) == minute)
+        for (const auto& [address, joins] : reply.joins) m_joins_global[address] = joins;
+    m_joins_local.clear();
+    const auto add_local = [&](const ChangeSet& changes) {
+        for (const JoinChange& join : changes.joins())
+            if (join.minute == minute) m_joins_local[join.address] += join.delta;
+    };
+    for (const Batch& batch : m_batches) add_local(batch.changes);
+    add_local(m_open);
+
+    // The view: the global counts plus what this node did that they do not include yet.
+    m_view = m_global;
+    for (const Batch& batch : m_batches) batch.changes.replay_onto(m_view);
+    m_open.replay_onto(m_view);
+}
+
+} // namespace wr::state

@@ -1,0 +1,137 @@
+#pragma once
+// One node's copy of a room that several nodes share. Requests are decided on a local view —
+// the global counts from the last sync plus this node's changes since — and capped by the
+// node's allowance of new admissions: the grant the store handed it, or, when the store cannot
+// be reached, what the failure mode allows. In the background the node pushes its journaled
+// changes and rebuilds the view from the answer. Pure: time comes in as an argument, no I/O,
+// no locks (SharedCounters holds one per room around every call).
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "queue/admission.h"
+#include "state/change_set.h"
+#include "state/shared_store.h"
+#include "state/shares.h"
+
+namespace wr::state {
+
+struct ReplicaSettings {
+    util::Milliseconds sync_interval{250};
+    FailureMode failure_mode = FailureMode::local_share;
+};
+
+// Where a node's admissions come from at one moment.
+enum class Footing {
+    granted,  // a grant from the store, still in force
+    cold,     // the room is new here and its first sync is under way: one admission at most
+    degraded, // no grant in force (the store is away): the failure mode decides
+};
+const char* to_string(Footing footing);
+
+class RoomReplica {
+public:
+    explicit RoomReplica(ReplicaSettings settings);
+    RoomReplica(const RoomReplica&) = delete;
+    RoomReplica& operator=(const RoomReplica&) = delete;
+
+    // The request path: never waits for anything.
+    queue::Outcome check_in(const queue::Policy& policy, const std::optional<queue::Ticket>& ticket, util::TimePoint now,
+                            util::Random& random, queue::Arrival arrival);
+    bool try_join(const queue::ClientAddress& client, int64_t limit, util::TimePoint now);
+    bool revoke(const queue::Policy& policy, const queue::Ticket& ticket, util::TimePoint now);
+    queue::RoomFigures figures(const queue::Policy& policy, util::TimePoint now);
+    // A user already waiting when a simulation starts (`wr simulate`'s reference scenarios).
+    void add_waiting_for_simulation(util::TimePoint bucket, util::TimePoint checked_in) {
+        m_view.add_waiting(bucket, checked_in);
+        m_view.count_arrival(checked_in);
+    }
+
+    // The next push: every change the store has not acknowledged, the limits last in force and
+    // this node's demand. `read_only` for a room this node only reports on.
+    RoomPush begin_sync(const std::string& room_id, util::TimePoint now, bool read_only = false);
+    // The store's answer to that push.
+    void end_sync(const RoomReply& reply, util::TimePoint now);
+    // The push failed; `maybe_applied`: it may have reached the store, so its batches are frozen.
+    void sync_failed(bool maybe_applied, util::TimePoint now);
+
+    Footing footing(util::TimePoint now) const;
+    // New admissions this node may make now (queue::k_unlimited_allowance when the failure mode is open).
+    int64_t allowance(const queue::Policy& policy, util::TimePoint now) const;
+    bool needs_push() const;               // changes the store has not acknowledged
+    bool needs_resync() const { return m_resync; } // the store lost the room: push everything again at once
+    util::TimePoint last_activity() const { return m_last_activity; }
+    std::optional<util::TimePoint> last_reply() const { return m_last_reply; }
+    // The last answer of any kind, a read-only one included: how fresh figures() is.
+    std::optional<util::TimePoint> last_read() const { return m_last_read; }
+    double share() const { return m_share; }
+    bool share_known() const { return m_share_known; }
+    const Grant& grant() const { return m_grant; }
+    // Changes re-sent because the store lost them after acknowledging them (a failover), and
+    // changes lost for good (older than the history kept).
+    int64_t recovered_batches() const { return m_recovered_batches; }
+    int64_t lost_batches() const { return m_lost_batches; }
+
+private:
+    struct Batch {
+        uint64_t sequence = 0;
+        ChangeSet changes;
+        bool sent = false; // may have reached the store: its content is frozen
+        util::TimePoint acknowledged{};
+    };
+    // Fans the view's journal out to what needs it.
+    struct Recorder final : queue::LedgerJournal {
+        RoomReplica* replica = nullptr;
+        void record(const queue::LedgerChange& change) override;
+    };
+    void touch(const queue::Policy* policy, util::TimePoint now);
+    void rebuild_view(util::TimePoint now);
+    bool counts_as_demand(const queue::Outcome& outcome) const;
+
+    ReplicaSettings m_settings;
+    Recorder m_recorder;
+    queue::Ledger m_global;  // the counts of the last answer
+    queue::Ledger m_view;    // m_global + this node's changes the answer did not include
+    ChangeSet m_open;        // changes since the last push was sealed
+    ChangeSet m_since_basis; // changes since the push of the grant in force was sent
+    ChangeSet m_in_flight;   // changes since the push now on its way was sent
+    std::deque<Batch> m_batches;  // sealed, not acknowledged, oldest first
+    std::deque<Batch> m_history;  // acknowledged recently, to send again if a failover lost them
+    ChangeSet m_contribution;     // everything acknowledged that still counts, for a store that lost it
+    uint64_t m_last_sequence = 0;
+    uint64_t m_acknowledged_sequence = 0;
+    size_t m_batches_in_flight = 0;
+    std::string m_epoch;
+    bool m_resync = false;
+    std::map<uint64_t, int64_t> m_revocations; // known globally: session id → until (ms)
+    int64_t m_revocation_cursor = 0;
+    // Joins this minute: global counts at the last answer, and this node's since.
+    int64_t m_join_minute = -1;
+    std::map<queue::ClientAddress, int64_t> m_joins_global;
+    std::map<queue::ClientAddress, int64_t> m_joins_local;
+
+    Grant m_grant;
+    util::TimePoint m_grant_until{};
+    double m_share = 1; // last known; a node that never heard from the store assumes it is alone
+    bool m_share_known = false;
+
+    bool m_failed_since_reply = false;
+    bool m_read_only_in_flight = false;
+    int64_t m_cold_admissions = 0; // admissions since the grant lapsed, with no failure seen
+    int64_t m_contribution_pruned_minute = -1;
+    std::optional<util::TimePoint> m_last_reply;
+    std::optional<util::TimePoint> m_last_read;
+    std::optional<util::TimePoint> m_sent_at;
+    std::optional<util::TimePoint> m_last_push;
+    util::TimePoint m_last_activity{};
+    int64_t m_demand = 0;
+    double m_weight = 0;
+    std::deque<std::pair<util::TimePoint, int64_t>> m_demand_history; // per push, over the share window
+    std::optional<util::TimePoint> m_first_push;
+    queue::Policy m_policy; // the limits last in force here, for the grant
+    int64_t m_recovered_batches = 0;
+    int64_t m_lost_batches = 0;
+};
+
+} // namespace wr::state

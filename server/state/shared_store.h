@@ -1,0 +1,97 @@
+#pragma once
+// The store that nodes sharing rooms reconcile through, as one exchange per sync: a node sends
+// every active room's unacknowledged changes and gets back, per room, the global counts, the
+// revocations it has not seen, its grant and its share. Redis implements it with a Lua script
+// (redis_store.*, reconcile.lua); MemoryStore is the same logic in C++ for `wr simulate` and the
+// unit tests. Changes travel in numbered batches, and the store applies a batch number once per
+// node run, so a push whose answer was lost can be sent again without counting anyone twice.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "queue/ledger.h"
+#include "state/change_set.h"
+#include "state/shares.h"
+
+namespace wr::state {
+
+struct PushedBatch {
+    uint64_t sequence = 0;
+    std::vector<queue::LedgerChange> changes;
+    std::vector<JoinChange> joins;
+};
+
+struct RoomPush {
+    std::string room_id;
+    // Only read the counts: no changes, no grant, the node not counted among the room's nodes
+    // (for the figures of a room this node does not serve).
+    bool read_only = false;
+    std::string epoch;              // the store's epoch this node last saw ("" at first)
+    int64_t now_ms = 0;             // the node's clock: minutes are the node's minutes
+    int64_t total_active_users = 0; // the limits in force, for the grant
+    int64_t new_users_per_minute = 0;
+    int64_t session_minutes = 0;
+    // Requests that wanted a slot, per second: right now (for the node's need) and over the
+    // share window (for its share); rounded to thousandths, so the store and its twin agree.
+    double demand_weight = 0;
+    double share_weight = 0;
+    int64_t revocation_cursor = 0;  // revocations already seen
+    // What the node may still admit while this push is on its way (its allowance when it sent
+    // it): the store keeps that much reserved too, since the answer's grant takes over only when
+    // it arrives.
+    int64_t in_flight_allowance = 0;
+    std::vector<PushedBatch> batches;
+};
+
+struct RoomReply {
+    enum class Status {
+        ok,
+        epoch_changed, // the store lost the room's state (restart, expiry): nothing applied; push everything again
+    };
+    Status status = Status::ok;
+    std::string epoch;
+    uint64_t stored_sequence_before = 0; // the last batch of this node run applied before this push
+    std::vector<queue::LedgerChange> counts; // global counts: active, waiting, admitted, release seeds
+    std::vector<std::pair<uint64_t, int64_t>> revocations; // (session id, until ms) past the cursor
+    int64_t revocation_cursor = 0;
+    std::vector<std::pair<queue::ClientAddress, int64_t>> joins; // this minute's joins of the addresses pushed
+    Grant grant;
+    double share = 0;
+    int64_t live_nodes = 0;
+};
+
+// The store could not be reached or answered nonsense. `maybe_applied`: some of the push may
+// have reached it (the connection broke after sending), so those batches must be sent again as
+// they were.
+class StoreUnavailable : public std::runtime_error {
+public:
+    StoreUnavailable(const std::string& what, bool maybe_applied) : std::runtime_error(what), m_maybe_applied(maybe_applied) {}
+    bool maybe_applied() const { return m_maybe_applied; }
+
+private:
+    bool m_maybe_applied;
+};
+
+// Timing parameters both sides must agree on.
+struct StoreTiming {
+    int64_t grant_validity_ms = 1000;
+    int64_t node_liveness_ms = 1000;
+};
+
+class SharedStore {
+public:
+    virtual ~SharedStore() = default;
+    // One round trip: a reply per push, in order. Throws StoreUnavailable.
+    virtual std::vector<RoomReply> exchange(const std::string& node_id, const std::vector<RoomPush>& pushes,
+                                            const StoreTiming& timing) = 0;
+    // "redis 127.0.0.1:6379/0", "redis-sentinel mymaster via 127.0.0.1:26379 (master 127.0.0.1:6380)"
+    virtual std::string describe() const = 0;
+    virtual std::string backend() const = 0; // redis, redis-sentinel, memory
+};
+
+// How long a room's keys live after its last push: longer than any session a ledger keeps.
+inline constexpr int64_t k_room_ttl_seconds = (queue::k_active_retention_minutes + 4) * 60;
+
+} // namespace wr::state

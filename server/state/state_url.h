@@ -1,0 +1,33 @@
+#pragma once
+// The --state setting: where admission counts live. `memory` (this process only),
+// `redis://[[user]:password@]HOST[:PORT][/DB]` or
+// `redis-sentinel://[[user]:password@]HOST[:PORT][,HOST[:PORT]…]/MASTER[/DB]`. Pure parsing.
+#include <string>
+#include <vector>
+
+namespace wr::state {
+
+struct RedisEndpoint {
+    std::string host;
+    int port = 6379;
+    bool operator==(const RedisEndpoint&) const = default;
+};
+
+struct StateUrl {
+    enum class Kind { memory, redis, sentinel };
+    Kind kind = Kind::memory;
+    std::vector<RedisEndpoint> endpoints; // the server, or the Sentinels
+    std::string master_name;              // Sentinel: the master's name
+    std::string username;                 // Redis 6 ACL user; "" for the default user
+    std::string password;
+    int database = 0;
+
+    // For logs and status: never the password.
+    std::string describe() const;
+    std::string backend() const; // memory, redis, redis-sentinel
+};
+
+// Throws std::invalid_argument naming what is wrong ("no port after 'host:'", …).
+StateUrl parse_state_url(const std::string& text);
+
+} // namespace wr::state

@@ -1,0 +1,448 @@
+// Three real `wr serve` processes sharing one room through a real redis-server (and Sentinel):
+// browsers spread over the edges, judged by what they saw and by an origin that counts the
+// visitors it served — never by wr's own counters. Redis is killed and restarted under them,
+// and its master killed under Sentinel.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <httplib.h>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "state/memory_store.h"
+#include "state/redis_store.h"
+#include "state/room_replica.h"
+#include "support/prometheus_parser.h"
+#include "support/process.h"
+#include "support/redis_server.h"
+#include "support/temp_dir.h"
+#include "util/files.h"
+
+using wr::test::BackgroundProcess;
+using wr::test::RedisServer;
+using wr::test::TempDir;
+using namespace std::chrono_literals;
+
+namespace {
+
+int port_after(const std::string& output, const std::string& marker) {
+    const size_t at = output.find(marker);
+    REQUIRE_MESSAGE(at != std::string::npos, "no '" << marker << "' in: " << output);
+    const size_t colon = output.find(':', output.find("127.0.0.1", at));
+    return std::stoi(output.substr(colon + 1));
+}
+
+std::string read_token(const std::filesystem::path& data_dir) {
+    std::string token = wr::util::read_text_file(data_dir / "admin.token").value_or("");
+    while (!token.empty() && token.back() == '\n') token.pop_back();
+    return token;
+}
+
+// An origin that counts the browsers it served, by the X-Browser header each sends.
+class CountingOrigin {
+public:
+    CountingOrigin() {
+        m_server.Get(".*", [this](const httplib::Request& request, httplib::Response& response) {
+            if (request.has_header("X-Browser")) {
+                std::lock_guard lock(m_mutex);
+                m_served.insert(request.get_header_value("X-Browser"));
+            }
+            response.set_content("the shop", "text/plain");
+            response.set_header("X-Counting-Origin", "1");
+        });
+        m_port = m_server.bind_to_any_port("127.0.0.1");
+        m_thread = std::thread([this] { m_server.listen_after_bind(); });
+        while (!m_server.is_running()) std::this_thread::sleep_for(1ms);
+    }
+    ~CountingOrigin() {
+        m_server.stop();
+        m_thread.join();
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+    size_t served() {
+        std::lock_guard lock(m_mutex);
+        return m_served.size();
+    }
+
+private:
+    httplib::Server m_server;
+    int m_port = 0;
+    std::thread m_thread;
+    std::mutex m_mutex;
+    std::set<std::string> m_served;
+};
+
+// `wr serve` with shared state, its ports read from its log.
+struct Node {
+    Node(const std::filesystem::path& data_dir, const std::string& state, const std::string& name, std::vector<std::string> extra = {})
+        : process(arguments(data_dir, state, name, std::move(extra)), "API listening on", true) {
+        edge_port = port_after(process.output(), "edge: listening on");
+        admin_port = port_after(process.ready_line(), "API listening on");
+        token = read_token(data_dir);
+    }
+    static std::vector<std::string> arguments(const std::filesystem::path& data_dir, const std::string& state, const std::string& name,
+                                              std::vector<std::string> extra) {
+        std::vector<std::string> all{WR_BINARY,       "serve",         "--data-dir", data_dir.string(), "--admin-listen", "127.0.0.1:0",
+                                     "--edge-listen", "127.0.0.1:0",   "--edge-threads", "2",           "--state",        state,
+                                     "--node-name",   name,            "--state-sync-interval", "50ms"};
+        all.insert(all.end(), extra.begin(), extra.end());
+        return all;
+    }
+    nlohmann::json api(const std::string& method, const std::string& path, const nlohmann::json& body = nullptr) const {
+        httplib::Client client("127.0.0.1", admin_port);
+        const httplib::Headers headers = {{"Authorization", "Bearer " + token}};
+        httplib::Result result = method == "GET"    ? client.Get(path.c_str(), headers)
+                                 : method == "POST" ? client.Post(path.c_str(), headers, body.dump(), "application/json")
+                                                    : client.Patch(path.c_str(), headers, body.dump(), "application/json");
+        REQUIRE_MESSAGE(result, "no answer from the admin API");
+        REQUIRE_MESSAGE(result->status < 300, result->body);
+        return nlohmann::json::parse(result->body);
+    }
+    std::string metrics() const {
+        httplib::Client client("127.0.0.1", admin_port);
+        const auto result = client.Get("/metrics", {{"Authorization", "Bearer " + token}});
+        REQUIRE(result);
+        return result->body;
+    }
+    // The status endpoint's figures for the shop.
+    nlohmann::json status() const { return api("GET", "/client/v4/zones/example.com/waiting_rooms/shop/status")["result"]; }
+
+    BackgroundProcess process;
+    int edge_port = 0;
+    int admin_port = 0;
+    std::string token;
+};
+
+// A browser that keeps its cookies whichever edge the load balancer sends it to.
+struct SpreadBrowser {
+    explicit SpreadBrowser(int id) : id(std::to_string(id)) {}
+    // The status, and whether the origin answered.
+    std::pair<int, bool> get(int edge_port) {
+        httplib::Client client("127.0.0.1", edge_port);
+        client.set_read_timeout(10);
+        httplib::Headers headers = {{"Host", "shop.example.com"}, {"X-Browser", id}};
+        std::string cookie_header;
+        for (const auto& [name, value] : cookies) cookie_header += (cookie_header.empty() ? "" : "; ") + name + "=" + value;
+        if (!cookie_header.empty()) headers.emplace("Cookie", cookie_header);
+        const auto result = client.Get("/", headers);
+        REQUIRE_MESSAGE(result, "no answer from the edge on port " << edge_port);
+        const auto range = result->headers.equal_range("Set-Cookie");
+        for (auto it = range.first; it != range.second; ++it) {
+            const std::string& set_cookie = it->second;
+            const size_t equals = set_cookie.find('=');
+            cookies[set_cookie.substr(0, equals)] = set_cookie.substr(equals + 1, set_cookie.find(';') - equals - 1);
+        }
+        const bool origin = result->has_header("X-Counting-Origin");
+        if (origin) admitted = true;
+        return {result->status, origin};
+    }
+    std::string id;
+    std::map<std::string, std::string> cookies;
+    bool admitted = false;
+};
+
+// Three nodes with one room, "shop", the same id everywhere: node 1 creates it, and its data
+// directory (database and cookie key) is copied to the others, as an operator would before the
+// nodes pull configuration from a control node.
+struct ThreeEdges {
+    ThreeEdges(const std::string& state, const std::string& origin, std::vector<std::string> extra = {}) {
+        nodes.push_back(std::make_unique<Node>(dirs[0].path(), state, "edge-1", extra));
+        nodes[0]->api("POST", "/client/v4/zones", {{"name", "example.com"}, {"origin", origin}});
+        nodes[0]->api("POST", "/client/v4/zones/example.com/waiting_rooms",
+                      {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200},
+                       {"session_duration", 1}});
+        REQUIRE(wr::test::run_wr({"backup", "--data-dir", dirs[0].path().string(), "--out", backup().string()}).exit_code == 0);
+        for (int i = 1; i < 3; ++i) nodes.push_back(copy_of_first(dirs[i].path(), state, "edge-" + std::to_string(i + 1), extra));
+        // Node 1's edge sees its new room within its configuration poll (200 ms); the others
+        // read it at start.
+        std::this_thread::sleep_for(400ms);
+    }
+    int edge(size_t i) const { return nodes[i % nodes.size()]->edge_port; }
+    std::filesystem::path backup() const { return dirs[0].path() / "copy.db"; }
+    // Another node with node 1's rooms and cookie key.
+    std::unique_ptr<Node> copy_of_first(const std::filesystem::path& dir, const std::string& state, const std::string& name,
+                                        const std::vector<std::string>& extra = {}) const {
+        const auto restored = wr::test::run_wr({"restore", "--data-dir", dir.string(), backup().string()});
+        REQUIRE_MESSAGE(restored.exit_code == 0, restored.err);
+        for (const char* file : {"cookie.key", "admin.token"}) std::filesystem::copy_file(dirs[0].path() / file, dir / file);
+        return std::make_unique<Node>(dir, state, name, extra);
+    }
+
+    TempDir dirs[3];
+    std::vector<std::unique_ptr<Node>> nodes;
+};
+
+// Sends each browser once, browser i to edge i mod 3, from three threads (one per edge).
+void visit_spread(ThreeEdges& edges, std::vector<SpreadBrowser>& browsers, size_t from, size_t to, std::atomic<int>& server_errors) {
+    std::vector<std::thread> threads;
+    for (size_t edge = 0; edge < 3; ++edge)
+        threads.emplace_back([&, edge] {
+            for (size_t i = from + edge; i < to; i += 3)
+                if (browsers[i].get(edges.edge(edge)).first >= 500) ++server_errors;
+        });
+    for (std::thread& thread : threads) thread.join();
+}
+
+// A first visitor on each edge, then a moment: each edge's first sync of the room (a room new
+// on a node admits one visitor until it answers) is behind them before the crowd comes.
+void warm_up(ThreeEdges& edges, std::vector<SpreadBrowser>& browsers, std::atomic<int>& server_errors) {
+    visit_spread(edges, browsers, 0, 3, server_errors);
+    std::this_thread::sleep_for(200ms);
+}
+
+size_t admitted_count(const std::vector<SpreadBrowser>& browsers) {
+    return static_cast<size_t>(std::count_if(browsers.begin(), browsers.end(), [](const SpreadBrowser& b) { return b.admitted; }));
+}
+
+} // namespace
+
+TEST_SUITE("integration") {
+
+TEST_CASE("shared state: three edges on one Redis hold the room's limits together, queue no one early, and keep order") {
+    RedisServer redis;
+    CountingOrigin origin;
+    ThreeEdges edges(redis.url(), origin.url());
+    std::vector<SpreadBrowser> browsers;
+    for (int i = 0; i < 300; ++i) browsers.emplace_back(i);
+    std::atomic<int> server_errors{0};
+
+    // 240 arrivals spread over three edges at once: 200 places between them, not 600.
+    warm_up(edges, browsers, server_errors);
+    visit_spread(edges, browsers, 3, 240, server_errors);
+    CHECK(server_errors == 0);
+    CHECK(origin.served() == admitted_count(browsers));
+    CHECK(admitted_count(browsers) <= 200);
+    CHECK(admitted_count(browsers) >= 196); // no one waits while the room has room (a place or two per edge may lag a sync)
+    // Everyone sees the same room: each edge reports every admitted visitor.
+    std::this_thread::sleep_for(300ms);
+    for (const auto& node : edges.nodes) CHECK(node->status()["estimated_total_active_users"] == admitted_count(browsers));
+    // So does a node that serves none of it (as a control node would): it reads the room from Redis.
+    TempDir quiet_dir;
+    const auto quiet = edges.copy_of_first(quiet_dir.path(), redis.url(), "control");
+    CHECK(quiet->status()["estimated_total_active_users"] == admitted_count(browsers));
+    CHECK(quiet->status()["estimated_queued_users"] == 240 - admitted_count(browsers));
+
+    // Room for 20 more (the limits rise on every node): those waiting come first, so a new
+    // arrival on any edge still waits while they do.
+    for (const auto& node : edges.nodes)
+        node->api("PATCH", "/client/v4/zones/example.com/waiting_rooms/shop", {{"total_active_users", 220}, {"new_users_per_minute", 220}});
+    std::this_thread::sleep_for(500ms); // every node's configuration poll
+    const size_t waiting = 240 - admitted_count(browsers);
+    REQUIRE(waiting >= 20);
+    for (size_t i = 240; i < 246; ++i) {
+        const auto [status, served] = browsers[i].get(edges.edge(i));
+        CHECK_FALSE(served);
+        CHECK(status < 500);
+    }
+    CHECK(origin.served() == admitted_count(browsers));
+}
+
+TEST_CASE("shared state: Redis killed mid-run: no 5xx, admission goes on from local shares, and counts reconcile when it is back") {
+    RedisServer redis;
+    CountingOrigin origin;
+    ThreeEdges edges(redis.url(), origin.url());
+    std::vector<SpreadBrowser> browsers;
+    for (int i = 0; i < 400; ++i) browsers.emplace_back(i);
+    std::atomic<int> server_errors{0};
+
+    warm_up(edges, browsers, server_errors);
+    visit_spread(edges, browsers, 3, 90, server_errors); // 90 in, with Redis
+    REQUIRE(admitted_count(browsers) == 90);
+    std::this_thread::sleep_for(300ms); // every edge has heard of every admission
+    redis.kill();
+    std::this_thread::sleep_for(300ms);
+
+    // Each edge admits from its share (a third) of the 110 places left: 36 each, then queues.
+    visit_spread(edges, browsers, 90, 330, server_errors);
+    CHECK(server_errors == 0);
+    const size_t during = admitted_count(browsers) - 90;
+
+    CHECK(during >= 100);
+    CHECK(during <= 110);
+    CHECK(origin.served() == admitted_count(browsers));
+    for (size_t i = 0; i < 3; ++i)
+        CHECK(wr::test::parse_prometheus(edges.nodes[i]->metrics())
+                  .value("wr_state_connected", {{"node", "edge-" + std::to_string(i + 1)}, {"backend", "redis"}}) == 0);
+
+    // Back, empty (no persistence): every edge pushes what it counts; every status agrees.
+    redis.restart();
+    std::this_thread::sleep_for(1500ms);
+    for (const auto& node : edges.nodes) CHECK(node->status()["estimated_total_active_users"] == admitted_count(browsers));
+    // And the room is full: a new arrival anywhere waits.
+    for (size_t i = 330; i < 336; ++i) CHECK_FALSE(browsers[i].get(edges.edge(i)).second);
+    CHECK(origin.served() == admitted_count(browsers));
+}
+
+TEST_CASE("shared state: under Sentinel, the edges follow a failover to the new master without a restart") {
+    RedisServer master;
+    RedisServer replica({"--replicaof", "127.0.0.1", std::to_string(master.port())});
+    wr::test::RedisSentinel sentinel(master.port(), "shop-state");
+    CountingOrigin origin;
+    ThreeEdges edges("redis-sentinel://127.0.0.1:" + std::to_string(sentinel.port()) + "/shop-state", origin.url());
+    std::vector<SpreadBrowser> browsers;
+    for (int i = 0; i < 300; ++i) browsers.emplace_back(i);
+    std::atomic<int> server_errors{0};
+
+    warm_up(edges, browsers, server_errors);
+    visit_spread(edges, browsers, 3, 60, server_errors);
+    REQUIRE(admitted_count(browsers) == 60);
+    std::this_thread::sleep_for(300ms);
+    master.kill();
+    // Visitors keep coming while Sentinel notices and promotes the replica.
+    const auto deadline = std::chrono::steady_clock::now() + 15s;
+    size_t next = 60;
+    while (std::chrono::steady_clock::now() < deadline && sentinel.cli({"SENTINEL", "get-master-addr-by-name", "shop-state"}).find(std::to_string(replica.port())) == std::string::npos) {
+        if (next < 120) {
+            if (browsers[next].get(edges.edge(next)).first >= 500) ++server_errors;
+            ++next;
+        }
+        std::this_thread::sleep_for(50ms);
+    }
+    REQUIRE_MESSAGE(sentinel.cli({"SENTINEL", "get-master-addr-by-name", "shop-state"}).find(std::to_string(replica.port())) != std::string::npos,
+                    "Sentinel did not fail over");
+    std::this_thread::sleep_for(1500ms); // the edges find the new master
+    for (size_t i = 0; i < 3; ++i)
+        CHECK(wr::test::parse_prometheus(edges.nodes[i]->metrics())
+                  .value("wr_state_connected", {{"node", "edge-" + std::to_string(i + 1)}, {"backend", "redis-sentinel"}}) == 1);
+    CHECK(server_errors == 0);
+    // The new master holds every admission, and the edges agree on it.
+    for (const auto& node : edges.nodes) CHECK(node->status()["estimated_total_active_users"] == admitted_count(browsers));
+    CHECK(replica.cli({"ROLE"}).starts_with("master"));
+}
+
+TEST_CASE("shared state: an unreachable Redis at start is a logged degraded mode, not a crash") {
+    const int closed = wr::test::free_port();
+    CountingOrigin origin;
+    TempDir dir;
+    Node node(dir.path(), "redis://127.0.0.1:" + std::to_string(closed) + "/0", "edge-1");
+    node.api("POST", "/client/v4/zones", {{"name", "example.com"}, {"origin", origin.url()}});
+    node.api("POST", "/client/v4/zones/example.com/waiting_rooms",
+             {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}});
+    std::this_thread::sleep_for(400ms);
+    int served = 0;
+    for (int i = 0; i < 5; ++i) {
+        SpreadBrowser browser(i);
+        const auto [status, from_origin] = browser.get(node.edge_port);
+        CHECK(status < 500);
+        served += from_origin;
+    }
+    CHECK(served == 5); // local-share, no share known yet: this node admits as if alone
+    const auto metrics = wr::test::parse_prometheus(node.metrics());
+    CHECK(metrics.value("wr_state_connected", {{"node", "edge-1"}, {"backend", "redis"}}) == 0);
+    CHECK(metrics.value("wr_state_outages_total", {{"node", "edge-1"}}) == 1);
+    node.process.send_signal(SIGTERM);
+    REQUIRE(node.process.wait_exit(10s) == 0);
+    const std::string log = node.process.output() + node.process.rest_of_output();
+    CHECK(log.find("cannot reach redis 127.0.0.1:" + std::to_string(closed) + "/0") != std::string::npos);
+    CHECK(log.find("admitting from this node's last known share") != std::string::npos);
+}
+
+TEST_CASE("shared state: a bad --state URL is one clear line and exit 1, before anything starts") {
+    TempDir dir;
+    struct Case {
+        const char* url;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"redis://127.0.0.1:notaport/0", "wr: error: --state: 'notaport' is not a port (1 to 65535)\n"},
+        {"mysql://db/0", "wr: error: --state: expected memory, redis://[:PASSWORD@]HOST:PORT/DB or "
+                         "redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER, not 'mysql://db/0'\n"},
+        {"redis-sentinel://127.0.0.1:26379", "wr: error: --state: no master name: redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER\n"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.url);
+        const auto result = wr::test::run_wr({"serve", "--data-dir", (dir.path() / "data").string(), "--admin-listen", "127.0.0.1:0",
+                                              "--edge-listen", "127.0.0.1:0", "--state", c.url});
+        CHECK(result.exit_code == 1);
+        CHECK(result.err == c.message);
+    }
+    CHECK_FALSE(std::filesystem::exists(dir.path() / "data")); // nothing was created
+    const auto interval = wr::test::run_wr({"serve", "--data-dir", (dir.path() / "data").string(), "--state-sync-interval", "5ms"});
+    CHECK(interval.exit_code == 1);
+    CHECK(interval.err == "wr: error: --state-sync-interval: must be between 10ms and 10s, not 5ms\n");
+}
+
+TEST_CASE("shared state: the Lua script and its C++ twin give the same answers") {
+    RedisServer redis;
+    wr::util::SystemClock clock;
+    wr::state::MemoryStore twin(clock);
+    wr::state::RedisStoreOptions options;
+    options.url = wr::state::parse_state_url(redis.url());
+    wr::state::RedisStore store(options);
+    wr::state::StoreTiming timing;
+    timing.grant_validity_ms = 60000; // long: the two run a moment apart
+    timing.node_liveness_ms = 60000;
+    const std::string room = "00112233445566778899aabbccddeeff";
+    wr::queue::Policy policy;
+    policy.total_active_users = 300;
+    policy.new_users_per_minute = 200;
+
+    // Three nodes, each a replica against each store, doing the same things in the same order.
+    struct Pair {
+        std::unique_ptr<wr::state::RoomReplica> redis_side, twin_side;
+    };
+    std::vector<Pair> nodes;
+    for (int i = 0; i < 3; ++i)
+        nodes.push_back({std::make_unique<wr::state::RoomReplica>(wr::state::ReplicaSettings{}),
+                         std::make_unique<wr::state::RoomReplica>(wr::state::ReplicaSettings{})});
+    const auto now = clock.now();
+    wr::util::SeededRandom random_a(4), random_b(4);
+    const auto sync = [&](int i) {
+        auto push_a = nodes[i].redis_side->begin_sync(room, now);
+        auto push_b = nodes[i].twin_side->begin_sync(room, now);
+        const auto a = store.exchange("node-" + std::to_string(i), {push_a}, timing).at(0);
+        const auto b = twin.exchange("node-" + std::to_string(i), {push_b}, timing).at(0);
+        CHECK(a.status == b.status);
+        CHECK(a.stored_sequence_before == b.stored_sequence_before);
+        auto sorted = [](std::vector<wr::queue::LedgerChange> counts) {
+            std::sort(counts.begin(), counts.end(), [](const auto& x, const auto& y) {
+                return std::tie(x.kind, x.key, x.minute, x.delta) < std::tie(y.kind, y.key, y.minute, y.delta);
+            });
+            return counts;
+        };
+        CHECK(sorted(a.counts) == sorted(b.counts));
+        CHECK(a.revocations == b.revocations);
+        CHECK(a.revocation_cursor == b.revocation_cursor);
+        CHECK(a.joins == b.joins);
+        CHECK(a.grant.total == b.grant.total);
+        CHECK(a.grant.this_minute == b.grant.this_minute);
+        CHECK(a.grant.minute == b.grant.minute);
+        CHECK(a.share == doctest::Approx(b.share));
+        CHECK(a.live_nodes == b.live_nodes);
+        nodes[i].redis_side->end_sync(a, now);
+        nodes[i].twin_side->end_sync(b, now);
+    };
+    for (int i = 0; i < 3; ++i) sync(i); // first contact
+    for (int round = 0; round < 6; ++round)
+        for (int i = 0; i < 3; ++i) {
+            for (int visit = 0; visit < 20 * (i + 1); ++visit) {
+                const auto a = nodes[i].redis_side->check_in(policy, std::nullopt, now, random_a, wr::queue::Arrival::join);
+                const auto b = nodes[i].twin_side->check_in(policy, std::nullopt, now, random_b, wr::queue::Arrival::join);
+                REQUIRE(a.verdict == b.verdict);
+                if (a.newly_admitted && visit % 7 == 0) {
+                    nodes[i].redis_side->revoke(policy, a.ticket, now);
+                    nodes[i].twin_side->revoke(policy, b.ticket, now);
+                }
+            }
+            const wr::queue::ClientAddress client{192, 0, 2, static_cast<uint8_t>(round)};
+            nodes[i].redis_side->try_join(client, 3, now);
+            nodes[i].twin_side->try_join(client, 3, now);
+            if (round == 2) {
+                // An answer lost on the way back: applied by both stores, sent again next time, applied by neither again.
+                const auto push_a = nodes[i].redis_side->begin_sync(room, now);
+                const auto push_b = nodes[i].twin_side->begin_sync(room, now);
+                store.exchange("node-" + std::to_string(i), {push_a}, timing);
+                twin.exchange("node-" + std::to_string(i), {push_b}, timing);
+                nodes[i].redis_side->sync_failed(true, now);
+                nodes[i].twin_side->sync_failed(true, now);
+            }
+            sync(i);
+        }
+}
+
+} // TEST_SUITE

@@ -1,0 +1,488 @@
+// Nodes sharing a room through the in-process store, on virtual time: the limits hold across
+// nodes, shares follow demand, order holds, and counts reconcile exactly through lost answers,
+// a store that forgets everything, a failover that loses acknowledged writes and outages. Every
+// count is checked against the test's own tally of the outcomes it saw, not the counters'.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <memory>
+
+#include "state/memory_store.h"
+#include "state/room_replica.h"
+#include "util/random.h"
+
+using namespace std::chrono_literals;
+using wr::queue::Outcome;
+using wr::queue::Policy;
+using wr::queue::Ticket;
+using wr::queue::Verdict;
+using wr::state::FailureMode;
+using wr::state::Footing;
+using wr::state::MemoryStore;
+using wr::state::RoomReplica;
+using wr::util::TimePoint;
+
+namespace {
+
+const TimePoint k_start{std::chrono::sys_days{std::chrono::year{2026} / 11 / 22} + 10h};
+const std::string k_room = "0123456789abcdef0123456789abcdef";
+
+Policy limits(int64_t total, int64_t per_minute, std::chrono::minutes session = 5min) {
+    Policy policy;
+    policy.total_active_users = total;
+    policy.new_users_per_minute = per_minute;
+    policy.session_duration = session;
+    return policy;
+}
+
+// A store that can be made unreachable, before sending or after (the answer lost).
+class FlakyStore final : public wr::state::SharedStore {
+public:
+    explicit FlakyStore(MemoryStore& inner) : m_inner(inner) {}
+    enum class Mode { up, down, answer_lost };
+    Mode mode = Mode::up;
+    std::vector<wr::state::RoomReply> exchange(const std::string& node, const std::vector<wr::state::RoomPush>& pushes,
+                                               const wr::state::StoreTiming& timing) override {
+        if (mode == Mode::down) throw wr::state::StoreUnavailable("connection refused", false);
+        auto replies = m_inner.exchange(node, pushes, timing);
+        if (mode == Mode::answer_lost) throw wr::state::StoreUnavailable("connection reset", true);
+        return replies;
+    }
+    std::string describe() const override { return "flaky"; }
+    std::string backend() const override { return "memory"; }
+
+private:
+    MemoryStore& m_inner;
+};
+
+// K nodes with one replica each of the same room, on one store and one virtual clock.
+struct Cluster {
+    explicit Cluster(int nodes, FailureMode mode = FailureMode::local_share, wr::util::Milliseconds interval = 250ms)
+        : clock(k_start), store(clock), flaky(store) {
+        wr::state::ReplicaSettings settings;
+        settings.sync_interval = interval;
+        settings.failure_mode = mode;
+        timing.grant_validity_ms = wr::state::grant_validity(interval).count();
+        timing.node_liveness_ms = wr::state::node_liveness(interval).count();
+        for (int i = 0; i < nodes; ++i) replicas.push_back(std::make_unique<RoomReplica>(settings));
+    }
+    // One round trip of node `i`; false when the store failed it.
+    bool sync(int i) {
+        const TimePoint now = clock.now();
+        const wr::state::RoomPush push = replicas[i]->begin_sync(k_room, now);
+        try {
+            const auto replies = flaky.exchange("node-" + std::to_string(i), {push}, timing);
+            replicas[i]->end_sync(replies.at(0), now);
+            if (replicas[i]->needs_resync()) return sync(i);
+            return true;
+        } catch (const wr::state::StoreUnavailable& error) {
+            replicas[i]->sync_failed(error.maybe_applied(), now);
+            return false;
+        }
+    }
+    void sync_all() {
+        for (size_t i = 0; i < replicas.size(); ++i) sync(static_cast<int>(i));
+    }
+    // The store's counts, read as a node that serves none of the room would.
+    wr::queue::RoomFigures global(const Policy& policy) {
+        RoomReplica reader(wr::state::ReplicaSettings{});
+        const auto replies = store.exchange("reader", {reader.begin_sync(k_room, clock.now(), true)}, timing);
+        reader.end_sync(replies.at(0), clock.now());
+        return reader.figures(policy, clock.now());
+    }
+    Outcome visit(int i, const Policy& policy, std::optional<Ticket> ticket = std::nullopt) {
+        return replicas[i]->check_in(policy, ticket, clock.now(), random, wr::queue::Arrival::join);
+    }
+
+    wr::util::FakeClock clock;
+    MemoryStore store;
+    FlakyStore flaky;
+    wr::state::StoreTiming timing;
+    std::vector<std::unique_ptr<RoomReplica>> replicas;
+    wr::util::SeededRandom random{11};
+};
+
+// Which node each arrival goes to, by traffic shares.
+int pick(wr::util::Random& random, const std::vector<double>& shares) {
+    double draw = random.unit();
+    for (size_t i = 0; i < shares.size(); ++i) {
+        if (draw < shares[i]) return static_cast<int>(i);
+        draw -= shares[i];
+    }
+    return static_cast<int>(shares.size()) - 1;
+}
+
+// Browsers that come back when their page says (the refresh interval) until they are let in;
+// each request goes to the node `route` picks. The test's own tally of who got in, and when.
+struct Crowd {
+    struct Waiting {
+        Ticket ticket;
+        TimePoint due;
+    };
+    std::vector<Waiting> waiting;
+    std::map<int64_t, int64_t> admitted_by_minute;
+    std::vector<std::pair<TimePoint, int>> session_edges; // (time, +1 start / −1 end of the cookie)
+    std::vector<int64_t> admitted_at_node = std::vector<int64_t>(8, 0);
+
+    void visit(Cluster& cluster, int node, const Policy& policy, const std::optional<Ticket>& ticket) {
+        const TimePoint now = cluster.clock.now();
+        const Outcome outcome = cluster.visit(node, policy, ticket);
+        if (outcome.newly_admitted) {
+            ++admitted_by_minute[wr::queue::minute_of(now)];
+            ++admitted_at_node[static_cast<size_t>(node)];
+            session_edges.emplace_back(now, 1);
+            session_edges.emplace_back(wr::queue::ticket_expiry(outcome.ticket, policy), -1);
+        } else if (outcome.verdict == Verdict::queue) {
+            waiting.push_back({outcome.ticket, outcome.ticket.last_check_in + std::chrono::seconds{outcome.ticket.refresh_interval_seconds}});
+        }
+    }
+    // New arrivals, then every waiting browser whose page has refreshed.
+    template <typename Route>
+    void step(Cluster& cluster, const Policy& policy, int arrivals, Route route) {
+        const TimePoint now = cluster.clock.now();
+        for (int i = 0; i < arrivals; ++i) visit(cluster, route(), policy, std::nullopt);
+        std::vector<Waiting> due;
+        std::erase_if(waiting, [&](const Waiting& w) {
+            if (w.due > now) return false;
+            due.push_back(w);
+            return true;
+        });
+        for (const Waiting& w : due) visit(cluster, route(), policy, w.ticket);
+    }
+    // Sessions valid at once, by their cookies.
+    int64_t most_sessions() {
+        std::sort(session_edges.begin(), session_edges.end()); // an end sorts before a start at the same instant
+        int64_t valid = 0, most = 0;
+        for (const auto& [at, change] : session_edges) most = std::max(most, valid += change);
+        return most;
+    }
+};
+
+} // namespace
+
+TEST_CASE("state: three nodes together admit no more than the limits, and fill them, at even and 90/5/5 traffic") {
+    for (const std::vector<double>& shares : {std::vector<double>{1.0 / 3, 1.0 / 3, 1.0 / 3}, std::vector<double>{0.9, 0.05, 0.05}}) {
+        CAPTURE(shares[0]);
+        Cluster cluster(3);
+        // One-minute sessions: each minute frees the last one's places, so both limits bind.
+        const Policy policy = limits(400, 200, 1min);
+        cluster.sync_all();
+        wr::util::SeededRandom traffic(5);
+        Crowd crowd;
+        // Four minutes of arrivals, 5 every 100 ms, far above 200 a minute; each node syncs
+        // every 250 ms, out of phase with the others.
+        std::map<int64_t, int64_t> waiting_at_end;
+        for (int step = 0; step < 2400; ++step) {
+            crowd.step(cluster, policy, 5, [&] { return pick(traffic, shares); });
+            const int64_t minute = wr::queue::minute_of(cluster.clock.now());
+            cluster.clock.advance(100ms);
+            if (wr::queue::minute_of(cluster.clock.now()) != minute) waiting_at_end[minute] = static_cast<int64_t>(crowd.waiting.size());
+            const int64_t elapsed = (cluster.clock.now() - k_start).count();
+            for (int node = 0; node < 3; ++node)
+                if ((elapsed + node * 83) % 250 < 100) cluster.sync(node);
+        }
+        REQUIRE(crowd.admitted_by_minute.size() == 4);
+        for (const auto& [minute, admitted] : crowd.admitted_by_minute) {
+            CAPTURE(minute);
+            CHECK(admitted <= 200);
+            // People waited at the end of each minute: its places were used.
+            if (waiting_at_end[minute] > 0) CHECK(admitted >= 196);
+        }
+        CHECK(crowd.most_sessions() <= 400);
+    }
+}
+
+TEST_CASE("state: a node with 90 % of the demand lets in about 90 % of a full room, and an idle node strands nothing") {
+    Cluster cluster(3);
+    const Policy policy = limits(1000, 200);
+    cluster.sync_all();
+    cluster.clock.set(wr::queue::minute_start(wr::queue::minute_of(cluster.clock.now()) + 1));
+    cluster.sync_all(); // as the sync thread does just after a minute starts
+    // Node 0 takes 90 % of the requests, node 1 10 %, node 2 none; demand far above 200 a minute.
+    wr::util::SeededRandom traffic(3);
+    Crowd crowd;
+    for (int step = 0; step < 160; ++step) { // 40 seconds: waiting browsers come back twice
+        crowd.step(cluster, policy, 10, [&] { return pick(traffic, {0.9, 0.1, 0.0}); });
+        cluster.clock.advance(250ms);
+        cluster.sync_all();
+    }
+    const auto& admitted = crowd.admitted_at_node;
+    CHECK(admitted[0] + admitted[1] == 200); // every place of the minute used; none left on node 2
+    CHECK(admitted[2] == 0);
+    CHECK(static_cast<double>(admitted[0]) / 200.0 == doctest::Approx(0.9).epsilon(0.05));
+}
+
+TEST_CASE("state: grants in force never add up to more than the room has free, however the nodes' syncs interleave") {
+    // Each node spends its whole allowance between syncs that alternate, before the other hears
+    // of it. Only reserving grants keeps the sum within 200.
+    Cluster cluster(2);
+    const Policy policy = limits(1000, 200);
+    cluster.clock.set(wr::queue::minute_start(wr::queue::minute_of(cluster.clock.now()) + 1));
+    cluster.sync_all();
+    int64_t admitted = 0;
+    for (int round = 0; round < 12; ++round) {
+        const int node = round % 2;
+        for (int64_t i = cluster.replicas[node]->allowance(policy, cluster.clock.now()); i > 0; --i)
+            admitted += cluster.visit(node, policy).newly_admitted;
+        cluster.clock.advance(125ms);
+        cluster.sync(node);
+    }
+    CHECK(admitted <= 200);
+    CHECK(admitted >= 190);
+}
+
+TEST_CASE("state: what a node admits while its push is on its way stays reserved until the answer arrives") {
+    // Node 0's answer comes back late; meanwhile it spends what its old grant left, and node 1
+    // syncs and spends its new grant. Only reserving node 0's allowance at send time keeps the
+    // two within the limit.
+    Cluster cluster(2);
+    const Policy policy = limits(1000, 200);
+    cluster.clock.set(wr::queue::minute_start(wr::queue::minute_of(cluster.clock.now()) + 1));
+    cluster.sync_all();
+    int64_t admitted = 0;
+    const auto spend = [&](int node) {
+        for (int64_t i = cluster.replicas[node]->allowance(policy, cluster.clock.now()); i > 0; --i)
+            admitted += cluster.visit(node, policy).newly_admitted;
+    };
+    for (int round = 0; round < 10; ++round) {
+        const wr::state::RoomPush push = cluster.replicas[0]->begin_sync(k_room, cluster.clock.now());
+        const auto replies = cluster.store.exchange("node-0", {push}, cluster.timing);
+        spend(0); // before the answer arrives
+        cluster.sync(1);
+        spend(1);
+        cluster.replicas[0]->end_sync(replies.at(0), cluster.clock.now());
+        cluster.clock.advance(100ms);
+    }
+    CHECK(admitted <= 200);
+    CHECK(admitted >= 190);
+}
+
+TEST_CASE("state: a push whose answer was lost is counted once when it is sent again") {
+    Cluster cluster(2);
+    const Policy policy = limits(1000, 1000);
+    cluster.sync_all();
+    int admitted = 0;
+    for (int i = 0; i < 5; ++i) admitted += cluster.visit(0, policy).newly_admitted;
+    cluster.flaky.mode = FlakyStore::Mode::answer_lost; // applied by the store, the answer never arrives
+    CHECK_FALSE(cluster.sync(0));
+    cluster.flaky.mode = FlakyStore::Mode::up;
+    for (int i = 0; i < 3; ++i) admitted += cluster.visit(0, policy).newly_admitted;
+    CHECK(cluster.sync(0));
+    CHECK(cluster.sync(0));
+    REQUIRE(admitted == 8);
+    CHECK(cluster.global(policy).active_users == 8);
+    cluster.sync(1);
+    CHECK(cluster.replicas[1]->figures(policy, cluster.clock.now()).active_users == 8);
+}
+
+TEST_CASE("state: a store that lost everything gets every node's counts again, each once") {
+    Cluster cluster(3);
+    const Policy policy = limits(1000, 1000);
+    cluster.sync_all();
+    int admitted = 0;
+    for (int i = 0; i < 12; ++i) admitted += cluster.visit(i % 3, policy).newly_admitted;
+    for (int i = 0; i < 4; ++i) cluster.visit(i % 2, limits(200, 200)); // admitted too, more of them
+    cluster.sync_all();
+    const int64_t before = cluster.global(policy).active_users;
+    CHECK(before == admitted + 4);
+    cluster.store.lose_everything(); // a restart without persistence
+    CHECK(cluster.global(policy).active_users == 0);
+    cluster.clock.advance(250ms);
+    cluster.sync_all();
+    cluster.sync_all();
+    CHECK(cluster.global(policy).active_users == before);
+    for (auto& replica : cluster.replicas) CHECK(replica->figures(policy, cluster.clock.now()).active_users == before);
+}
+
+TEST_CASE("state: writes a failover lost after acknowledging them are sent again") {
+    Cluster cluster(2);
+    const Policy policy = limits(1000, 1000);
+    cluster.sync_all();
+    cluster.store.save_for_test(); // the replica has everything up to here
+    int admitted = 0;
+    for (int i = 0; i < 7; ++i) admitted += cluster.visit(0, policy).newly_admitted;
+    CHECK(cluster.sync(0)); // acknowledged by the master…
+    cluster.store.restore_for_test(); // …which dies; the replica never had them
+    CHECK(cluster.global(policy).active_users == 0);
+    cluster.clock.advance(250ms);
+    cluster.sync(0); // finds its batches missing
+    cluster.sync(0);
+    CHECK(cluster.replicas[0]->recovered_batches() == 1);
+    CHECK(cluster.global(policy).active_users == admitted);
+}
+
+TEST_CASE("state: order holds across nodes: a new arrival anywhere waits behind those already waiting elsewhere") {
+    Cluster cluster(2);
+    const Policy full = limits(200, 200);
+    cluster.sync_all();
+    // Fill the room through node 0, as far as its grant goes each time, then three arrivals
+    // queue at node 1.
+    int admitted = 0;
+    for (int round = 0; round < 20 && admitted < 200; ++round) {
+        for (int64_t i = cluster.replicas[0]->allowance(full, cluster.clock.now()); i > 0; --i)
+            admitted += cluster.visit(0, full).newly_admitted;
+        cluster.clock.advance(250ms);
+        cluster.sync_all();
+    }
+    REQUIRE(admitted == 200);
+    std::vector<Ticket> waiting;
+    for (int i = 0; i < 3; ++i) {
+        const Outcome outcome = cluster.visit(1, full);
+        REQUIRE(outcome.verdict == Verdict::queue);
+        waiting.push_back(outcome.ticket);
+    }
+    // The next minute: those three are the oldest bucket, and keep their places by checking in.
+    cluster.clock.advance(30s);
+    for (Ticket& ticket : waiting) ticket = cluster.visit(1, full, ticket).ticket;
+    cluster.clock.advance(30s);
+    cluster.sync_all();
+    // Two more slots open (the limit rises to 202): a new arrival at node 0 is not let in ahead.
+    const Policy two_more = limits(202, 200);
+    cluster.visit(0, two_more);
+    cluster.sync_all();
+    CHECK(cluster.visit(0, two_more).verdict == Verdict::queue);
+    // The waiting ones, checking in at node 0, are.
+    cluster.clock.advance(2s);
+    cluster.sync_all();
+    int let_in = 0;
+    for (const Ticket& ticket : waiting) let_in += cluster.visit(0, two_more, ticket).verdict == Verdict::admit;
+    CHECK(let_in == 2);
+}
+
+TEST_CASE("state: a session revoked on one node is refused on the others after their next sync") {
+    Cluster cluster(2);
+    const Policy policy = limits(1000, 1000);
+    cluster.sync_all();
+    const Outcome admitted = cluster.visit(0, policy);
+    REQUIRE(admitted.newly_admitted);
+    cluster.sync_all();
+    CHECK(cluster.visit(1, policy, admitted.ticket).verdict == Verdict::admit); // renewed on node 1
+    CHECK(cluster.replicas[0]->revoke(policy, admitted.ticket, cluster.clock.now()));
+    cluster.sync(0);
+    cluster.sync(1);
+    const Outcome replayed = cluster.visit(1, policy, admitted.ticket);
+    CHECK(replayed.new_user); // the cookie no longer admits: a new visitor
+    cluster.sync(1);
+    CHECK(cluster.global(policy).active_users == 1); // the replayer, new; the revoked one gone
+}
+
+TEST_CASE("state: the per-address join limit holds across nodes within a sync per node") {
+    Cluster cluster(3);
+    cluster.sync_all();
+    const wr::queue::ClientAddress client{10, 0, 0, 7};
+    int allowed = 0;
+    for (int attempt = 0; attempt < 10; ++attempt)
+        for (int node = 0; node < 3; ++node) {
+            allowed += cluster.replicas[node]->try_join(client, 5, cluster.clock.now());
+            cluster.sync(node);
+        }
+    CHECK(allowed >= 5);
+    CHECK(allowed <= 5 + 2); // each other node may take one more before its sync tells it
+    // A new minute opens a new window everywhere.
+    cluster.clock.advance(1min);
+    CHECK(cluster.replicas[2]->try_join(client, 5, cluster.clock.now()));
+}
+
+TEST_CASE("state: the random queue's release seed of a minute is the first one any node pushed") {
+    using Kind = wr::queue::LedgerChange::Kind;
+    Cluster cluster(2);
+    cluster.sync_all();
+    const int64_t minute = wr::queue::minute_of(cluster.clock.now());
+    const auto push_seed = [&](int node, int64_t seed) {
+        wr::state::RoomPush push = cluster.replicas[node]->begin_sync(k_room, cluster.clock.now());
+        push.batches.push_back({1000, {{Kind::release_seed, minute, seed, 0}}, {}});
+        const auto replies = cluster.store.exchange("node-" + std::to_string(node), {push}, cluster.timing);
+        for (const auto& change : replies.at(0).counts)
+            if (change.kind == Kind::release_seed && change.key == minute) return change.minute;
+        return int64_t{0};
+    };
+    CHECK(push_seed(0, 111) == 111);
+    CHECK(push_seed(1, 222) == 111); // node 1 drew its own, and learns node 0's
+}
+
+TEST_CASE("state: when the store is away, local-share admits this node's share of each limit, minute by minute") {
+    Cluster cluster(2);
+    const Policy policy = limits(1000, 200);
+    // Equal demand on both nodes, then the store goes away.
+    for (int round = 0; round < 20; ++round) {
+        cluster.visit(0, policy);
+        cluster.visit(1, policy);
+        cluster.clock.advance(250ms);
+        cluster.sync_all();
+    }
+    const double share = cluster.replicas[0]->share();
+    REQUIRE(share == doctest::Approx(0.5).epsilon(0.1));
+    const auto expected = static_cast<int>(std::floor(share * 200 + 1e-9)); // its share of new_users_per_minute
+    const int64_t before = cluster.global(policy).active_users;
+    cluster.flaky.mode = FlakyStore::Mode::down;
+    cluster.clock.set(wr::queue::minute_start(wr::queue::minute_of(cluster.clock.now()) + 1) + 1s); // a fresh minute
+    CHECK_FALSE(cluster.sync(0));
+    CHECK(cluster.replicas[0]->footing(cluster.clock.now()) == Footing::degraded);
+    std::vector<Ticket> waiting;
+    int admitted = 0;
+    for (int i = 0; i < 150; ++i) {
+        const Outcome outcome = cluster.visit(0, policy);
+        admitted += outcome.newly_admitted;
+        if (outcome.verdict == Verdict::queue) waiting.push_back(outcome.ticket);
+    }
+    CHECK(admitted == expected);
+    // The next minute frees this node's share again: those waiting first, then newcomers.
+    cluster.clock.advance(1min);
+    int next_minute = 0;
+    for (const Ticket& ticket : waiting) next_minute += cluster.visit(0, policy, ticket).newly_admitted;
+    CHECK(next_minute == static_cast<int>(waiting.size()));
+    for (int i = 0; i < 100; ++i) next_minute += cluster.visit(0, policy).newly_admitted;
+    CHECK(next_minute == expected);
+    // The store returns: the counts made meanwhile reconcile, once.
+    cluster.flaky.mode = FlakyStore::Mode::up;
+    CHECK(cluster.sync(0));
+    CHECK(cluster.sync(0));
+    CHECK(cluster.global(policy).active_users == before + admitted + next_minute);
+}
+
+TEST_CASE("state: when the store is away, open admits everyone and closed admits no one new") {
+    for (const FailureMode mode : {FailureMode::open, FailureMode::closed}) {
+        CAPTURE(wr::state::to_string(mode));
+        Cluster cluster(1, mode);
+        const Policy policy = limits(200, 200);
+        cluster.sync_all();
+        const Outcome admitted = cluster.visit(0, policy);
+        REQUIRE(admitted.newly_admitted);
+        for (int i = 0; i < 250; ++i) cluster.visit(0, policy);
+        cluster.flaky.mode = FlakyStore::Mode::down;
+        cluster.clock.advance(2s);
+        CHECK_FALSE(cluster.sync(0));
+        int let_in = 0;
+        for (int i = 0; i < 50; ++i) let_in += cluster.visit(0, policy).verdict == Verdict::admit;
+        CHECK(let_in == (mode == FailureMode::open ? 50 : 0));
+        // An admitted visitor keeps the session either way.
+        CHECK(cluster.visit(0, policy, admitted.ticket).verdict == Verdict::admit);
+    }
+}
+
+TEST_CASE("state: a room new on a node admits one visitor before its first sync, then waits for the grant") {
+    Cluster cluster(1);
+    const Policy policy = limits(200, 200);
+    CHECK(cluster.replicas[0]->footing(cluster.clock.now()) == Footing::cold);
+    CHECK(cluster.visit(0, policy).verdict == Verdict::admit);
+    CHECK(cluster.visit(0, policy).verdict == Verdict::queue);
+    cluster.sync(0);
+    CHECK(cluster.replicas[0]->footing(cluster.clock.now()) == Footing::granted);
+    CHECK(cluster.visit(0, policy).verdict == Verdict::admit);
+}
+
+TEST_CASE("state: the per-minute grant does not carry into the next minute") {
+    Cluster cluster(1);
+    const Policy policy = limits(1000, 200);
+    cluster.clock.set(wr::queue::minute_start(wr::queue::minute_of(cluster.clock.now()) + 1) - 200ms);
+    cluster.sync(0);
+    CHECK(cluster.visit(0, policy).newly_admitted);
+    cluster.clock.advance(210ms); // a new minute, its sync not yet done: last minute's grant is not this one's
+    REQUIRE(cluster.replicas[0]->footing(cluster.clock.now()) == Footing::granted);
+    CHECK(cluster.visit(0, policy).verdict == Verdict::queue);
+    cluster.sync(0);
+    CHECK(cluster.visit(0, policy).newly_admitted);
+}
