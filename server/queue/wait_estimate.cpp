@@ -137,15 +137,25 @@ private:
 // share spread evenly over the claim time after it. The percentile falls between whole minutes
 // k − 1 and k; the user is shown k with the probability that makes the share in within what
 // they were shown p over all users, F(k−1)·(1−π) + F(k)·π = p, and k − 1 otherwise.
+// The chances one estimate walks through, kept so that the walk runs once: enough for a wait
+// of days at minute steps; a longer walk is taken again instead.
+constexpr size_t k_kept_chances = 512;
+
 template <class Chances, size_t N>
 std::array<int64_t, N> shown_percentiles(const Chances& start, const std::array<double, N>& percentiles, double claim, double draw) {
     std::array<int64_t, N> shown{};
     claim = std::max(1e-6, claim);
+    std::array<Chance, k_kept_chances> kept;
+    size_t count = 0;
     double total = 0;
     {
         Chances chances = start;
         Chance chance;
-        while (chances.next(chance)) total += chance.weight;
+        while (chances.next(chance)) {
+            if (count < kept.size()) kept[count] = chance;
+            ++count;
+            total += chance.weight;
+        }
     }
     if (total <= 0) {
         shown.fill(1);
@@ -157,9 +167,17 @@ std::array<int64_t, N> shown_percentiles(const Chances& start, const std::array<
     size_t seen = 0;
     double cumulative = 0;
     size_t target = 0;
-    Chances chances = start;
+    Chances again = start;
     Chance chance;
-    while (target < N && chances.next(chance)) {
+    const auto next = [&](Chance& c) {
+        if (count <= kept.size()) {
+            if (seen >= count) return false;
+            c = kept[seen];
+            return true;
+        }
+        return again.next(c);
+    };
+    while (target < N && next(chance)) {
         while (target < N && cumulative + chance.weight >= percentiles[target] * total - 1e-12) {
             const double wanted = percentiles[target] * total;
             const double at = chance.at_minutes + claim * std::clamp((wanted - cumulative) / chance.weight, 0.0, 1.0);
