@@ -96,7 +96,9 @@ bool forecast_inputs(const Ledger& ledger, const Policy& policy, util::TimePoint
     if (rate <= 0) return false;
     const int64_t session = std::clamp<int64_t>(policy.session_duration.count(), 0, k_forecast_session_minutes);
     const int64_t current = minute_of(now);
-    inputs.minute_offset = static_cast<double>((now - minute_start(current)).count()) / 60000.0;
+    // To the whole second: estimates are shown in minutes, and the room's estimates in one second
+    // are then the same (kept, not computed again: queue/wait_estimate.cpp).
+    inputs.minute_offset = static_cast<double>((now - minute_start(current)).count() / 1000) / 60.0;
     inputs.total_active_users = policy.total_active_users;
     inputs.new_users_per_minute = policy.new_users_per_minute;
     inputs.admitted_this_minute = ledger.admitted_in_minute(now);

@@ -58,4 +58,78 @@ bool AdmissionForecast::next(ForecastAdmission& admission) {
     return false;
 }
 
+bool ForecastInputs::same_room_as(const ForecastInputs& other) const {
+    return total_active_users == other.total_active_users && new_users_per_minute == other.new_users_per_minute &&
+           admitted_this_minute == other.admitted_this_minute && session_minutes == other.session_minutes &&
+           counted_minutes_ago == other.counted_minutes_ago && hold_minutes == other.hold_minutes &&
+           claim_minutes == other.claim_minutes;
+}
+
+namespace {
+struct ForecastMinute {
+    int64_t minute = 0;
+    double users = 0;
+};
+} // namespace
+
+struct ForecastCursor::Memo {
+    ForecastInputs key;              // minute_offset 0
+    AdmissionForecast forecast{key}; // where the projection has got to
+    std::vector<ForecastMinute> minutes;
+    bool ended = false;
+    bool used = false;
+
+    bool at(size_t index, ForecastMinute& out) {
+        while (minutes.size() <= index && !ended) {
+            ForecastAdmission admission;
+            if (!forecast.next(admission)) {
+                ended = true;
+                break;
+            }
+            // Projected from the start of the minute, so at_minutes is the minute's number.
+            minutes.push_back({static_cast<int64_t>(std::llround(admission.at_minutes)), admission.users});
+        }
+        if (index >= minutes.size()) return false;
+        out = minutes[index];
+        return true;
+    }
+};
+
+namespace {
+// A few rooms' forecasts per thread: a node serving several busy rooms at once keeps each one's
+// between their requests; the oldest is replaced.
+constexpr size_t k_memo_rooms = 8;
+struct MemoTable {
+    std::array<ForecastCursor::Memo, k_memo_rooms> memos;
+    size_t next_victim = 0;
+};
+} // namespace
+
+ForecastCursor::ForecastCursor(const ForecastInputs& inputs) : m_offset(std::clamp(inputs.minute_offset, 0.0, 1.0)) {
+    thread_local MemoTable table;
+    for (Memo& memo : table.memos)
+        if (memo.used && memo.key.same_room_as(inputs)) {
+            m_memo = &memo;
+            return;
+        }
+    Memo& memo = table.memos[table.next_victim];
+    table.next_victim = (table.next_victim + 1) % k_memo_rooms;
+    memo.key = inputs;
+    memo.key.minute_offset = 0;
+    memo.forecast = AdmissionForecast(memo.key);
+    memo.minutes.clear(); // keeps its capacity: no allocation once warm
+    memo.ended = false;
+    memo.used = true;
+    m_memo = &memo;
+}
+
+bool ForecastCursor::next(ForecastAdmission& admission) {
+    ForecastMinute minute;
+    if (!m_memo->at(m_index, minute)) return false;
+    ++m_index;
+    admission.at_minutes = minute.minute == 0 ? 0.0 : static_cast<double>(minute.minute) - m_offset;
+    admission.users = minute.users;
+    return true;
+}
+
 } // namespace wr::queue

@@ -6,7 +6,9 @@
 // new_users_per_minute caps each minute, and every slot given out frees again one hold later.
 // Pure arithmetic on a fixed ring of minutes: numbers in, no allocation, nothing else read.
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace wr::queue {
 
@@ -27,6 +29,9 @@ struct ForecastInputs {
     // After a slot frees, the waiting users' next check-ins claim it within this much (FIFO: one
     // refresh interval; random queueing: the span over which a minute's slots are released).
     double claim_minutes = 1.0 / 3.0;
+
+    // Equal in everything the minutes of the forecast depend on (not where now is in the minute).
+    bool same_room_as(const ForecastInputs& other) const;
 };
 
 struct ForecastAdmission {
@@ -53,6 +58,25 @@ private:
     int64_t m_cap = 0;
     int64_t m_first_cap = 0;
     int64_t m_minute = 0;                   // the next minute to project, 0 = this one
+};
+
+// The same forecast, walked from memory: the room's admissions by minute are kept per thread
+// for the last few rooms' counts (keyed by everything they depend on, so a hit gives exactly
+// what a fresh forecast would), so that the many queued requests of one room between two
+// changes of its counts walk a list instead of projecting the room again. Minutes are projected
+// only as far as some walk has needed. The cursor is valid until the next cursor is made on
+// this thread.
+class ForecastCursor {
+public:
+    explicit ForecastCursor(const ForecastInputs& inputs);
+    bool next(ForecastAdmission& admission);
+
+    struct Memo; // defined in admission_forecast.cpp
+
+private:
+    Memo* m_memo;
+    size_t m_index = 0;
+    double m_offset = 0;
 };
 
 } // namespace wr::queue

@@ -62,7 +62,7 @@ private:
         return refreshes * (interval + k_refresh_delay_minutes) - since;
     }
 
-    AdmissionForecast m_forecast;
+    ForecastCursor m_forecast;
     FifoPlace m_place;
     double m_from, m_to, m_rate;
     double m_reached = 0;
@@ -126,7 +126,7 @@ private:
         return total;
     }
 
-    AdmissionForecast m_forecast;
+    ForecastCursor m_forecast;
     std::array<Pool, k_pools> m_pools{};
     double m_rate;
     double m_at = 0;
@@ -141,9 +141,17 @@ private:
 // of days at minute steps; a longer walk is taken again instead.
 constexpr size_t k_kept_chances = 512;
 
+// A percentile as pages show it: `later` minutes to a share `later_share` of users (by their
+// draw), one minute less to the others.
+struct ShownPercentile {
+    int64_t later = 1;
+    double later_share = 1;
+    int64_t for_draw(double draw) const { return later <= 1 || draw < later_share ? later : later - 1; }
+};
+
 template <class Chances, size_t N>
-std::array<int64_t, N> shown_percentiles(const Chances& start, const std::array<double, N>& percentiles, double claim, double draw) {
-    std::array<int64_t, N> shown{};
+std::array<ShownPercentile, N> shown_percentiles(const Chances& start, const std::array<double, N>& percentiles, double claim) {
+    std::array<ShownPercentile, N> shown{};
     claim = std::max(1e-6, claim);
     std::array<Chance, k_kept_chances> kept;
     size_t count = 0;
@@ -157,10 +165,7 @@ std::array<int64_t, N> shown_percentiles(const Chances& start, const std::array<
             total += chance.weight;
         }
     }
-    if (total <= 0) {
-        shown.fill(1);
-        return shown;
-    }
+    if (total <= 0) return shown; // 1 minute each
     const auto cdf_from = [claim](const Chance& c, double x) { return c.weight * std::clamp((x - c.at_minutes) / claim, 0.0, 1.0); };
     // The last few chances: enough to know the distribution a minute before the one found.
     std::array<Chance, 4> recent{};
@@ -191,16 +196,38 @@ std::array<int64_t, N> shown_percentiles(const Chances& start, const std::array<
             }
             const double at_k = cumulative + cdf_from(chance, static_cast<double>(k));
             const double later_share = at_k > below ? (wanted - below) / (at_k - below) : 1.0;
-            shown[target] = k <= 1 || draw < later_share ? k : k - 1;
+            shown[target] = {k, later_share};
             ++target;
         }
         recent[seen % recent.size()] = chance;
         ++seen;
         cumulative += chance.weight;
     }
-    for (; target < N; ++target) shown[target] = whole_minutes(k_estimate_horizon_minutes);
-    for (size_t i = 1; i < N; ++i) shown[i] = std::max(shown[i], shown[i - 1]);
+    for (; target < N; ++target) shown[target] = {whole_minutes(k_estimate_horizon_minutes), 1.0};
     return shown;
+}
+
+template <size_t N>
+std::array<int64_t, N> for_draw(const std::array<ShownPercentile, N>& shown, double draw) {
+    std::array<int64_t, N> minutes{};
+    for (size_t i = 0; i < N; ++i) minutes[i] = std::max<int64_t>(i == 0 ? 1 : minutes[i - 1], shown[i].for_draw(draw));
+    return minutes;
+}
+
+// Random queueing: every user of a room is shown the same percentiles (but for their draw), so
+// they are kept per thread for the last few (room counts, pool, second), keyed by all the
+// estimate depends on: the many queued requests of one room in one second compute them once.
+struct RandomMemo {
+    ForecastInputs inputs;
+    RandomPool pool;
+    std::array<ShownPercentile, 3> shown{};
+    bool used = false;
+};
+constexpr size_t k_random_memo_rooms = 8;
+
+bool same_pool(const RandomPool& a, const RandomPool& b) {
+    return a.waiting == b.waiting && a.arrivals_per_minute == b.arrivals_per_minute && a.arrival_minutes == b.arrival_minutes &&
+           a.leave_rate == b.leave_rate;
 }
 
 } // namespace
@@ -208,21 +235,37 @@ std::array<int64_t, N> shown_percentiles(const Chances& start, const std::array<
 WaitEstimate fifo_estimate(const ForecastInputs& forecast, const FifoPlace& place, double leave_rate, double draw) {
     // On the user's own cadence the moment is exact; without it, anywhere in the claim time.
     const double spread = place.refresh_minutes > 0 ? 0.0 : forecast.claim_minutes;
-    const auto shown = shown_percentiles(FifoChances(forecast, place, leave_rate), std::array<double, 1>{0.5}, spread, draw);
+    const auto shown = for_draw(shown_percentiles(FifoChances(forecast, place, leave_rate), std::array<double, 1>{0.5}, spread), draw);
     WaitEstimate estimate;
     estimate.known = true;
-    estimate.minutes = std::max<int64_t>(1, shown[0]);
+    estimate.minutes = shown[0];
     return estimate;
 }
 
 WaitEstimate random_estimate(const ForecastInputs& forecast, const RandomPool& pool, double draw) {
-    const auto shown =
-        shown_percentiles(RandomChances(forecast, pool), std::array<double, 3>{0.25, 0.5, 0.75}, forecast.claim_minutes, draw);
+    thread_local std::array<RandomMemo, k_random_memo_rooms> memos;
+    thread_local size_t next_victim = 0;
+    RandomMemo* found = nullptr;
+    for (RandomMemo& memo : memos)
+        if (memo.used && memo.inputs.minute_offset == forecast.minute_offset && memo.inputs.same_room_as(forecast) &&
+            same_pool(memo.pool, pool)) {
+            found = &memo;
+            break;
+        }
+    if (!found) {
+        found = &memos[next_victim];
+        next_victim = (next_victim + 1) % k_random_memo_rooms;
+        found->shown = shown_percentiles(RandomChances(forecast, pool), std::array<double, 3>{0.25, 0.5, 0.75}, forecast.claim_minutes);
+        found->inputs = forecast;
+        found->pool = pool;
+        found->used = true;
+    }
+    const auto shown = for_draw(found->shown, draw);
     WaitEstimate estimate;
     estimate.known = true;
-    estimate.p25_minutes = std::max<int64_t>(1, shown[0]);
-    estimate.p50_minutes = std::max<int64_t>(1, shown[1]);
-    estimate.p75_minutes = std::max<int64_t>(1, shown[2]);
+    estimate.p25_minutes = shown[0];
+    estimate.p50_minutes = shown[1];
+    estimate.p75_minutes = shown[2];
     estimate.minutes = estimate.p50_minutes;
     return estimate;
 }
