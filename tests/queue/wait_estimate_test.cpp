@@ -2,6 +2,8 @@
 // (the geometric model of Cloudflare's random-queueing article), a draining pool, a FIFO place.
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include "queue/wait_estimate.h"
 
 using wr::queue::FifoPlace;
@@ -88,4 +90,48 @@ TEST_CASE("wait estimate: a room that can never admit shows the horizon") {
     const WaitEstimate fifo = wr::queue::fifo_estimate(closed, FifoPlace{10, 1, 0, 0}, 0, 0.5);
     CHECK(fifo.known);
     CHECK(fifo.minutes >= static_cast<int64_t>(wr::queue::k_estimate_horizon_minutes));
+}
+
+TEST_CASE("wait estimate: a room's forecast kept per thread walks exactly as a fresh one, whatever other rooms came between") {
+    // Nine rooms, one more than the per-thread memory keeps, visited in turns: a kept forecast
+    // must never answer for another room's counts, and an evicted one must be projected again.
+    std::vector<ForecastInputs> rooms;
+    for (int64_t i = 0; i < 9; ++i) {
+        ForecastInputs inputs;
+        inputs.minute_offset = 0.25 + 0.05 * static_cast<double>(i);
+        inputs.total_active_users = 200;
+        inputs.new_users_per_minute = 50;
+        inputs.session_minutes = 5;
+        // Rooms 0-2 differ in the cap left this minute, 3-5 in the hold, 6-8 in the sessions counted.
+        if (i < 3) inputs.admitted_this_minute = i * 20;
+        inputs.hold_minutes = i >= 3 && i < 6 ? 6.0 + 0.3 * static_cast<double>(i) : 6.0;
+        inputs.counted_minutes_ago[static_cast<size_t>(i < 6 ? 0 : i - 5)] = 40 + (i >= 6 ? 30 : 0);
+        rooms.push_back(inputs);
+    }
+    for (int round = 0; round < 3; ++round)
+        for (const ForecastInputs& inputs : rooms) {
+            CAPTURE(round);
+            wr::queue::AdmissionForecast fresh(inputs);
+            wr::queue::ForecastCursor kept(inputs);
+            for (int minute = 0; minute < 100; ++minute) {
+                wr::queue::ForecastAdmission expected, got;
+                REQUIRE(fresh.next(expected));
+                REQUIRE(kept.next(got));
+                CHECK(got.at_minutes == doctest::Approx(expected.at_minutes));
+                CHECK(got.users == doctest::Approx(expected.users));
+            }
+        }
+}
+
+TEST_CASE("wait estimate: random percentiles kept for a room are its own, the user's draw applied after") {
+    // The same room asked again after others gives the same answer; a pool one user larger is
+    // another room state, not a kept answer.
+    const RandomPool pool{95, 10, 1e6, 0};
+    const auto first = random_both(steady(10), pool);
+    for (int64_t other = 11; other < 30; ++other) random_both(steady(other), pool);
+    const auto again = random_both(steady(10), pool);
+    CHECK(again.first.p50_minutes == first.first.p50_minutes);
+    CHECK(again.second.p75_minutes == first.second.p75_minutes);
+    const auto larger = random_both(steady(10), RandomPool{1000, 10, 1e6, 0});
+    CHECK(larger.first.p75_minutes > first.first.p75_minutes);
 }
