@@ -242,7 +242,22 @@ WaitEstimate fifo_estimate(const ForecastInputs& forecast, const FifoPlace& plac
     return estimate;
 }
 
-WaitEstimate random_estimate(const ForecastInputs& forecast, const RandomPool& pool, double draw) {
+// The pool's size as the random estimate takes it: exact up to 200, then to the nearest step of
+// a grid 0.5 % apart. Each new arrival changes the pool by one, and in a surge every queued
+// request may be a new arrival; on the grid, the room's percentiles are computed again only when
+// the pool has changed by half a percent (a wait of 150 minutes by under half a minute), not at
+// every request. A pure function still: the same counts give the same estimate.
+constexpr double k_pool_exact_below = 200;
+constexpr double k_pool_grid_step = 0.005;
+double pool_on_grid(double waiting) {
+    if (waiting <= k_pool_exact_below) return waiting;
+    const double step = std::log1p(k_pool_grid_step);
+    return std::exp(std::round(std::log(waiting) / step) * step);
+}
+
+WaitEstimate random_estimate(const ForecastInputs& forecast, const RandomPool& exact_pool, double draw) {
+    RandomPool pool = exact_pool;
+    pool.waiting = pool_on_grid(exact_pool.waiting);
     thread_local std::array<RandomMemo, k_random_memo_rooms> memos;
     thread_local size_t next_victim = 0;
     RandomMemo* found = nullptr;
