@@ -3,7 +3,8 @@
 #   make test   build and run every test
 #   make bench  build with optimisations and compare against nginx (not part of make test)
 #   make fuzz   run every libFuzzer target (rule parser, cookie codec, paths and client
-#               addresses, room JSON, whole requests through the gate) for FUZZ_SECONDS each
+#               addresses, room JSON, whole requests through the gate, the proxy's head parser
+#               and rewriter) for FUZZ_SECONDS each
 #               (default 60); make test runs each for 3 s
 #   make soak   mixed traffic at 1,000 connections for SOAK_SECONDS (default 600), with a report
 #   make test-sanitize  build with AddressSanitizer + UBSan in build-asan and run the unit and
@@ -48,7 +49,7 @@ demo: build
 bench:
 	@scripts/install-deps.sh bench
 	cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release
-	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr_bench_decision wr_bench_visitors
+	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr-stream-origin wr_bench_decision wr_bench_visitors wr_bench_websockets
 	bench/run.sh build-bench
 
 # Mixed traffic at 1,000 connections for SOAK_SECONDS (default 600); not part of make test.

@@ -14,6 +14,7 @@ wr_pid=""
 wr_redis_pid=""
 cleanup() {
     [[ -n $wr_pid ]] && kill "$wr_pid" 2>/dev/null
+    [[ -n ${stream_origin_pid:-} ]] && kill "$stream_origin_pid" 2>/dev/null
     [[ -n $wr_redis_pid ]] && kill "$wr_redis_pid" 2>/dev/null
     [[ -f $work/redis.pid ]] && kill "$(cat "$work/redis.pid")" 2>/dev/null
     for pidfile in "$work"/nginx*.pid; do [[ -f $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null; done
@@ -21,6 +22,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+stream_origin_pid=""
 
 cores=$(nproc)
 load_cpu=$((cores > 1 ? 1 : 0))
@@ -28,10 +30,12 @@ pin_server=(taskset -c 0)
 pin_load=(taskset -c "$load_cpu")
 ulimit -n 65536 2>/dev/null || true
 
-base=$((20000 + RANDOM % 20000))
+# Below the ephemeral range (32768-60999), so that no outgoing connection of the run holds one of them.
+base=$((10000 + RANDOM % 20000))
 origin_port=$base nginx_static_port=$((base + 1)) nginx_proxy_port=$((base + 2))
 wr_edge_port=$((base + 3)) wr_admin_port=$((base + 4))
-redis_port=$((base + 5)) wr_redis_edge_port=$((base + 6)) wr_redis_admin_port=$((base + 7))
+stream_origin_port=$((base + 5)) nginx_stream_port=$((base + 6))
+redis_port=$((base + 7)) wr_redis_edge_port=$((base + 8)) wr_redis_admin_port=$((base + 9))
 
 wait_for_port() {
     for _ in $(seq 200); do
@@ -171,6 +175,76 @@ for c in "${connections[@]}"; do
     printf '%-42s %6s %10s %11s %6s\n' "  admitted / no room (admission's cost)" "$c" "" "" "$(ratio "$a_rps" "$p_rps")"
 done
 
+# --- streams: 100 MB each way through an admitted session, and 1,000 WebSocket tunnels ---
+# The origin is wr-stream-origin on core 1; nginx proxies it without buffering (as wr does), and
+# with client_max_body_size 0, so both proxies stream.
+"${pin_load[@]}" "$build/wr-stream-origin" --listen "127.0.0.1:$stream_origin_port" >/dev/null &
+stream_origin_pid=$!
+wait_for_port "$stream_origin_port"
+cat > "$work/nginx-stream.conf" <<CONF
+worker_processes 1;
+worker_cpu_affinity 01;
+pid $work/nginx-stream.pid;
+error_log $work/nginx/stream-error.log warn;
+events { worker_connections 16384; }
+http {
+    access_log off;
+    upstream streams { server 127.0.0.1:$stream_origin_port; keepalive 64; }
+    map \$http_upgrade \$connection_upgrade { default upgrade; '' ''; }
+    server {
+        listen 127.0.0.1:$nginx_stream_port;
+        client_max_body_size 0;
+        location / {
+            proxy_pass http://streams; proxy_http_version 1.1;
+            proxy_set_header Upgrade \$http_upgrade; proxy_set_header Connection \$connection_upgrade;
+            proxy_buffering off; proxy_request_buffering off;
+        }
+    }
+}
+CONF
+start_nginx "$work/nginx-stream.conf"
+wait_for_port "$nginx_stream_port"
+"${api[@]}" apply -f - >/dev/null <<JSON
+{"zones": [{"name": "stream.bench.test", "origin": "http://127.0.0.1:$stream_origin_port", "waiting_rooms": [
+  {"name": "stream", "host": "stream.bench.test", "total_active_users": 2147483647, "new_users_per_minute": 2147483647}]}]}
+JSON
+sleep 0.5
+stream_cookie=$(http_get "$wr_edge_port" stream.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
+head -c 100000000 /dev/urandom > "$work/upload.bin"
+
+watch_rss() { # pid file: the peak RSS (kB) until "$2.stop" exists
+    local peak=0 r
+    while [[ ! -f $2.stop ]]; do r=$(rss_kb "$1"); ((r > peak)) && peak=$r; sleep 0.02; done
+    echo "$peak" > "$2"
+}
+# transfer port kind [cookie] → seconds; kind: download or upload (100 MB, curl pinned to core 1)
+transfer() {
+    local args=(-s -o /dev/null -w '%{time_total}' -H "Host: stream.bench.test")
+    [[ -n ${3:-} ]] && args+=(-H "Cookie: $3")
+    if [[ $2 == upload ]]; then args+=(-T "$work/upload.bin" "http://127.0.0.1:$1/upload")
+    else args+=("http://127.0.0.1:$1/bytes?n=100000000"); fi
+    "${pin_load[@]}" curl "${args[@]}"
+}
+printf '\n%-42s %10s %11s %6s %16s\n' "stream (100 MB, one connection)" "wr MB/s" "nginx MB/s" "ratio" "wr peak RSS +MB"
+for kind in download upload; do
+    rss_before=$(rss_kb "$wr_pid")
+    rm -f "$work/peak" "$work/peak.stop"
+    watch_rss "$wr_pid" "$work/peak" &
+    wr_seconds=$(transfer "$wr_edge_port" "$kind" "$stream_cookie")
+    touch "$work/peak.stop"; wait $! 2>/dev/null || true
+    peak=$(cat "$work/peak")
+    nginx_seconds=$(transfer "$nginx_stream_port" "$kind")
+    printf '%-42s %10.0f %11.0f %6s %16.1f\n' "$kind, admitted vs nginx" "$(awk -v s="$wr_seconds" 'BEGIN { print 100 / s }')" \
+        "$(awk -v s="$nginx_seconds" 'BEGIN { print 100 / s }')" "$(ratio "$nginx_seconds" "$wr_seconds")" \
+        "$(awk -v a="$peak" -v b="$rss_before" 'BEGIN { print (a - b) / 1024 }')"
+done
+rss_before=$(rss_kb "$wr_pid")
+"${pin_load[@]}" "$build/wr_bench_websockets" "$wr_edge_port" stream.bench.test "$stream_cookie" 1000 10 > "$work/websockets.txt" || true &
+sleep 6
+rss_open=$(rss_kb "$wr_pid")
+wait $! 2>/dev/null || true
+printf '1,000 WebSocket tunnels echoing once a second for 10 s: %s; wr RSS %s kB before, %s kB with them open\n' \
+    "$(cat "$work/websockets.txt")" "$rss_before" "$rss_open"
 # --- shared state: the same admitted path with --state redis, beside in-memory state ---
 # A second wr with the same rooms, its counts in a redis-server on core 1 (with wrk and the
 # origin); the first wr keeps its in-memory state. Each serves one room's admitted visitors.
@@ -208,6 +282,7 @@ printf '\nin-process admission path (one core):\n'
 awk '/^floor/ { f = $2 } /^admitted/ { a = $2 } END { if (f > 0) printf "admitted / floor = %.2f (budget <= 2.00)\n", a / f }' "$work/decision.txt"
 awk '/^admitted/ { a = $2 } /^shared/ { s = $2 } END { if (s > 0) printf "admitted, shared state / in memory = %.2f x the time (+%.0f ns a decision)\n", s / a, s - a }' "$work/decision.txt"
 awk '/^rules .*allocations/ { printf "rule evaluation allocations per request = %s (budget 0)\n", $2 }' "$work/decision.txt"
+awk '/^head .*allocations/ { printf "head parsing and rewriting allocations per request = %s (budget 0)\n", $2 }' "$work/decision.txt"
 
 printf '\nmemory: wr RSS %s kB after 1,000 distinct visitors, %s kB after 100,000 (%s counted as queued)\n' "$rss_1k" "$rss_100k" "$queued"
 awk -v a="$rss_1k" -v b="$rss_100k" 'BEGIN { printf "RSS(100k) / RSS(1k) = %.3f (budget <= 1.10)\n", b / a }'

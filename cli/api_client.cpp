@@ -7,16 +7,32 @@
 
 namespace wr::cli {
 
-ApiClient::ApiClient(std::string base_url, std::string token) : m_base_url(std::move(base_url)), m_token(std::move(token)) {
+ApiClient::ApiClient(std::string base_url, std::string token, std::string ca_file)
+    : m_base_url(std::move(base_url)), m_token(std::move(token)), m_ca_file(std::move(ca_file)) {
     while (!m_base_url.empty() && m_base_url.back() == '/') m_base_url.pop_back();
 }
 
 namespace {
 
+// Why a request got no answer, and what to do about it.
+std::string unreachable_message(const std::string& base_url, httplib::Error error) {
+    if (error == httplib::Error::SSLServerVerification)
+        return "the admin API at " + base_url + " shows a certificate this machine does not trust; give its CA with --api-ca-file "
+               "(or WR_API_CA_FILE)";
+    if (error == httplib::Error::SSLConnection)
+        return "cannot open a TLS connection to the admin API at " + base_url + "; does it serve HTTPS (--admin-tls-cert)?";
+    return "cannot reach the admin API at " + base_url + " (" + httplib::to_string(error) +
+           "); is `wr serve` running? Use --api or WR_API_URL to point elsewhere";
+}
+
 // One request to the admin API, with the token; an unreachable API is a CliError that says what to do.
-httplib::Result exchange(const std::string& base_url, const std::string& token, const std::string& method, const std::string& path,
-                         const std::string& payload) {
+httplib::Result exchange(const std::string& base_url, const std::string& token, const std::string& ca_file, const std::string& method,
+                         const std::string& path, const std::string& payload) {
     httplib::Client client(base_url);
+    if (base_url.starts_with("https://")) {
+        client.enable_server_certificate_verification(true);
+        if (!ca_file.empty()) client.set_ca_cert_path(ca_file.c_str());
+    }
     client.set_tcp_nodelay(true);
     client.set_connection_timeout(5);
     client.set_read_timeout(60);
@@ -27,9 +43,7 @@ httplib::Result exchange(const std::string& base_url, const std::string& token, 
                              : method == "PUT"  ? client.Put(path.c_str(), headers, payload, "application/json")
                              : method == "PATCH" ? client.Patch(path.c_str(), headers, payload, "application/json")
                                                  : client.Delete(path.c_str(), headers);
-    if (!result)
-        throw CliError("cannot reach the admin API at " + base_url + " (" + httplib::to_string(result.error()) +
-                       "); is `wr serve` running? Use --api or WR_API_URL to point elsewhere");
+    if (!result) throw CliError(unreachable_message(base_url, result.error()));
     return result;
 }
 
@@ -47,7 +61,7 @@ std::string error_message(const nlohmann::json& envelope, int status) {
 } // namespace
 
 nlohmann::json ApiClient::send(const std::string& method, const std::string& path, const nlohmann::json* body) const {
-    const httplib::Result result = exchange(m_base_url, m_token, method, path, body ? body->dump() : "");
+    const httplib::Result result = exchange(m_base_url, m_token, m_ca_file, method, path, body ? body->dump() : "");
     const nlohmann::json envelope = nlohmann::json::parse(result->body, nullptr, false);
     if (envelope.is_discarded() || !envelope.is_object())
         throw CliError("the admin API answered " + std::to_string(result->status) + " with a body that is not JSON");
@@ -58,7 +72,7 @@ nlohmann::json ApiClient::send(const std::string& method, const std::string& pat
 nlohmann::json ApiClient::get(const std::string& path) const { return send("GET", path, nullptr); }
 
 std::string ApiClient::get_text(const std::string& path) const {
-    const httplib::Result result = exchange(m_base_url, m_token, "GET", path, "");
+    const httplib::Result result = exchange(m_base_url, m_token, m_ca_file, "GET", path, "");
     if (result->status >= 400) throw CliError(error_message(nlohmann::json::parse(result->body, nullptr, false), result->status));
     return result->body;
 }

@@ -8,7 +8,8 @@ namespace wr::cli {
 
 class ApiClient {
 public:
-    ApiClient(std::string base_url, std::string token);
+    // ca_file: PEM certificate of a (private) CA to trust for an https:// API; empty: the system's.
+    ApiClient(std::string base_url, std::string token, std::string ca_file = "");
 
     // Each returns the envelope's `result`.
     nlohmann::json get(const std::string& path) const;
@@ -28,6 +29,7 @@ private:
 
     std::string m_base_url;
     std::string m_token;
+    std::string m_ca_file;
 };
 
 } // namespace wr::cli

@@ -28,7 +28,7 @@ ApiClient Context::client() const {
     if (secret.empty())
         throw CliError("no API token: pass --token, set WR_API_TOKEN, or run where " + (data_dir / "admin.token").string() +
                        " can be read (see `wr tokens create`)");
-    return ApiClient(api_url, secret);
+    return ApiClient(api_url, secret, api_ca_file);
 }
 
 int run(int argc, char** argv) {
@@ -45,6 +45,10 @@ int run(int argc, char** argv) {
     root.add_option("--api", context.api_url, "Admin API base URL")->envname("WR_API_URL")->capture_default_str();
     root.add_option("--token", context.token, "Admin API token (default: <data-dir>/admin.token for a local API)")
         ->envname("WR_API_TOKEN");
+    root.add_option("--api-ca-file", context.api_ca_file,
+                    "PEM certificate of the CA that signed the admin API's certificate, for an https:// --api (default: the system's CAs)")
+        ->envname("WR_API_CA_FILE")
+        ->check(CLI::ExistingFile);
     root.add_option("--data-dir", context.data_dir, "Data directory (database, keys, first admin token)")
         ->envname("WR_DATA_DIR")
         ->capture_default_str();

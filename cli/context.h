@@ -17,6 +17,7 @@ public:
 struct Context {
     std::string api_url = "http://127.0.0.1:9090";
     std::string token;
+    std::string api_ca_file; // PEM CA to trust for an https:// API
     std::filesystem::path data_dir = "wr-data";
     std::string output = "table"; // or "json"
 

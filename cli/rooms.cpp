@@ -1,4 +1,6 @@
 // `wr rooms …`: waiting rooms, addressed by id or by name.
+#include <iostream>
+
 #include "body_options.h"
 #include "commands.h"
 #include "output.h"
@@ -103,6 +105,27 @@ void add_room_action(CLI::App* rooms, Context& context, const char* name, const 
     });
 }
 
+// The status object, then the nodes behind its figures and what is wrong with any of them
+// (a node whose shared state is unreachable, one that stopped reporting).
+void print_status(const Context& context, const nlohmann::json& status) {
+    if (context.json_output() || !status.is_object() || !status.contains("nodes")) {
+        print_object(context, status);
+        return;
+    }
+    nlohmann::json figures = status;
+    figures.erase("nodes");
+    print_object(context, figures);
+    const nlohmann::json& nodes = status["nodes"];
+    if (!nodes.is_array() || nodes.empty()) return;
+    std::cout << '\n';
+    print_list(context, nodes,
+               {{"NODE", "name"}, {"ROLE", "role"}, {"CONDITION", "condition"}, {"STATE", "state.backend"}, {"ACTIVE", "active_users"},
+                {"QUEUED", "queued_users"}, {"LAST REPORT", "last_report"}});
+    for (const nlohmann::json& node : nodes)
+        if (node.is_object() && node.contains("message") && node["message"].is_string() && !node["message"].get<std::string>().empty())
+            std::cout << node["message"].get<std::string>() << '\n';
+}
+
 } // namespace
 
 void add_room_commands(CLI::App& root, Context& context) {
@@ -170,10 +193,9 @@ void add_room_commands(CLI::App& root, Context& context) {
                         const nlohmann::json result = client.patch(room.path(), {{"suspended", false}});
                         print_done(context, "resumed waiting room " + room.room.value("name", ""), result);
                     });
-    add_room_action(rooms, context, "status", "Show whether a room is queueing, and how many wait", "wr rooms status shop",
-                    [&context](const ApiClient& client, const RoomRef& room) {
-                        print_object(context, client.get(room.path() + "/status"));
-                    });
+    add_room_action(rooms, context, "status", "Show whether a room is queueing, and how many wait (on every node)",
+                    "wr rooms status shop",
+                    [&context](const ApiClient& client, const RoomRef& room) { print_status(context, client.get(room.path() + "/status")); });
 }
 
 } // namespace wr::cli

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <iostream>
+#include <vector>
 
 #include "commands.h"
 #include "app.h"
@@ -53,13 +54,20 @@ FileStamp stamp_of(const std::string& path) {
 void reload_tls(App& app, const char* why) {
     try {
         app.reload_tls();
-        util::log_info("serve", std::string("reloaded the edge TLS certificate and key (") + why + ")");
+        util::log_info("serve", std::string("reloaded the TLS certificates and keys (") + why + ")");
     } catch (const std::exception& error) {
         util::log_error("serve", std::string("kept the previous TLS certificate: ") + error.what());
     }
 }
 
-using TlsStamps = std::pair<FileStamp, FileStamp>;
+// The stamps of the TLS files wr watches (the edge's and the admin listener's pair).
+using TlsStamps = std::vector<FileStamp>;
+
+TlsStamps stamps_of(const std::vector<std::string>& files) {
+    TlsStamps stamps;
+    for (const std::string& file : files) stamps.push_back(stamp_of(file));
+    return stamps;
+}
 
 // "250ms", "1s" or a bare number of milliseconds.
 std::chrono::milliseconds sync_interval(const std::string& text) {
@@ -87,16 +95,16 @@ std::string host_name() {
     return name;
 }
 
-// Runs until SIGINT or SIGTERM; SIGHUP, or a change of the certificate or key files (checked
-// every second) from `loaded` — their stamps taken before wr read them, so a renewal while wr
-// starts is not missed — reloads TLS. Returns the signal that ended it.
-int run_until_shutdown(App& app, const std::string& certificate, const std::string& key, TlsStamps loaded) {
+// Runs until SIGINT or SIGTERM; SIGHUP, or a change of a certificate or key file (checked every
+// second) from `loaded` — their stamps taken before wr read them, so a renewal while wr starts
+// is not missed — reloads TLS. Returns the signal that ended it.
+int run_until_shutdown(App& app, const std::vector<std::string>& tls_files, TlsStamps loaded) {
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
     sigaddset(&signals, SIGHUP);
-    const bool tls = !certificate.empty();
+    const bool tls = !tls_files.empty();
     TlsStamps seen = std::move(loaded);
     while (true) {
         const timespec second{1, 0};
@@ -107,11 +115,11 @@ int run_until_shutdown(App& app, const std::string& certificate, const std::stri
         }
         if (!tls) continue;
         if (received == SIGHUP) {
-            seen = {stamp_of(certificate), stamp_of(key)};
+            seen = stamps_of(tls_files);
             reload_tls(app, "SIGHUP");
             continue;
         }
-        const TlsStamps now{stamp_of(certificate), stamp_of(key)};
+        const TlsStamps now = stamps_of(tls_files);
         if (now != seen) {
             // A half-written pair fails to load; the second file's change tries again.
             seen = now;
@@ -132,6 +140,10 @@ void add_serve_commands(CLI::App& root, Context& context) {
         int origin_timeout = 30;
         int idle_timeout = 60;
         int max_connections = 0;
+        int header_timeout = 10;
+        int tunnel_idle_timeout = 3600;
+        uint64_t edge_max_body_bytes = 100 * 1024 * 1024;
+        std::string origin_ca_file;
         std::string log_level = "info";
         size_t max_body_bytes = 4 * 1024 * 1024;
         std::vector<std::string> trusted_proxies;
@@ -142,6 +154,14 @@ void add_serve_commands(CLI::App& root, Context& context) {
         int turnstile_timeout = 5;
         int drain_timeout = 15;
         std::string node_name = host_name();
+        // roles
+        std::string role = "all";
+        std::string control_url;
+        std::string control_token;
+        std::string control_ca_file;
+        std::string admin_tls_certificate;
+        std::string admin_tls_private_key;
+        // shared state
         std::string state = "memory";
         std::string state_sync_interval = "250ms";
         std::string state_failure = "local-share";
@@ -167,6 +187,20 @@ void add_serve_commands(CLI::App& root, Context& context) {
     serve->add_option("--idle-timeout", options->idle_timeout, "Seconds an idle keep-alive connection stays open on the edge")
         ->check(CLI::Range(1, 3600))
         ->capture_default_str();
+    serve->add_option("--header-timeout", options->header_timeout,
+                      "Seconds a request head may take from its first byte to its end (slower ones are cut off with 408)")
+        ->check(CLI::Range(1, 3600))
+        ->capture_default_str();
+    serve->add_option("--tunnel-idle-timeout", options->tunnel_idle_timeout,
+                      "Seconds an upgraded connection (WebSocket) may stay silent both ways before it closes")
+        ->check(CLI::Range(1, 7 * 24 * 3600))
+        ->capture_default_str();
+    serve->add_option("--edge-max-body-bytes", options->edge_max_body_bytes,
+                      "Largest request body the edge forwards to an origin (413 above; 0: no limit)")
+        ->capture_default_str();
+    serve->add_option("--origin-ca-file", options->origin_ca_file,
+                      "PEM file of CA certificates to trust for https origins, beside the system's (a private CA)")
+        ->check(CLI::ExistingFile);
     serve->add_option("--log-level", options->log_level, "Log level")
         ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
         ->capture_default_str();
@@ -206,6 +240,28 @@ void add_serve_commands(CLI::App& root, Context& context) {
             },
             "NAME"))
         ->capture_default_str();
+    // Roles: one node, or a control node and edge nodes (README, "Many edges, one waiting room").
+    serve->add_option("--role", options->role,
+                      "all: admin API, store and edge on this node; control: admin API and store, no edge; edge: the edge only, "
+                      "configured by --control-url")
+        ->envname("WR_ROLE")
+        ->check(CLI::IsMember({"all", "control", "edge"}))
+        ->capture_default_str();
+    serve->add_option("--control-url", options->control_url, "--role edge: the control node's admin listener, https://HOST:PORT")
+        ->envname("WR_CONTROL_URL");
+    serve->add_option("--control-token", options->control_token,
+                      "--role edge: a token of scope edge from the control node (prefer the environment variable: arguments show in ps)")
+        ->envname("WR_CONTROL_TOKEN");
+    serve->add_option("--control-ca-file", options->control_ca_file,
+                      "--role edge: PEM certificate of the CA that signed the control node's certificate (default: the system's CAs)")
+        ->envname("WR_CONTROL_CA_FILE")
+        ->check(CLI::ExistingFile);
+    serve->add_option("--admin-tls-cert", options->admin_tls_certificate, "PEM certificate chain: serve the admin listener over HTTPS")
+        ->envname("WR_ADMIN_TLS_CERT")
+        ->check(CLI::ExistingFile);
+    serve->add_option("--admin-tls-key", options->admin_tls_private_key, "PEM private key for --admin-tls-cert")
+        ->envname("WR_ADMIN_TLS_KEY")
+        ->check(CLI::ExistingFile);
     serve->add_option("--state", options->state,
                       "Where admission counts live: memory (this process), redis://[:PASSWORD@]HOST:PORT/DB or "
                       "redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER (shared by every node pointing there)")
@@ -223,12 +279,17 @@ void add_serve_commands(CLI::App& root, Context& context) {
         ->group("Shared state")
         ->capture_default_str();
     serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
-                  "Three edges sharing their rooms' counts:\n"
-                  "  wr serve --state redis://10.0.0.5:6379/0 --node-name edge-1 …   (the same on edge-2 and edge-3)\n\n"
+                  "Several nodes: a control node, and edges that take their configuration from it and share the rooms'\n"
+                  "counts through Redis (the control node reads the whole room from there):\n"
+                  "  wr serve --role control --admin-listen 0.0.0.0:9090 --admin-tls-cert admin.pem --admin-tls-key admin.key \\\n"
+                  "           --state redis://10.0.0.5:6379/0\n"
+                  "  WR_CONTROL_TOKEN=wr_… wr serve --role edge --node-name edge-1 --control-url https://control:9090 \\\n"
+                  "           --control-ca-file ca.pem --state redis://10.0.0.5:6379/0      (the same on edge-2 and edge-3)\n"
+                  "Edges with --state memory (the default) each hold a room of their own: each admits up to the full limits.\n\n"
                   "On first start wr creates an admin API token in <data-dir>/admin.token and the cookie key\n"
                   "in <data-dir>/cookie.key (both mode 0600).\n\n"
                   "SIGTERM or SIGINT: stop accepting, finish what is in flight (--drain-timeout), write analytics, exit 0.\n"
-                  "SIGHUP, or new --tls-cert/--tls-key files: reload the certificate without dropping connections.");
+                  "SIGHUP, or new --tls-cert/--tls-key (or --admin-tls-*) files: reload the certificates without dropping connections.");
     serve->callback([&context, options] {
         util::set_log_level(log_level(options->log_level));
         // Signals are waited for by this thread; every thread started later inherits the mask.
@@ -260,18 +321,38 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.origin_timeout = std::chrono::seconds{options->origin_timeout};
         app_options.idle_timeout = std::chrono::seconds{options->idle_timeout};
         app_options.max_connections = options->max_connections;
+        app_options.header_timeout = std::chrono::seconds{options->header_timeout};
+        app_options.tunnel_idle_timeout = std::chrono::seconds{options->tunnel_idle_timeout};
+        app_options.edge_max_body_bytes = options->edge_max_body_bytes;
+        app_options.origin_ca_file = options->origin_ca_file;
         app_options.trusted_proxies = options->trusted_proxies;
         app_options.turnstile_site_key = options->turnstile_site_key;
         app_options.turnstile_secret = options->turnstile_secret;
         app_options.turnstile_verify_url = options->turnstile_verify_url;
         app_options.turnstile_script_url = options->turnstile_script_url;
         app_options.turnstile_timeout = std::chrono::seconds{options->turnstile_timeout};
+        // roles
+        app_options.role = options->role == "control" ? NodeRole::control : options->role == "edge" ? NodeRole::edge : NodeRole::all;
+        if (app_options.role != NodeRole::edge && !options->control_url.empty())
+            throw CliError("--control-url is for --role edge; this node is --role " + options->role);
+        if (options->admin_tls_certificate.empty() != options->admin_tls_private_key.empty())
+            throw CliError("--admin-tls-cert and --admin-tls-key go together");
+        app_options.control_url = options->control_url;
+        app_options.control_token = options->control_token;
+        app_options.control_ca_file = options->control_ca_file;
+        app_options.admin_tls_certificate = options->admin_tls_certificate;
+        app_options.admin_tls_private_key = options->admin_tls_private_key;
+        std::vector<std::string> tls_files;
+        for (const std::string* file : {&options->tls_certificate, &options->tls_private_key, &options->admin_tls_certificate,
+                                        &options->admin_tls_private_key})
+            if (!file->empty()) tls_files.push_back(*file);
+
         const util::SystemClock clock;
-        const TlsStamps tls_stamps{stamp_of(options->tls_certificate), stamp_of(options->tls_private_key)};
+        const TlsStamps tls_stamps = stamps_of(tls_files);
         App app(app_options, clock);
         app.start();
         util::log_info("serve", "data directory " + std::filesystem::absolute(context.data_dir).string());
-        run_until_shutdown(app, options->tls_certificate, options->tls_private_key, tls_stamps);
+        run_until_shutdown(app, tls_files, tls_stamps);
         const auto drain_started = std::chrono::steady_clock::now();
         if (app.drain(std::chrono::seconds{options->drain_timeout}))
             util::log_info("serve", "drained in " + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -18,9 +18,12 @@ void add_token_commands(CLI::App& root, Context& context) {
         auto options = std::make_shared<Options>();
         CLI::App* create = tokens->add_subcommand("create", "Create a token; it is shown once");
         create->add_option("--name", options->name, "What the token is for")->required();
-        create->add_option("--scope", options->scope, "read or edit")->required()->check(CLI::IsMember({"read", "edit"}));
+        create->add_option("--scope", options->scope, "read, edit, or edge (an edge node's token: configuration, cookie keys, analytics)")
+            ->required()
+            ->check(CLI::IsMember({"read", "edit", "edge"}));
         create->add_option("--zone", options->zone, "Limit the token to one zone (id or name)");
-        create->footer("Example:\n  wr tokens create --name ci --scope edit --zone example.com");
+        create->footer("Example:\n  wr tokens create --name ci --scope edit --zone example.com\n"
+                       "  wr tokens create --name edge-1 --scope edge     # for wr serve --role edge --control-token");
         create->callback([&context, options] {
             nlohmann::json body = {{"name", options->name}, {"scope", options->scope}};
             if (!options->zone.empty()) body["zone_id"] = options->zone;

@@ -1,5 +1,5 @@
 // libFuzzer target for the edge's handling of a raw request: the bytes are parsed as the edge
-// parses them (Beast, the edge's head limit), described for the Gate as the edge describes them
+// parses them (edge/http_parser — llhttp, strict — within the edge's head limit), described for the Gate as the edge describes them
 // (edge/incoming_request), and decided by a Gate over rooms that use every path — FIFO with
 // bypass rules that read headers, cookies and addresses, a lottery room, a queue_all room, a
 // reject room, a JSON-speaking room. When the answer sets a cookie, the same request comes back
@@ -8,9 +8,6 @@
 //
 // First input byte: bit 0 HTTPS, bit 1 the peer is a trusted proxy (X-Forwarded-For is read),
 // bits 2-7 minutes on the clock; the rest is the request.
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/string_body.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,13 +15,13 @@
 
 #include "edge/edge_config.h"
 #include "edge/gate.h"
+#include "edge/http_parser.h"
 #include "edge/incoming_request.h"
 #include "expr/evaluate.h"
 #include "state/memory_counters.h"
 
 namespace {
 
-namespace http = boost::beast::http;
 using namespace wr::edge;
 
 const wr::util::TimePoint k_start{std::chrono::milliseconds{1'795'860'000'000}}; // 2026-11-28T10:00:00Z
@@ -92,26 +89,16 @@ wr::queue::ClientAddress address(const char* text) {
     return parsed;
 }
 
-// The edge's own reading of a head: its 16 KiB head limit, the header only.
-bool parse_head(const uint8_t* data, size_t size, RequestHead& head) {
-    http::request_parser<http::string_body> parser;
-    parser.header_limit(16 * 1024);
-    parser.eager(false);
-    boost::beast::error_code ec;
-    size_t used = 0;
-    while (used < size && !parser.is_header_done()) {
-        const size_t consumed = parser.put(boost::asio::const_buffer(data + used, size - used), ec);
-        if (ec || consumed == 0) return false;
-        used += consumed;
-    }
-    if (!parser.is_header_done()) return false;
-    head = parser.get().base();
-    return true;
+// The edge's own reading of a head: its 16 KiB head limit, the header only. `bytes` keeps the
+// head's text alive for the views.
+bool parse_head(HttpParser& parser, const std::string& bytes) {
+    parser.begin();
+    return parser.parse_head(bytes.data(), std::min(bytes.size(), k_max_request_head)) == HeadStatus::complete;
 }
 
-void decide(Gate& gate, const Snapshot& config, const RequestHead& head, const wr::queue::ClientAddress& peer, bool https,
+void decide(Gate& gate, const Snapshot& config, const MessageHead& head, const wr::queue::ClientAddress& peer, bool https,
             const TrustedProxies& trusted, wr::util::TimePoint now) {
-    const std::string cookies = all_cookies(head);
+    std::string cookies;
     const IncomingRequest request = describe_request(head, cookies, peer, https, trusted);
     GateResult result = gate.handle(config, request, now);
     if (result.action == GateResult::Action::respond) {
@@ -121,12 +108,22 @@ void decide(Gate& gate, const Snapshot& config, const RequestHead& head, const w
     if (result.action == GateResult::Action::proxy) check(result.zone != nullptr, "a proxied request has a zone");
     if (result.set_cookie.empty() || result.room == nullptr) return;
 
-    // Come back with the cookie, a little later, as a browser would.
-    RequestHead again = head;
-    const std::string pair = result.set_cookie.substr(0, result.set_cookie.find(';'));
-    again.set(http::field::cookie, cookies.empty() ? pair : cookies + "; " + pair);
-    const std::string joined = all_cookies(again);
-    const IncomingRequest returning = describe_request(again, joined, peer, https, trusted);
+    // Come back with the cookie, a little later, as a browser would: the same head with one more
+    // Cookie header.
+    std::string again = "GET ";
+    again += head.target;
+    again += " HTTP/1.1\r\n";
+    for (const HeaderField& field : head.headers) {
+        again += field.name;
+        again += ": ";
+        again += field.value;
+        again += "\r\n";
+    }
+    again += "Cookie: " + result.set_cookie.substr(0, result.set_cookie.find(';')) + "\r\n\r\n";
+    HttpParser parser(HttpParser::Kind::request);
+    if (!parse_head(parser, again)) return;
+    std::string joined;
+    const IncomingRequest returning = describe_request(parser.head(), joined, peer, https, trusted);
     const GateResult second = gate.handle(config, returning, now + std::chrono::seconds{20});
     if (second.action == GateResult::Action::respond) check(second.status < 500, "no 5xx for a returning visitor");
     if (result.admitted_ticket) gate.revoke(result, now); // and the revoke path
@@ -139,8 +136,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const TrustedProxies trusted = TrustedProxies::parse({"127.0.0.0/8"});
     if (size < 1) return 0;
     const uint8_t flags = data[0];
-    RequestHead head;
-    if (!parse_head(data + 1, size - 1, head)) return 0;
+    const std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
+    HttpParser parser(HttpParser::Kind::request);
+    if (!parse_head(parser, bytes)) return 0;
 
     // Fresh counters per input: the outcome depends on the input alone, so a crash reproduces.
     wr::state::MemoryCounters counters;
@@ -149,13 +147,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto peer = address((flags & 2) != 0 ? "127.0.0.1" : "203.0.113.9");
     const auto now = k_start + std::chrono::minutes{flags >> 2};
     // Fill the FIFO room first so the request meets a queue as often as a free room.
-    for (int i = 0; i < ((flags >> 2) & 3); ++i) {
-        RequestHead filler;
-        filler.method(http::verb::get);
-        filler.target("/");
-        filler.set(http::field::host, "shop.example.com");
-        decide(gate, config, filler, address("198.51.100.1"), false, trusted, now);
-    }
-    decide(gate, config, head, peer, https, trusted, now);
+    const std::string filler_bytes = "GET / HTTP/1.1\r\nHost: shop.example.com\r\n\r\n";
+    HttpParser filler(HttpParser::Kind::request);
+    if (!parse_head(filler, filler_bytes)) check(false, "the filler request parses");
+    for (int i = 0; i < ((flags >> 2) & 3); ++i) decide(gate, config, filler.head(), address("198.51.100.1"), false, trusted, now);
+    decide(gate, config, parser.head(), peer, https, trusted, now);
     return 0;
 }

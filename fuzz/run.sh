@@ -3,6 +3,8 @@
 # sources it needs, and runs each for a bounded time: FUZZ_SECONDS (default 60). New inputs that
 # reach new code are kept in build-fuzz/corpus/<target>; fuzz/corpus/<target> holds the
 # checked-in seeds. Crashes are written to build-fuzz/ as crash-* files and fail the run.
+# FUZZ_OPTIMISE (default -O1) is the optimisation level: make test's few-second smoke run uses -O0,
+# which halves the compile and matters little for a run that short.
 # Usage: fuzz/run.sh [target ...]   (default: all of them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,8 +15,10 @@ declare -A sources=(
   [expr]="server/expr/parser.cpp server/expr/evaluate.cpp"
   [cookie]="server/edge/cookie.cpp server/edge/key_ring.cpp server/util/base64.cpp server/util/files.cpp server/util/secure.cpp"
   [config_json]="server/model/json_codec.cpp server/model/json_fields.cpp server/model/validate.cpp server/model/template_syntax.cpp server/model/origin_url.cpp server/model/schedule.cpp server/util/time_format.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
-  [gate]="server/edge/gate.cpp server/edge/incoming_request.cpp server/edge/edge_config.cpp server/edge/config_source.cpp server/edge/cookie.cpp server/edge/key_ring.cpp server/edge/crawler.cpp server/edge/turnstile.cpp server/edge/client_address.cpp server/edge/request_path.cpp server/state/memory_counters.cpp server/analytics/histogram.cpp server/analytics/room_stats.cpp server/expr/evaluate.cpp server/expr/parser.cpp server/model/histogram.cpp server/model/minute_record.cpp server/model/origin_url.cpp server/model/schedule.cpp server/model/template_syntax.cpp server/model/validate.cpp server/page/compiled_template.cpp server/page/render.cpp server/page/render_cache.cpp server/page/translations.cpp server/page/variables.cpp server/queue/admission.cpp server/queue/admission_forecast.cpp server/queue/join_limiter.cpp server/queue/ledger.cpp server/queue/schedule.cpp server/queue/wait_estimate.cpp server/util/base64.cpp server/util/escape.cpp server/util/files.cpp server/util/log.cpp server/util/secure.cpp server/util/time_format.cpp server/util/embedded_file.cpp build-fuzz/embedded_files.cpp"
+  [gate]="server/edge/gate.cpp server/edge/incoming_request.cpp server/edge/http_message.cpp server/edge/http_parser.cpp server/edge/edge_config.cpp server/edge/config_source.cpp server/edge/cookie.cpp server/edge/key_ring.cpp server/edge/crawler.cpp server/edge/turnstile.cpp server/edge/client_address.cpp server/edge/request_path.cpp server/state/memory_counters.cpp server/analytics/histogram.cpp server/analytics/room_stats.cpp server/expr/evaluate.cpp server/expr/parser.cpp server/model/histogram.cpp server/model/minute_record.cpp server/model/origin_url.cpp server/model/schedule.cpp server/model/template_syntax.cpp server/model/validate.cpp server/page/compiled_template.cpp server/page/render.cpp server/page/render_cache.cpp server/page/translations.cpp server/page/variables.cpp server/queue/admission.cpp server/queue/admission_forecast.cpp server/queue/join_limiter.cpp server/queue/ledger.cpp server/queue/schedule.cpp server/queue/wait_estimate.cpp server/util/base64.cpp server/util/escape.cpp server/util/files.cpp server/util/log.cpp server/util/secure.cpp server/util/time_format.cpp server/util/embedded_file.cpp build-fuzz/embedded_files.cpp"
   [request_path]="server/edge/request_path.cpp server/edge/client_address.cpp server/util/escape.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
+  [proxy_head]="server/edge/http_message.cpp server/edge/http_parser.cpp server/edge/forward_head.cpp server/edge/request_path.cpp server/util/escape.cpp"
+  [edge_wire]="server/fleet/report_wire.cpp server/fleet/snapshot_wire.cpp server/fleet/outbox.cpp server/model/config_document_json.cpp server/model/json_codec.cpp server/model/json_fields.cpp server/model/histogram.cpp server/model/minute_record.cpp server/edge/key_ring.cpp server/util/secure.cpp server/util/files.cpp server/util/time_format.cpp"
 )
 declare -A options=(
   [expr]="-max_len=4200 -dict=fuzz/expr.dict"
@@ -22,14 +26,18 @@ declare -A options=(
   [request_path]="-max_len=2048"
   [config_json]="-max_len=8192"
   [gate]="-max_len=4096"
+  [proxy_head]="-max_len=20000"
+  [edge_wire]="-max_len=16384"
 )
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(expr cookie request_path config_json gate)
+[[ ${#targets[@]} -eq 0 ]] && targets=(expr cookie request_path config_json gate proxy_head edge_wire)
 
+llhttp_include=/usr/share/include/llhttp
 # Every source once, as an object of its own, compiled in parallel (and through ccache when it is
 # there, so a second run compiles nothing); each target then links the objects it needs.
-compile_flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-               -fno-sanitize-recover=undefined -I server)
+optimise=${FUZZ_OPTIMISE:--O1}
+compile_flags=(-std=c++20 "$optimise" -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
+               -fno-sanitize-recover=undefined -I server -I "$llhttp_include" -DLLHTTP_STRICT_MODE=1)
 compiler=clang++
 command -v ccache >/dev/null && compiler="ccache clang++"
 object_of() { echo "$out/obj/${1//\//_}.o"; }
@@ -38,6 +46,14 @@ for target in "${targets[@]}"; do
   for source in "fuzz/${target}_fuzz.cpp" ${sources[$target]}; do wanted[$source]=1; done
 done
 mkdir -p "$out/obj"
+# llhttp's C sources (Debian's node-llhttp), compiled as C, strict, into every target that parses HTTP.
+llhttp_objects=()
+for source in /usr/share/llhttp/api.c /usr/share/llhttp/http.c /usr/share/llhttp/llhttp.c; do
+  object="$out/obj/llhttp_$(basename "$source" .c).o"
+  ${compiler/clang++/clang} "$optimise" -g -fsanitize=fuzzer-no-link,address,undefined -DLLHTTP_STRICT_MODE=1 \
+      -I "$llhttp_include" -w -c "$source" -o "$object"
+  llhttp_objects+=("$object")
+done
 # The pages and translations the Gate renders, embedded as wr embeds them.
 embedded=$(cd . && ls templates/*.html templates/i18n/*.json | paste -sd ';')
 cmake -DOUTPUT="$PWD/$out/embedded_files.cpp" -DROOT="$PWD" "-DFILES=$embedded" -P cmake/embed_files.cmake
@@ -46,7 +62,7 @@ for source in "${!wanted[@]}"; do echo "$source $(object_of "$source")"; done |
 for target in "${targets[@]}"; do
   objects=()
   for source in "fuzz/${target}_fuzz.cpp" ${sources[$target]}; do objects+=("$(object_of "$source")"); done
-  clang++ -fsanitize=fuzzer,address,undefined "${objects[@]}" -lre2 -lssl -lcrypto -o "$out/${target}_fuzz"
+  clang++ -fsanitize=fuzzer,address,undefined "${objects[@]}" "${llhttp_objects[@]}" -lre2 -lssl -lcrypto -o "$out/${target}_fuzz"
 done
 for target in "${targets[@]}"; do
   mkdir -p "$out/corpus/$target"

@@ -1,6 +1,7 @@
 #pragma once
 // The composition root: the one place that builds the concrete parts of `wr serve` (store,
-// admin API, and later the edge) and wires them together. Tests build an App with fakes.
+// admin API, edge, and for several nodes the links between them) and wires them together. Tests
+// build an App with fakes.
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -28,6 +29,7 @@ namespace wr::edge {
 class ConfigSource;
 class EdgeServer;
 class Resolver;
+struct EdgeOptions;
 } // namespace wr::edge
 namespace wr::state {
 class Counters;
@@ -36,8 +38,27 @@ namespace wr::analytics {
 class Collector;
 class Registry;
 } // namespace wr::analytics
+namespace wr::fleet {
+class AnalyticsPusher;
+class ConfigPuller;
+class CountersStatus;
+class FleetStatus;
+class PublishedSnapshot;
+class RemoteTokens;
+} // namespace wr::fleet
+namespace wr::api {
+struct NodeServices;
+}
 
 namespace wr {
+
+// What a `wr serve` process is (--role): everything on one machine, or one part of several.
+enum class NodeRole {
+    all,     // the admin API, the store and the edge: today's single node (it can serve edges too)
+    control, // the admin API, the store and the analytics of every edge; no edge listener
+    edge,    // the edge only: configuration and cookie keys from the control node, no database
+};
+const char* role_name(NodeRole role);
 
 struct AppOptions {
     std::filesystem::path data_dir = "wr-data";
@@ -54,6 +75,10 @@ struct AppOptions {
     std::chrono::seconds idle_timeout{60};
     int max_connections = 0; // 0: derived from RLIMIT_NOFILE
     std::chrono::seconds origin_timeout{30};
+    std::chrono::seconds header_timeout{10};        // a request head must be whole this long after its first byte
+    std::chrono::seconds tunnel_idle_timeout{3600}; // an upgraded connection (WebSocket) silent this long closes
+    uint64_t edge_max_body_bytes = 100 * 1024 * 1024; // larger request bodies get 413; 0: no limit
+    std::string origin_ca_file;                     // PEM CA certificates trusted for https origins, beside the system's
     std::vector<std::string> trusted_proxies; // CIDRs whose X-Forwarded-For is believed
     std::shared_ptr<edge::Resolver> crawler_resolver; // tests' DNS; nullptr: the system's resolver
     // Turnstile: both keys, or Turnstile stays off; empty URLs mean Cloudflare's.
@@ -64,6 +89,15 @@ struct AppOptions {
     std::chrono::milliseconds turnstile_timeout{5000}; // siteverify's answer, or the token counts as failed
     std::chrono::milliseconds config_poll_interval{200};
     std::chrono::milliseconds analytics_interval{2000};
+
+    // Roles (wr serve --role …): a control node and edge nodes.
+    NodeRole role = NodeRole::all;
+    std::string control_url;           // edge: the control node's admin API, http(s)://HOST:PORT
+    std::string control_token;         // edge: a token of scope edge (never logged)
+    std::string control_ca_file;       // edge: PEM CA to trust for an https control URL; empty: the system's
+    std::chrono::milliseconds control_poll_interval{1000}; // edge: how often it asks for a new configuration
+    std::string admin_tls_certificate; // serve the admin listener over HTTPS (PEM files)
+    std::string admin_tls_private_key;
 
     // Shared state: where admission counts live (memory: this process; redis://… or
     // redis-sentinel://…: shared by every node pointing there), how often this node reconciles
@@ -91,11 +125,13 @@ public:
 
     int admin_port() const;
     int edge_port() const;
-    store::Database& database() { return *m_database; }
-    // Publishes the current configuration to the edge now, instead of within the poll interval.
+    store::Database& database() { return *m_database; } // not on an edge node
+    // Publishes the current configuration to the edge now, instead of within the poll interval
+    // (an edge node asks its control node now).
     void refresh_edge_config();
     state::Counters& counters() { return *m_counters; }
-    // Writes the analytics counted so far to the store now (they go every couple of seconds).
+    // Writes the analytics counted so far to the store now (they go every couple of seconds); an
+    // edge node pushes them to its control node now.
     void flush_analytics();
     const AppOptions& options() const { return m_options; }
 
@@ -111,7 +147,19 @@ private:
     std::unique_ptr<control::ConfigFeed> m_config_feed;
     std::unique_ptr<edge::EdgeServer> m_edge;
     std::unique_ptr<api::Services> m_services;
+    // Roles: what edges pull and push on a node with the store; the pull and push on an edge.
+    std::unique_ptr<fleet::PublishedSnapshot> m_published_snapshot;
+    std::unique_ptr<fleet::CountersStatus> m_counters_status;
+    std::unique_ptr<fleet::FleetStatus> m_fleet;
+    std::unique_ptr<fleet::ConfigPuller> m_puller;
+    std::unique_ptr<fleet::AnalyticsPusher> m_pusher;
+    std::unique_ptr<fleet::RemoteTokens> m_remote_tokens;
+    std::unique_ptr<api::NodeServices> m_node_services;
     std::unique_ptr<api::AdminServer> m_admin;
+
+    void build_store_node();
+    void build_edge_node();
+    edge::EdgeOptions edge_options() const;
 };
 
 } // namespace wr

@@ -2,6 +2,7 @@
 #include "analytics/collector.h"
 
 #include "store/analytics_store.h"
+#include "store/analytics_streams_store.h"
 #include "util/log.h"
 
 namespace wr::analytics {
@@ -74,7 +75,10 @@ void Collector::collect() {
             }
             store::merge_analytics(connection, room_id, records);
         }
-        if (prune) store::prune_analytics(connection, minute - std::chrono::duration_cast<std::chrono::minutes>(k_retention).count());
+        if (prune) {
+            store::prune_analytics(connection, minute - std::chrono::duration_cast<std::chrono::minutes>(k_retention).count());
+            store::prune_analytics_streams(connection, now - k_retention);
+        }
     });
     if (prune) m_last_prune_hour = hour;
 }

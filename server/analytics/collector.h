@@ -26,6 +26,7 @@ struct RoomSample {
     int64_t queued_users = 0;
     int64_t total_active_users_limit = 0;
     int64_t new_users_per_minute_limit = 0;
+    int64_t max_estimated_minutes = 0; // the longest wait shown now (status); 0 when unknown
 };
 
 class Sampler {

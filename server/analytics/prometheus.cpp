@@ -18,8 +18,9 @@ void family(std::string& out, const char* name, const char* type, const char* he
     out += '\n';
 }
 
-std::string labels(const RoomMetrics& room) {
-    return "zone=\"" + escape_label(room.zone) + "\",room=\"" + escape_label(room.room) + "\"";
+// node, zone, room: the node first, since every series has it.
+std::string room_labels(const std::string& node, const RoomMetrics& room) {
+    return node + ",zone=\"" + escape_label(room.zone) + "\",room=\"" + escape_label(room.room) + "\"";
 }
 
 std::string seconds(int64_t ns) {
@@ -58,8 +59,18 @@ std::string escape_label(const std::string& value) {
     return out;
 }
 
-std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions) {
+std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions,
+                            const NodeMetrics& node) {
+    const std::string node_label = "node=\"" + escape_label(node.name) + "\"";
+    const auto labels = [&node_label](const RoomMetrics& room) { return room_labels(node_label, room); };
     std::string out;
+    family(out, "wr_node_info", "gauge", "This node: its role and where its admission state lives (always 1).");
+    out += "wr_node_info{" + node_label + ",role=\"" + escape_label(node.role) + "\",state_backend=\"" +
+           escape_label(node.state_backend) + "\"} 1\n";
+    if (node.control_reachable) {
+        family(out, "wr_control_reachable", "gauge", "1 while the last exchange with the control node worked (edge nodes).");
+        out += "wr_control_reachable{" + node_label + "} " + (*node.control_reachable ? "1" : "0") + "\n";
+    }
     family(out, "wr_room_active_users", "gauge", "Admitted users whose session is live.");
     for (const RoomMetrics& room : rooms) out += "wr_room_active_users{" + labels(room) + "} " + std::to_string(room.active_users) + "\n";
     family(out, "wr_room_queued_users", "gauge", "Users waiting who checked in within the last minutes.");
@@ -97,12 +108,17 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
     uint64_t cumulative = 0;
     for (size_t i = 0; i < LatencyHistogram::k_bounds_ns.size(); ++i) {
         cumulative += decisions.counts[i];
-        out += "wr_admission_decision_seconds_bucket{le=\"" + seconds(LatencyHistogram::k_bounds_ns[i]) + "\"} " +
+        out += "wr_admission_decision_seconds_bucket{" + node_label + ",le=\"" + seconds(LatencyHistogram::k_bounds_ns[i]) + "\"} " +
                std::to_string(cumulative) + "\n";
     }
-    out += "wr_admission_decision_seconds_bucket{le=\"+Inf\"} " + std::to_string(decisions.count) + "\n";
-    out += "wr_admission_decision_seconds_sum " + seconds(static_cast<int64_t>(decisions.sum_ns)) + "\n";
-    out += "wr_admission_decision_seconds_count " + std::to_string(decisions.count) + "\n";
+    out += "wr_admission_decision_seconds_bucket{" + node_label + ",le=\"+Inf\"} " + std::to_string(decisions.count) + "\n";
+    out += "wr_admission_decision_seconds_sum{" + node_label + "} " + seconds(static_cast<int64_t>(decisions.sum_ns)) + "\n";
+    out += "wr_admission_decision_seconds_count{" + node_label + "} " + std::to_string(decisions.count) + "\n";
+    family(out, "wr_edge_open_tunnels", "gauge", "Upgraded connections (WebSockets and others) the edge is tunnelling now.");
+    out += "wr_edge_open_tunnels{" + node_label + "} " + std::to_string(node.open_tunnels) + "\n";
+    family(out, "wr_edge_tunnels_opened_total", "counter", "Upgraded connections the edge has tunnelled since it started.");
+    out += "wr_edge_tunnels_opened_total{" + node_label + "} " + std::to_string(node.tunnels_opened) + "\n";
+    if (node.state) out += state_metrics_text(*node.state);
     return out;
 }
 

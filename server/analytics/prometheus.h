@@ -3,10 +3,12 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analytics/room_stats.h"
+#include "analytics/state_metrics.h"
 
 namespace wr::analytics {
 
@@ -39,7 +41,19 @@ struct RoomMetrics {
     Totals totals;
 };
 
-std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions);
+// The node the figures come from: every series carries its name as the label node.
+struct NodeMetrics {
+    std::string name = "wr";
+    std::string role = "all";                // all, control, edge
+    std::string state_backend = "memory";    // the admission state's store
+    std::optional<StateMetrics> state;       // how it reaches the admission state (wr_state_* families)
+    std::optional<bool> control_reachable;   // edges: the last exchange with the control node worked
+    int64_t open_tunnels = 0;                // upgraded connections the edge tunnels now
+    uint64_t tunnels_opened = 0;             // and since it started
+};
+
+std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions,
+                            const NodeMetrics& node = {});
 
 // "a\"b" → "a\\\"b": a label value as the format wants it.
 std::string escape_label(const std::string& value);

@@ -92,6 +92,20 @@ Totals RoomStats::totals() const {
     return totals;
 }
 
+void RoomStats::add_to_totals(const MinuteRecord& record) {
+    const auto add = [this](Counter counter, int64_t value) {
+        if (value > 0) m_totals[counter].fetch_add(static_cast<uint64_t>(value), std::memory_order_relaxed);
+    };
+    for (size_t i = 0; i < k_outcomes; ++i) add(static_cast<Counter>(i), record.requests[i]);
+    add(new_admitted, record.new_admitted);
+    add(revoked, record.revoked);
+    add(challenges, record.turnstile_challenges);
+    add(successes, record.turnstile_successes);
+    add(failures, record.turnstile_failures);
+    add(unsolved, record.turnstile_unsolved);
+    add(infinite, record.infinite_refreshes);
+}
+
 Registry::Registry() : m_decision_time(std::make_unique<LatencyHistogram>()) {}
 Registry::~Registry() = default;
 

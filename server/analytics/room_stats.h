@@ -52,6 +52,9 @@ public:
     // Moves what has been counted into `into`, one record per minute.
     void drain(std::map<int64_t, MinuteRecord>& into);
     Totals totals() const;
+    // Adds what another node counted (an edge's push, on its control node) to the totals, so
+    // /metrics there counts the whole room; the minutes themselves go to the store directly.
+    void add_to_totals(const MinuteRecord& record);
 
 private:
     enum Counter { admitted, queued, rejected, bypassed, passthrough, new_admitted, revoked, challenges, successes,
@@ -73,11 +76,18 @@ private:
 
 class LatencyHistogram;
 
+// The edge's own counts, beside the rooms' (for /metrics): tunnels after an Upgrade.
+struct EdgeCounters {
+    std::atomic<int64_t> open_tunnels{0};
+    std::atomic<uint64_t> tunnels_opened{0};
+};
+
 // The stats of every room, found by id; shared by the edge (which records) and the collector.
 class Registry {
 public:
     // How long the edge takes to decide requests, all rooms together (for /metrics).
     LatencyHistogram& decision_time() { return *m_decision_time; }
+    EdgeCounters& edge() { return m_edge; }
 
     Registry();
     ~Registry();
@@ -98,6 +108,7 @@ private:
     mutable std::mutex m_mutex;
     std::unordered_map<std::string, std::shared_ptr<RoomStats>> m_rooms;
     std::unique_ptr<LatencyHistogram> m_decision_time;
+    EdgeCounters m_edge;
 };
 
 } // namespace wr::analytics

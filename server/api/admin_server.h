@@ -1,10 +1,13 @@
 #pragma once
-// The admin listener: the control-plane REST API on cpp-httplib, off the public port.
+// The admin listener: the control-plane REST API on cpp-httplib, off the public port, over
+// HTTPS when given a certificate.
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
-#include "api/routes.h"
+#include "api/request.h"
 
 namespace httplib {
 class Server;
@@ -17,6 +20,8 @@ struct AdminServerOptions {
     int port = 9090;               // 0: any free port
     size_t max_body_bytes = 4 * 1024 * 1024;
     int threads = 8;
+    std::string tls_certificate;   // PEM files: serve HTTPS; both empty for plain HTTP
+    std::string tls_private_key;
 };
 
 // The path as the log may show it: capability ids (a preview's) replaced by <redacted>.
@@ -24,7 +29,11 @@ std::string redact_capabilities(const std::string& path);
 
 class AdminServer {
 public:
-    AdminServer(Services& services, AdminServerOptions options);
+    // What answers each request: the admin API's dispatcher, or an edge node's own.
+    using Handler = std::function<Reply(Request&)>;
+
+    // Throws when the TLS files do not load.
+    AdminServer(Handler handler, AdminServerOptions options);
     ~AdminServer();
 
     // Binds the socket (so the port is known and taken) without serving yet; throws on failure.
@@ -32,12 +41,22 @@ public:
     // Serves on a background thread until stop().
     void start();
     void stop();
+    // Reads the certificate and key files again; new connections get them. Throws (keeping the
+    // old pair) if they do not load.
+    void reload_tls();
 
     int port() const { return m_port; }
+    bool tls() const { return !m_options.tls_certificate.empty(); }
+
+    struct TlsIdentity; // a loaded certificate chain and key
 
 private:
-    Services& m_services;
+    std::shared_ptr<const TlsIdentity> identity() const;
+
+    Handler m_handler;
     AdminServerOptions m_options;
+    mutable std::mutex m_tls_mutex; // guards m_identity; held only to copy or swap the pointer
+    std::shared_ptr<const TlsIdentity> m_identity;
     std::unique_ptr<httplib::Server> m_server;
     std::thread m_thread;
     int m_port = 0;

@@ -8,6 +8,7 @@
 #include "api/routes.h"
 #include "control/error.h"
 #include "control/rooms.h"
+#include "state/counters.h"
 #include "store/analytics_store.h"
 #include "store/rooms_store.h"
 #include "store/zones_store.h"
@@ -131,10 +132,19 @@ Reply metrics(Services& services, Request& request) {
     }
     const analytics::LatencyHistogram::Snapshot decisions =
         services.analytics ? services.analytics->decision_time().snapshot() : analytics::LatencyHistogram::Snapshot{};
-    std::string text = analytics::prometheus_text(out, decisions);
-    if (const auto state = services.analytics ? services.analytics->state_metrics() : std::nullopt)
-        text += analytics::state_metrics_text(*state);
-    return raw(text, "text/plain; version=0.0.4; charset=utf-8");
+    analytics::NodeMetrics node;
+    node.name = services.node_name;
+    node.role = services.node_role;
+    if (services.counters) {
+        const state::Health health = services.counters->health();
+        node.state_backend = health.backend;
+    }
+    if (services.analytics) {
+        node.state = services.analytics->state_metrics();
+        node.open_tunnels = services.analytics->edge().open_tunnels.load(std::memory_order_relaxed);
+        node.tunnels_opened = services.analytics->edge().tunnels_opened.load(std::memory_order_relaxed);
+    }
+    return raw(analytics::prometheus_text(out, decisions, node), "text/plain; version=0.0.4; charset=utf-8");
 }
 
 // The console's policy: its own script and style files only (no inline script, no inline event

@@ -76,23 +76,6 @@ const Route* find_route(const std::vector<Route>& routes, Request& request) {
     return best;
 }
 
-std::string bearer_token(const Request& request) {
-    const auto authorization = request.header("authorization");
-    if (!authorization) {
-        if (request.header("x-auth-key") || request.header("x-auth-email"))
-            throw Error::of(ErrorCode::missing_token, 401,
-                            "X-Auth-Email/X-Auth-Key authentication is not supported; send an API token as "
-                            "Authorization: Bearer <token>");
-        throw Error::of(ErrorCode::missing_token, 401, "an API token is required: Authorization: Bearer <token>");
-    }
-    constexpr std::string_view k_prefix = "Bearer ";
-    if (authorization->size() <= k_prefix.size() ||
-        !std::equal(k_prefix.begin(), k_prefix.end(), authorization->begin(),
-                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); }))
-        throw Error::of(ErrorCode::invalid_token, 401, "the Authorization header must be: Bearer <token>");
-    return authorization->substr(k_prefix.size());
-}
-
 void authenticate(Services& services, const Route& route, Request& request) {
     const std::string secret = bearer_token(request);
     const util::TimePoint now = services.clock.now();
@@ -109,6 +92,16 @@ void authenticate(Services& services, const Route& route, Request& request) {
         }
     }
 
+    // Edge tokens and people's tokens never share a route: an edge token cannot read the
+    // configuration through the API, and no read or edit token can fetch the cookie keys.
+    const bool edge_route = route.access == Access::edge;
+    if (edge_route && token->scope != model::TokenScope::edge)
+        throw Error::of(ErrorCode::wrong_token_kind, 403,
+                        "this route serves edge nodes: it needs a token with scope edge (wr tokens create --scope edge)");
+    if (!edge_route && token->scope == model::TokenScope::edge)
+        throw Error::of(ErrorCode::wrong_token_kind, 403,
+                        "an edge token may only fetch the configuration and cookie keys and push analytics "
+                        "(/client/v4/edge/…); this route needs a read or edit token");
     const bool needs_edit = route.access == Access::edit || route.access == Access::admin_edit;
     if (needs_edit && token->scope != model::TokenScope::edit)
         throw Error::of(ErrorCode::insufficient_scope, 403, "this token may only read; the request needs a token with scope edit");
@@ -136,6 +129,25 @@ void resolve_zone(Services& services, Request& request) {
     request.zone = std::move(zone);
 }
 
+} // namespace
+
+std::string bearer_token(const Request& request) {
+    const auto authorization = request.header("authorization");
+    if (!authorization) {
+        if (request.header("x-auth-key") || request.header("x-auth-email"))
+            throw Error::of(ErrorCode::missing_token, 401,
+                            "X-Auth-Email/X-Auth-Key authentication is not supported; send an API token as "
+                            "Authorization: Bearer <token>");
+        throw Error::of(ErrorCode::missing_token, 401, "an API token is required: Authorization: Bearer <token>");
+    }
+    constexpr std::string_view k_prefix = "Bearer ";
+    if (authorization->size() <= k_prefix.size() ||
+        !std::equal(k_prefix.begin(), k_prefix.end(), authorization->begin(),
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); }))
+        throw Error::of(ErrorCode::invalid_token, 401, "the Authorization header must be: Bearer <token>");
+    return authorization->substr(k_prefix.size());
+}
+
 Reply error_reply(const Error& error) {
     Reply reply;
     reply.status = error.http_status();
@@ -143,13 +155,11 @@ Reply error_reply(const Error& error) {
     return reply;
 }
 
-} // namespace
-
 const std::vector<Route>& all_routes() {
     static const std::vector<Route> k_routes = [] {
         std::vector<Route> routes;
         for (auto table : {zone_routes, room_routes, event_routes, rule_routes, token_routes, config_routes, page_routes,
-                           meta_routes, analytics_routes})
+                           meta_routes, analytics_routes, edge_routes})
             for (const Route& route : table()) routes.push_back(route);
         return routes;
     }();

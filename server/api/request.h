@@ -40,6 +40,7 @@ struct Reply {
     std::optional<std::string> raw_body;     // sent as is (HTML, OpenAPI, CSV, …) instead of the envelope
     std::string content_type = "application/json";
     std::vector<std::pair<std::string, std::string>> headers; // extra response headers (Content-Security-Policy, …)
+    bool quiet = false; // routine (edges' polls): logged at debug level, not info
 };
 
 inline Reply ok(nlohmann::json result) {

@@ -7,6 +7,7 @@
 #include "model/json_codec.h"
 #include "store/events_store.h"
 #include "store/rooms_store.h"
+#include "util/time_format.h"
 
 namespace wr::api {
 namespace {
@@ -82,11 +83,29 @@ Reply room_status(Services& services, Request& request) {
     });
     const control::LiveFigures live = services.live_status ? services.live_status->figures(room.id, now) : control::LiveFigures{};
     const control::RoomStatus status = control::room_status(room, events, live, now);
+    // wr's own: the nodes whose figures these are, and what is wrong with any of them.
+    nlohmann::json nodes = nlohmann::json::array();
+    if (services.live_status)
+        for (const control::NodeStatus& node : services.live_status->nodes(room.id, now))
+            nodes.push_back({{"name", node.node},
+                             {"role", node.role},
+                             {"condition", node.condition},
+                             {"message", node.message},
+                             {"last_report", util::format_iso8601(node.last_report)},
+                             {"state",
+                              {{"backend", node.state_backend},
+                               {"connected", node.state_connected},
+                               {"failure_mode", node.state_failure_mode},
+                               {"since", node.state_connected ? nlohmann::json(nullptr) : nlohmann::json(util::format_iso8601(node.state_since))},
+                               {"detail", node.state_detail}}},
+                             {"active_users", node.active_users},
+                             {"queued_users", node.queued_users}});
     return ok({{"status", status.status},
                {"event_id", status.event_id},
                {"estimated_queued_users", status.estimated_queued_users},
                {"estimated_total_active_users", status.estimated_total_active_users},
-               {"max_estimated_time_minutes", status.max_estimated_time_minutes}});
+               {"max_estimated_time_minutes", status.max_estimated_time_minutes},
+               {"nodes", std::move(nodes)}});
 }
 
 } // namespace

@@ -6,15 +6,25 @@
 
 #include "api/request.h"
 #include "analytics/room_stats.h"
+#include "control/error.h"
 #include "control/status.h"
 #include "store/database.h"
 #include "util/clock.h"
+
+namespace wr::state {
+class Counters;
+}
+namespace wr::fleet {
+class FleetStatus;
+class PublishedSnapshot;
+} // namespace wr::fleet
 
 namespace wr::api {
 
 // public_access: no token (health, preview pages). read/edit: a token of that scope, bound to
 // the route's zone if bound at all. admin_*: a token valid for every zone (zones, tokens, apply).
-enum class Access { public_access, read, edit, admin_read, admin_edit };
+// edge: an edge node's token (scope edge), which may use these routes and no others.
+enum class Access { public_access, read, edit, admin_read, admin_edit, edge };
 
 // What handlers may use; built by the composition root.
 struct Services {
@@ -22,6 +32,13 @@ struct Services {
     const util::Clock& clock;
     const control::LiveStatus* live_status = nullptr;
     analytics::Registry* analytics = nullptr;
+    // Multi-node (wr serve --role): what edges pull, where their reports go, and this node's
+    // name for /metrics. Null where the node serves no edges (the edge routes answer 404).
+    const fleet::PublishedSnapshot* published_snapshot = nullptr;
+    fleet::FleetStatus* fleet = nullptr;
+    std::string node_name = "wr";
+    std::string node_role = "all";
+    const state::Counters* counters = nullptr; // this node's admission state, for its health in /metrics
 };
 
 using Handler = Reply (*)(Services&, Request&);
@@ -35,6 +52,11 @@ struct Route {
 
 // Every route of the admin API, from the per-resource tables.
 const std::vector<Route>& all_routes();
+
+// The token of "Authorization: Bearer <token>"; throws 401 (1005, 1006) without one.
+std::string bearer_token(const Request& request);
+// An error as the v4 envelope, with its status.
+Reply error_reply(const control::Error& error);
 
 // Runs the request through authentication, routing and its handler; turns every failure
 // into a v4 error reply.
@@ -50,5 +72,6 @@ std::vector<Route> config_routes();
 std::vector<Route> page_routes();
 std::vector<Route> meta_routes();
 std::vector<Route> analytics_routes();
+std::vector<Route> edge_routes();
 
 } // namespace wr::api

@@ -26,7 +26,7 @@ Reply create_token(Services& services, Request& request) {
     model::JsonFields fields(body, model::BodyMode::create, errors);
     fields.string("name", name, "", model::Presence::required);
     model::TokenScope scope = model::TokenScope::read;
-    if (!body.contains("scope")) errors.push_back({"scope", "is required (read or edit)"});
+    if (!body.contains("scope")) errors.push_back({"scope", "is required (read, edit or edge)"});
     fields.enumeration("scope", scope, model::TokenScope::read);
     std::string zone;
     fields.string("zone_id", zone, "");

@@ -5,10 +5,9 @@
 
 namespace wr::control {
 
-ConfigFeed::ConfigFeed(store::Database& database, std::filesystem::path key_file, analytics::Registry& registry,
-                       edge::ConfigSource& target, std::chrono::milliseconds poll_interval)
-    : m_database(database), m_key_file(std::move(key_file)), m_registry(registry), m_target(target),
-      m_poll_interval(poll_interval) {
+ConfigFeed::ConfigFeed(store::Database& database, std::filesystem::path key_file, std::vector<ConfigSubscriber> subscribers,
+                       std::chrono::milliseconds poll_interval)
+    : m_database(database), m_key_file(std::move(key_file)), m_subscribers(std::move(subscribers)), m_poll_interval(poll_interval) {
     load();
 }
 
@@ -20,9 +19,9 @@ void ConfigFeed::load() {
     const uint64_t generation = m_database.generation();
     std::error_code ignored;
     const auto key_time = std::filesystem::last_write_time(m_key_file, ignored);
-    auto config = edge::build_edge_config(store::read_config_document(m_database), &m_registry);
-    auto keys = std::make_shared<const edge::KeyRing>(edge::KeyRing::load_or_create(m_key_file));
-    m_target.publish(std::move(config), std::move(keys));
+    const model::ConfigDocument document = store::read_config_document(m_database);
+    const auto keys = std::make_shared<const edge::KeyRing>(edge::KeyRing::load_or_create(m_key_file));
+    for (const ConfigSubscriber& subscriber : m_subscribers) subscriber(document, keys);
     m_loaded_generation = generation;
     m_key_time = key_time;
 }
@@ -56,7 +55,7 @@ void ConfigFeed::run() {
         try {
             load();
         } catch (const std::exception& error) {
-            // The edge keeps serving the last good snapshot.
+            // The edge (and the edges pulling from here) keep serving the last good snapshot.
             util::log_error("edge", std::string("reloading the configuration failed: ") + error.what());
         }
     }

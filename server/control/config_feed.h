@@ -1,29 +1,35 @@
 #pragma once
-// Feeds the edge on a node that owns the database: a background thread notices committed changes
-// (the database's write generation) and key rotations (the key file's time), reads the whole
-// configuration in one transaction, compiles it and publishes it to the edge's ConfigSource.
+// Feeds the configuration out of a node that owns the database: a background thread notices
+// committed changes (the database's write generation) and key rotations (the key file's time),
+// reads the whole configuration in one transaction and hands it, with the cookie keys, to each
+// subscriber — the local edge's ConfigSource, and the snapshot that edge nodes pull.
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
-#include "analytics/room_stats.h"
-#include "edge/config_source.h"
+#include "edge/key_ring.h"
+#include "model/config_document.h"
 #include "store/database.h"
 
 namespace wr::control {
 
+using ConfigSubscriber = std::function<void(const model::ConfigDocument&, const std::shared_ptr<const edge::KeyRing>&)>;
+
 class ConfigFeed {
 public:
-    // Publishes the first snapshot before returning, so the edge never starts empty.
-    ConfigFeed(store::Database& database, std::filesystem::path key_file, analytics::Registry& registry,
-               edge::ConfigSource& target, std::chrono::milliseconds poll_interval = std::chrono::milliseconds{200});
+    // Hands out the first snapshot before returning, so nothing starts empty.
+    ConfigFeed(store::Database& database, std::filesystem::path key_file, std::vector<ConfigSubscriber> subscribers,
+               std::chrono::milliseconds poll_interval = std::chrono::milliseconds{200});
     ~ConfigFeed();
 
     void start();
     void stop();
-    // Publishes now (tests, and after an in-process key rotation).
+    // Hands out now (tests, and after an in-process key rotation).
     void refresh();
 
 private:
@@ -33,8 +39,7 @@ private:
 
     store::Database& m_database;
     std::filesystem::path m_key_file;
-    analytics::Registry& m_registry;
-    edge::ConfigSource& m_target;
+    std::vector<ConfigSubscriber> m_subscribers;
     std::chrono::milliseconds m_poll_interval;
     std::mutex m_load_mutex; // one load at a time: refresh() may race the thread
     uint64_t m_loaded_generation = 0;             // guarded by m_load_mutex

@@ -24,6 +24,8 @@ enum class ErrorCode {
     method_not_allowed = 1011,
     bad_query = 1012,
     storage_unavailable = 1013, // the database cannot be written: disk full, read-only data dir
+    wrong_token_kind = 1014,    // an edge token off the edge routes, or another token on them
+    control_unreachable = 1015, // an edge node cannot have a token checked: its control node is away
     internal = 1099,
 };
 

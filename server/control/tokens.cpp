@@ -13,6 +13,8 @@ NewToken create_token(store::Connection& connection, util::TimePoint now, std::s
                       std::optional<std::string> zone_id) {
     if (name.empty()) throw Error::invalid("name", "is required");
     if (name.size() > 255) throw Error::invalid("name", "must be at most 255 characters");
+    if (scope == model::TokenScope::edge && zone_id)
+        throw Error::invalid("zone_id", "an edge token serves every zone and cannot be bound to one");
     NewToken created;
     created.secret = "wr_" + util::hex_encode(util::random_bytes(24));
     created.token = model::Token{util::new_id(), std::move(name), scope, std::move(zone_id),

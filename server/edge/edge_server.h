@@ -1,8 +1,9 @@
 #pragma once
-// The public listener: Boost.Beast with C++20 coroutines, a few threads each running its own
+// The public listener: Asio with C++20 coroutines, a few threads each running its own
 // io_context and accepting on its own SO_REUSEPORT socket, so thousands of idle browsers cost
-// only memory. Each request goes through the thread's Gate; admitted ones are proxied through
-// the thread's OriginPool.
+// only memory. This file holds the listeners, threads, accept loop and wiring; each connection is
+// a VisitorConnection (edge/visitor_connection.h), which asks the thread's Gate and proxies
+// through the thread's OriginPool.
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -17,27 +18,12 @@
 #include "edge/client_address.h"
 #include "edge/config_source.h"
 #include "edge/crawler.h"
-#include "edge/origin_pool.h"
-#include "edge/turnstile_client.h"
+#include "edge/edge_options.h"
+#include "edge/worker.h"
 #include "state/counters.h"
 #include "util/clock.h"
 
 namespace wr::edge {
-
-struct EdgeOptions {
-    std::string host = "0.0.0.0";
-    int port = 8080;          // 0: any free port
-    int threads = 0;          // 0: one per core
-    std::string tls_certificate; // PEM files; both empty for plain HTTP
-    std::string tls_private_key;
-    std::chrono::seconds idle_timeout{60};
-    int max_connections = 0;  // visitor connections at once; 0: derived from RLIMIT_NOFILE
-    size_t max_request_body = 16 * 1024 * 1024;
-    OriginOptions origin;
-    TurnstileOptions turnstile;
-    std::vector<std::string> trusted_proxies; // CIDRs whose X-Forwarded-For is believed
-    std::shared_ptr<Resolver> crawler_resolver; // DNS for crawler checks; nullptr: the system's
-};
 
 class EdgeServer final : public control::LiveStatus, public analytics::Sampler {
 public:
@@ -64,12 +50,9 @@ public:
     std::vector<analytics::RoomSample> sample(util::TimePoint now) override;
 
 private:
-    struct Worker;
-    asio::awaitable<void> accept_loop(Worker& worker);
-    template <typename Stream>
-    asio::awaitable<void> serve(Worker& worker, Stream& stream, queue::ClientAddress peer, bool https);
-    asio::awaitable<void> serve_plain(Worker& worker, tcp::socket socket);
-    asio::awaitable<void> serve_tls(Worker& worker, tcp::socket socket);
+    Task<> accept_loop(Worker& worker);
+    Task<> serve_plain(Worker& worker, Socket socket);
+    Task<> serve_tls(Worker& worker, Socket socket);
     std::shared_ptr<asio::ssl::context> current_tls() const;
 
     EdgeOptions m_options;
@@ -88,6 +71,7 @@ private:
     std::atomic<int> m_connections{0};
     std::atomic<bool> m_draining{false};
     std::atomic<int> m_in_flight{0}; // requests read and not yet answered
+    EdgeShared m_shared;
 };
 
 } // namespace wr::edge

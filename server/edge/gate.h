@@ -53,7 +53,7 @@ struct GateResult {
     // respond
     int status = 200;
     std::string body;
-    std::string content_type = "text/html; charset=utf-8";
+    std::string_view content_type = "text/html; charset=utf-8"; // always a literal: no allocation per request
     int refresh_seconds = 0;  // Refresh header when > 0
     int retry_after_seconds = 0; // Retry-After header when > 0
     std::string location;     // Location header when not empty

@@ -1,47 +1,73 @@
+// Describes a parsed request for the Gate.
 #include "edge/incoming_request.h"
 
 namespace wr::edge {
 namespace {
 
-namespace http = boost::beast::http;
-
-std::string_view view_of(boost::beast::string_view text) { return {text.data(), text.size()}; }
-
-std::string joined(const http::fields& fields, std::string_view name, std::string_view separator) {
-    std::string all;
-    for (auto [it, end] = fields.equal_range(boost::beast::string_view(name.data(), name.size())); it != end; ++it) {
-        if (!all.empty()) all += separator;
-        all += view_of(it->value());
-    }
-    return all;
-}
-
-// IncomingRequest::header for a Beast head: any header by (case-insensitive) name.
-std::string_view find_header(const void* head, std::string_view name) {
-    const http::fields& fields = *static_cast<const RequestHead*>(head);
-    const auto it = fields.find(boost::beast::string_view(name.data(), name.size()));
-    return it == fields.end() ? std::string_view{} : view_of(it->value());
-}
+// IncomingRequest::header for a parsed head: any header by (case-insensitive) name.
+std::string_view find_header(const void* head, std::string_view name) { return static_cast<const MessageHead*>(head)->find(name); }
 
 } // namespace
 
-std::string all_cookies(const http::fields& fields) { return joined(fields, "Cookie", "; "); }
+std::string_view joined_values(const MessageHead& head, std::string_view name, std::string_view separator, std::string& storage) {
+    std::string_view first;
+    bool several = false;
+    for (const HeaderField& field : head.headers) {
+        if (!equals_ignoring_case(field.name, name)) continue;
+        if (first.data() == nullptr) {
+            first = field.value;
+            continue;
+        }
+        if (!several) {
+            storage.assign(first);
+            several = true;
+        }
+        storage += separator;
+        storage += field.value;
+    }
+    return several ? std::string_view(storage) : first;
+}
 
-std::string forwarded_for(const http::fields& fields) { return joined(fields, "X-Forwarded-For", ", "); }
-
-IncomingRequest describe_request(const RequestHead& head, std::string_view cookies, const queue::ClientAddress& peer,
+IncomingRequest describe_request(const MessageHead& head, std::string& cookie_storage, const queue::ClientAddress& peer,
                                  bool https, const TrustedProxies& trusted_proxies) {
     IncomingRequest incoming;
-    incoming.method = view_of(head.method_string());
-    incoming.target = view_of(head.target());
-    incoming.host = view_of(head[http::field::host]);
-    incoming.host_headers = static_cast<int>(head.count(http::field::host));
-    incoming.cookie_header = cookies;
-    incoming.accept = view_of(head[http::field::accept]);
-    incoming.user_agent = view_of(head[http::field::user_agent]);
-    incoming.referer = view_of(head[http::field::referer]);
+    incoming.method = head.method;
+    incoming.target = head.target;
+    // One pass over the headers, each name compared only with those of its length.
+    int hosts = 0;
+    int cookies = 0;
+    for (const HeaderField& field : head.headers) {
+        const std::string_view name = field.name;
+        switch (name.size()) {
+        case 4:
+            if (equals_ignoring_case(name, "host") && hosts++ == 0) incoming.host = field.value;
+            break;
+        case 6:
+            if (equals_ignoring_case(name, "cookie")) {
+                if (cookies++ == 0) incoming.cookie_header = field.value;
+            } else if (incoming.accept.empty() && equals_ignoring_case(name, "accept")) {
+                incoming.accept = field.value;
+            }
+            break;
+        case 7:
+            if (incoming.referer.empty() && equals_ignoring_case(name, "referer")) incoming.referer = field.value;
+            break;
+        case 10:
+            if (incoming.user_agent.empty() && equals_ignoring_case(name, "user-agent")) incoming.user_agent = field.value;
+            break;
+        default: break;
+        }
+    }
+    incoming.host_headers = hosts;
+    // Several Cookie headers (RFC 9110 allows them only as "; "-separated pairs) are read as one.
+    if (cookies > 1) incoming.cookie_header = joined_values(head, "cookie", "; ", cookie_storage);
     incoming.https = https;
-    incoming.client = trusted_proxies.empty() ? peer : client_address(peer, forwarded_for(head), trusted_proxies);
+    if (trusted_proxies.empty()) {
+        incoming.client = peer;
+    } else {
+        std::string forwarded_storage;
+        incoming.client = client_address(peer, joined_values(head, "x-forwarded-for", ", ", forwarded_storage), trusted_proxies);
+    }
     incoming.has_client = true;
     incoming.header = find_header;
     incoming.header_context = &head;

@@ -8,9 +8,10 @@
 #include "util/secure.h"
 
 namespace wr::edge {
-namespace {
 
-std::optional<std::array<uint8_t, 32>> decode_key(const std::string& hex) {
+std::string key_to_hex(const CookieKey& key) { return util::hex_encode(key.key.data(), key.key.size()); }
+
+std::optional<std::array<uint8_t, 32>> key_from_hex(std::string_view hex) {
     if (hex.size() != 64) return std::nullopt;
     std::array<uint8_t, 32> key{};
     for (size_t i = 0; i < 32; ++i) {
@@ -27,6 +28,8 @@ std::optional<std::array<uint8_t, 32>> decode_key(const std::string& hex) {
     return key;
 }
 
+namespace {
+
 std::vector<CookieKey> parse(const std::string& text, const std::filesystem::path& path) {
     std::vector<CookieKey> keys;
     std::istringstream lines(text);
@@ -36,7 +39,7 @@ std::vector<CookieKey> parse(const std::string& text, const std::filesystem::pat
         std::istringstream fields(line);
         std::string version, id, hex;
         fields >> version >> id >> hex;
-        const auto key = decode_key(hex);
+        const auto key = key_from_hex(hex);
         if (version != "v1" || id.empty() || id.size() > 3 || id.find_first_not_of("0123456789") != std::string::npos ||
             std::stoi(id) > 255 || !key)
             throw std::runtime_error(path.string() + " is not a wr cookie key file (expected lines \"v1 <id> <64 hex>\")");
@@ -57,7 +60,7 @@ CookieKey fresh_key(uint8_t id) {
 void save(const std::filesystem::path& path, const std::vector<CookieKey>& keys) {
     std::string text = "# wr cookie keys: newest last; keep this file secret (mode 0600)\n";
     for (const CookieKey& key : keys)
-        text += "v1 " + std::to_string(key.id) + " " + util::hex_encode(key.key.data(), key.key.size()) + "\n";
+        text += "v1 " + std::to_string(key.id) + " " + key_to_hex(key) + "\n";
     util::write_secret_file(path, text);
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace wr::edge {
@@ -16,6 +18,11 @@ struct CookieKey {
     uint8_t id = 0;
     std::array<uint8_t, 32> key{}; // AES-256
 };
+
+// A key as 64 lowercase hex characters (how files and control nodes carry it), and back;
+// nullopt when the text is not that.
+std::string key_to_hex(const CookieKey& key);
+std::optional<std::array<uint8_t, 32>> key_from_hex(std::string_view hex);
 
 class KeyRing {
 public:

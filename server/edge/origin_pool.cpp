@@ -1,31 +1,40 @@
-// Forwards requests to origins over pooled keep-alive connections.
+// Connects to origins and keeps their connections for reuse.
 #include "edge/origin_pool.h"
 
+#include <cerrno>
+#include <charconv>
 #include <openssl/ssl.h>
+#include <sys/socket.h>
 
 namespace wr::edge {
 namespace {
 
-std::string origin_key(const model::OriginUrl& origin) {
-    return (origin.https ? "https://" : "http://") + origin.host + ":" + std::to_string(origin.port);
+// Whether the origin closed (or reset) a connection while it sat in the pool: a peek that finds
+// the end of the stream, or an error, instead of "nothing to read yet".
+bool closed_meanwhile(OriginConnection& connection) {
+    char byte;
+    const ssize_t peeked = ::recv(connection.tcp_socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (peeked == 0) return true;
+    if (peeked < 0) return errno != EAGAIN && errno != EWOULDBLOCK;
+    // Bytes nobody asked for put a plain connection out of step; over TLS they may be a session
+    // ticket the server sent after the handshake.
+    return !connection.tls;
 }
 
 } // namespace
 
-struct OriginPool::Connection {
-    std::string key;
-    bool tls = false;
-    beast::tcp_stream plain;
-    std::unique_ptr<beast::ssl_stream<beast::tcp_stream>> secure;
-    beast::flat_buffer buffer;
-
-    explicit Connection(asio::io_context& io) : plain(io) {}
-    beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*secure) : plain; }
-};
+void origin_key(const model::OriginUrl& origin, std::string& out) {
+    out.assign(origin.https ? "https://" : "http://");
+    out += origin.host;
+    out += ':';
+    char digits[8];
+    out.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, origin.port).ptr - digits));
+}
 
 OriginPool::OriginPool(asio::io_context& io, OriginOptions options)
-    : m_io(io), m_options(options), m_tls(asio::ssl::context::tls_client) {
+    : m_io(io), m_options(std::move(options)), m_tls(asio::ssl::context::tls_client) {
     m_tls.set_default_verify_paths();
+    if (!m_options.ca_file.empty()) m_tls.load_verify_file(m_options.ca_file); // throws at start: a bad file is the operator's to fix
     m_tls.set_verify_mode(asio::ssl::verify_peer);
 }
 
@@ -37,102 +46,85 @@ size_t OriginPool::idle_connections() const {
     return total;
 }
 
-asio::awaitable<std::unique_ptr<OriginPool::Connection>> OriginPool::connect(const model::OriginUrl& origin, OriginError& error) {
-    auto connection = std::make_unique<Connection>(m_io);
-    connection->key = origin_key(origin);
-    connection->tls = origin.https;
-    boost::system::error_code ec;
-    tcp::resolver resolver(m_io);
-    const auto endpoints = co_await resolver.async_resolve(origin.host, std::to_string(origin.port), awaitable(ec));
+void OriginPool::close_idle(SteadyTime now) {
+    const SteadyTime cutoff = now - m_options.max_idle_time;
+    // Each list is in the order its connections came back (taken from the back), so the stale
+    // ones are at the front.
+    for (auto& [key, idle] : m_idle) {
+        auto fresh = idle.begin();
+        while (fresh != idle.end() && (*fresh)->idle_since < cutoff) ++fresh;
+        idle.erase(idle.begin(), fresh); // closes them
+    }
+}
+
+void OriginPool::release(std::unique_ptr<OriginConnection> connection, SteadyTime now) {
+    if (!connection || !connection->in.empty()) return; // bytes left over: out of step, not reusable
+    auto& idle = m_idle[connection->key];
+    if (idle.size() >= m_options.max_idle_per_origin) return;
+    connection->in.release_if_empty();
+    connection->idle_since = now;
+    idle.push_back(std::move(connection));
+}
+
+Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const model::OriginUrl& origin, ConnectionWatch& watch,
+                                                            OriginError& error, bool pooled_allowed) {
+    origin_key(origin, m_key);
+    if (pooled_allowed) {
+        const auto found = m_idle.find(m_key);
+        if (found != m_idle.end()) {
+            auto& idle = found->second;
+            // A connection back in the pool for less than a second was not closed for idling (origins
+            // keep connections for seconds at least): under load, the check's system call is saved.
+            const SteadyTime recently = std::chrono::steady_clock::now() - std::chrono::seconds{1};
+            while (!idle.empty()) {
+                std::unique_ptr<OriginConnection> connection = std::move(idle.back());
+                idle.pop_back();
+                if (connection->idle_since < recently && closed_meanwhile(*connection)) continue;
+                connection->reused = true;
+                co_return connection;
+            }
+        }
+    }
+
+    auto connection = std::make_unique<OriginConnection>(m_io.get_executor());
+    connection->key = m_key;
+    watch.origin = &connection->socket;
+    watch.expire_in(m_options.connect_timeout);
+    error_code ec;
+    tcp::endpoint endpoint;
+    const auto address = asio::ip::make_address(origin.host, ec);
+    if (!ec) {
+        endpoint = tcp::endpoint(address, origin.port);
+    } else {
+        DnsResolver resolver(m_io.get_executor());
+        const auto endpoints = co_await resolver.async_resolve(origin.host, std::to_string(origin.port), awaitable(ec));
+        if (ec || endpoints.empty() || watch.expired) {
+            error = watch.expired ? OriginError::timeout : OriginError::unreachable;
+            watch.origin = nullptr;
+            co_return nullptr;
+        }
+        endpoint = endpoints.begin()->endpoint();
+    }
+    co_await connection->socket.async_connect(endpoint, awaitable(ec));
     if (ec) {
-        error = OriginError::unreachable;
+        error = watch.expired ? OriginError::timeout : OriginError::unreachable;
+        watch.origin = nullptr;
         co_return nullptr;
     }
-    connection->plain.expires_after(m_options.connect_timeout);
-    co_await connection->plain.async_connect(endpoints, awaitable(ec));
-    if (ec) {
-        error = ec == beast::error::timeout ? OriginError::timeout : OriginError::unreachable;
-        co_return nullptr;
-    }
-    connection->plain.socket().set_option(tcp::no_delay(true));
+    connection->socket.set_option(tcp::no_delay(true), ec);
     if (origin.https) {
-        connection->secure = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(std::move(connection->plain), m_tls);
-        SSL_set_tlsext_host_name(connection->secure->native_handle(), origin.host.c_str());
-        connection->secure->set_verify_callback(asio::ssl::host_name_verification(origin.host));
-        beast::get_lowest_layer(*connection->secure).expires_after(m_options.connect_timeout);
-        co_await connection->secure->async_handshake(asio::ssl::stream_base::client, awaitable(ec));
+        connection->tls = std::make_unique<TlsStream>(std::move(connection->socket), m_tls);
+        watch.origin = &connection->tls->next_layer();
+        SSL_set_tlsext_host_name(connection->tls->native_handle(), origin.host.c_str());
+        connection->tls->set_verify_callback(asio::ssl::host_name_verification(origin.host));
+        co_await connection->tls->async_handshake(asio::ssl::stream_base::client, awaitable(ec));
         if (ec) {
-            error = ec == beast::error::timeout ? OriginError::timeout : OriginError::unreachable;
+            error = watch.expired ? OriginError::timeout : OriginError::unreachable;
+            watch.origin = nullptr;
             co_return nullptr;
         }
     }
     co_return connection;
-}
-
-asio::awaitable<OriginReply> OriginPool::exchange_on(Connection& connection, Request& request, bool head, bool& reusable) {
-    OriginReply reply;
-    reusable = false;
-    boost::system::error_code ec;
-    connection.lowest().expires_after(m_options.response_timeout);
-    if (connection.tls)
-        co_await http::async_write(*connection.secure, request, awaitable(ec));
-    else
-        co_await http::async_write(connection.plain, request, awaitable(ec));
-    if (ec) {
-        reply.error = ec == beast::error::timeout ? OriginError::timeout : OriginError::unreachable;
-        co_return reply;
-    }
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(m_options.max_response_body);
-    parser.header_limit(64 * 1024);
-    if (head) parser.skip(true);
-    if (connection.tls)
-        co_await http::async_read(*connection.secure, connection.buffer, parser, awaitable(ec));
-    else
-        co_await http::async_read(connection.plain, connection.buffer, parser, awaitable(ec));
-    if (ec) {
-        reply.error = ec == beast::error::timeout       ? OriginError::timeout
-                      : ec == http::error::body_limit   ? OriginError::too_large
-                      : ec == http::error::end_of_stream ? OriginError::unreachable
-                                                         : OriginError::bad_response;
-        co_return reply;
-    }
-    reply.response = parser.release();
-    reusable = reply.response.keep_alive();
-    co_return reply;
-}
-
-asio::awaitable<OriginReply> OriginPool::exchange(const model::OriginUrl& origin, Request& request) {
-    const std::string key = origin_key(origin);
-    const bool head = request.method() == http::verb::head;
-    // A pooled connection may have been closed by the origin meanwhile; then retry once on a
-    // fresh one (nothing of the request can have been processed on a connection that was closed).
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        std::unique_ptr<Connection> connection;
-        bool pooled = false;
-        auto& idle = m_idle[key];
-        if (attempt == 0 && !idle.empty()) {
-            connection = std::move(idle.back());
-            idle.pop_back();
-            pooled = true;
-        } else {
-            OriginError error = OriginError::none;
-            connection = co_await connect(origin, error);
-            if (!connection) co_return OriginReply{error, {}};
-        }
-        bool reusable = false;
-        OriginReply reply = co_await exchange_on(*connection, request, head, reusable);
-        if (reply.error == OriginError::unreachable && pooled) continue;
-        if (reply.error == OriginError::none && reusable) {
-            auto& pool = m_idle[key];
-            if (pool.size() < m_options.max_idle_per_origin) {
-                connection->lowest().expires_never();
-                pool.push_back(std::move(connection));
-            }
-        }
-        co_return reply;
-    }
-    co_return OriginReply{OriginError::unreachable, {}};
 }
 
 } // namespace wr::edge

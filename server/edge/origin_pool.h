@@ -1,7 +1,8 @@
 #pragma once
-// The edge's client towards origins: one pool per edge thread of keep-alive connections per
-// origin (plain or TLS), with connect and response timeouts. A request forwarded here comes
-// back as a response, or as 502 (unreachable) / 504 (too slow); nothing is thrown.
+// The edge's connections to origins: one pool per edge thread of keep-alive connections per
+// origin (plain TCP, or TLS verified against the system's trust store and, when the operator
+// gives one, a private CA). A connection taken from the pool is first checked for a close the
+// origin made while it sat idle. Timeouts are the caller's (its ConnectionWatch); nothing is thrown.
 #include <chrono>
 #include <map>
 #include <memory>
@@ -9,22 +10,49 @@
 #include <vector>
 
 #include "edge/asio.h"
+#include "edge/connection_watch.h"
+#include "edge/read_buffer.h"
 #include "model/origin_url.h"
 
 namespace wr::edge {
 
 struct OriginOptions {
     std::chrono::milliseconds connect_timeout{5000};
-    std::chrono::milliseconds response_timeout{30000};
-    size_t max_response_body = 64 * 1024 * 1024;
+    std::chrono::milliseconds response_timeout{30000}; // also the longest pause within a streamed body
     size_t max_idle_per_origin = 64;
+    std::string ca_file; // PEM certificates trusted for https origins beside the system's ("" for none)
+    // How long a pooled connection may sit unused before wr closes it. Origins close theirs after
+    // 5 to 75 s of quiet, and a connection the origin closed is otherwise only found when it is
+    // next taken: until then it holds a descriptor. (nginx's upstream keepalive_timeout is 60 s.)
+    std::chrono::milliseconds max_idle_time{30000};
 };
 
-enum class OriginError { none, unreachable, timeout, too_large, bad_response };
+enum class OriginError { none, unreachable, timeout, bad_response };
 
-struct OriginReply {
-    OriginError error = OriginError::none;
-    Response response;
+class OriginConnection {
+public:
+    explicit OriginConnection(Executor executor) : socket(executor) {}
+
+    Socket socket;                  // plain origins; moved into `tls` for https ones
+    std::unique_ptr<TlsStream> tls; // set for https origins
+    ReadBuffer in;
+    std::string key;     // which origin, for the pool
+    bool reused = false; // it came from the pool (so a failure before any answer may be a stale close)
+    SteadyTime idle_since{}; // when it went back to the pool
+
+    Task<size_t> read_some(asio::mutable_buffer buffer, error_code& ec) {
+        if (tls) co_return co_await tls->async_read_some(buffer, awaitable(ec));
+        co_return co_await socket.async_read_some(buffer, awaitable(ec));
+    }
+    template <typename Buffers> Task<size_t> write(const Buffers& buffers, error_code& ec) {
+        if (tls) co_return co_await asio::async_write(*tls, buffers, awaitable(ec));
+        co_return co_await asio::async_write(socket, buffers, awaitable(ec));
+    }
+    Socket& tcp_socket() { return tls ? tls->next_layer() : socket; }
+    void close() {
+        error_code ignored;
+        tcp_socket().close(ignored);
+    }
 };
 
 class OriginPool {
@@ -32,21 +60,30 @@ public:
     OriginPool(asio::io_context& io, OriginOptions options);
     ~OriginPool();
 
-    // Sends the request (already rewritten for the origin) and reads the response. A pooled
-    // connection that turns out to be closed is replaced once.
-    asio::awaitable<OriginReply> exchange(const model::OriginUrl& origin, Request& request);
+    // A pooled connection to `origin`, or a new one (`watch.origin` points at it while it
+    // connects, so the caller's deadline can cut it short). nullptr with `error` set when the
+    // origin cannot be reached in time.
+    Task<std::unique_ptr<OriginConnection>> acquire(const model::OriginUrl& origin, ConnectionWatch& watch, OriginError& error,
+                                                    bool pooled_allowed = true);
+    // Gives a connection whose last exchange ended cleanly back for reuse.
+    void release(std::unique_ptr<OriginConnection> connection, SteadyTime now = std::chrono::steady_clock::now());
 
+    // Closes the pooled connections unused for longer than options().max_idle_time; the edge
+    // thread calls it about once a second.
+    void close_idle(SteadyTime now);
+
+    const OriginOptions& options() const { return m_options; }
     size_t idle_connections() const;
 
 private:
-    struct Connection;
-    asio::awaitable<std::unique_ptr<Connection>> connect(const model::OriginUrl& origin, OriginError& error);
-    asio::awaitable<OriginReply> exchange_on(Connection& connection, Request& request, bool head, bool& reusable);
-
     asio::io_context& m_io;
     OriginOptions m_options;
     asio::ssl::context m_tls;
-    std::map<std::string, std::vector<std::unique_ptr<Connection>>> m_idle;
+    std::map<std::string, std::vector<std::unique_ptr<OriginConnection>>, std::less<>> m_idle;
+    std::string m_key; // the key being looked up, built here so that a lookup allocates nothing
 };
+
+// "https://host:port", the pool's key for an origin, into `out`.
+void origin_key(const model::OriginUrl& origin, std::string& out);
 
 } // namespace wr::edge

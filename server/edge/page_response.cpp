@@ -24,6 +24,11 @@ void header(std::string& out, std::string_view name, int64_t value) {
 
 void write_page_response(std::string& out, unsigned version, const PageHead& head, std::string_view body, bool keep_alive,
                          bool head_request) {
+    write_page_head(out, version, head, body.size(), keep_alive);
+    if (!head_request) out += body;
+}
+
+void write_page_head(std::string& out, unsigned version, const PageHead& head, size_t body_size, bool keep_alive) {
     out.clear();
     out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
     char status[4] = {static_cast<char>('0' + head.status / 100 % 10), static_cast<char>('0' + head.status / 10 % 10),
@@ -38,12 +43,11 @@ void write_page_response(std::string& out, unsigned version, const PageHead& hea
     if (head.retry_after_seconds > 0) header(out, "Retry-After", head.retry_after_seconds);
     if (!head.location.empty()) header(out, "Location", head.location);
     if (!head.set_cookie.empty()) header(out, "Set-Cookie", head.set_cookie);
-    header(out, "Content-Length", static_cast<int64_t>(body.size()));
+    header(out, "Content-Length", static_cast<int64_t>(body_size));
     // HTTP/1.1 keeps connections open unless told; HTTP/1.0 closes them unless told.
     if (version == 10 && keep_alive) header(out, "Connection", "keep-alive");
     if (version != 10 && !keep_alive) header(out, "Connection", "close");
     out += "\r\n";
-    if (!head_request) out += body;
 }
 
 } // namespace wr::edge

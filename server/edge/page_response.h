@@ -3,7 +3,7 @@
 // response into a buffer the connection reuses. The pages are the edge's hottest path under a
 // surge; formatting them directly skips Beast's header container (an allocation per field)
 // and its serializer's buffer-sequence walk, which together cost more than the decision itself.
-// Proxied responses still go through Beast. Pure.
+// Pure.
 #include <string>
 #include <string_view>
 
@@ -24,5 +24,8 @@ struct PageHead {
 // a GET would get. `version` is 10 or 11.
 void write_page_response(std::string& out, unsigned version, const PageHead& head, std::string_view body, bool keep_alive,
                          bool head_request);
+
+// The same head alone (status line to blank line), for a body written beside it without a copy.
+void write_page_head(std::string& out, unsigned version, const PageHead& head, size_t body_size, bool keep_alive);
 
 } // namespace wr::edge

@@ -1,16 +1,38 @@
 #include "edge/turnstile_client.h"
 
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+
 #include "util/log.h"
 
 namespace wr::edge {
+namespace {
+
+namespace http = boost::beast::http;
+
+template <typename Stream>
+Task<bool> exchange(Stream& stream, http::request<http::string_body>& request, http::response<http::string_body>& response) {
+    error_code ec;
+    co_await http::async_write(stream, request, awaitable(ec));
+    if (ec) co_return false;
+    boost::beast::flat_buffer buffer;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(64 * 1024);
+    co_await http::async_read(stream, buffer, parser, awaitable(ec));
+    if (ec) co_return false;
+    response = parser.release();
+    co_return true;
+}
+
+} // namespace
 
 TurnstileClient::TurnstileClient(asio::io_context& io, const TurnstileOptions& options)
     : m_options(options), m_url(model::parse_origin_url(options.verify_url)),
-      m_pool(io, OriginOptions{options.timeout, options.timeout, 64 * 1024, 8}) {}
+      m_pool(io, OriginOptions{options.timeout, options.timeout, 8, ""}) {}
 
-asio::awaitable<bool> TurnstileClient::verify(std::string token, std::string remote_ip) {
+Task<bool> TurnstileClient::verify(std::string token, std::string remote_ip, ConnectionWatch& watch) {
     if (!m_url || token.empty() || token == "failed" || token.size() > k_max_turnstile_token) co_return false;
-    Request request{http::verb::post, m_url->path_prefix.empty() ? "/" : m_url->path_prefix, 11};
+    http::request<http::string_body> request{http::verb::post, m_url->path_prefix.empty() ? "/" : m_url->path_prefix, 11};
     request.set(http::field::host, m_url->host_header());
     request.set(http::field::content_type, "application/x-www-form-urlencoded");
     request.set(http::field::accept, "application/json");
@@ -18,16 +40,36 @@ asio::awaitable<bool> TurnstileClient::verify(std::string token, std::string rem
     request.body() = siteverify_body(m_options.secret, token, remote_ip);
     request.keep_alive(true);
     request.prepare_payload();
-    const OriginReply reply = co_await m_pool.exchange(*m_url, request);
-    if (reply.error != OriginError::none) {
+
+    // The whole call, connecting included, within the timeout; a pooled connection the server
+    // closed meanwhile is replaced once.
+    const auto deadline = std::chrono::steady_clock::now() + m_options.timeout;
+    http::response<http::string_body> response;
+    bool answered = false;
+    for (int attempt = 0; attempt < 2 && !answered; ++attempt) {
+        OriginError error = OriginError::none;
+        std::unique_ptr<OriginConnection> connection = co_await m_pool.acquire(*m_url, watch, error, attempt == 0);
+        if (!connection) break;
+        watch.origin = &connection->tcp_socket();
+        watch.deadline = deadline;
+        const bool reused = connection->reused;
+        answered = connection->tls ? co_await exchange(*connection->tls, request, response)
+                                   : co_await exchange(connection->socket, request, response);
+        watch.origin = nullptr;
+        if (answered && response.keep_alive()) m_pool.release(std::move(connection));
+        if (!answered && (!reused || watch.expired)) break;
+    }
+    watch.origin = nullptr;
+    watch.expire_never();
+    if (!answered) {
         util::log_warn("turnstile", "siteverify did not answer in time or could not be reached; counting the token as failed");
         co_return false;
     }
-    if (reply.response.result() != http::status::ok) {
-        util::log_warn("turnstile", "siteverify answered " + std::to_string(reply.response.result_int()) + "; counting the token as failed");
+    if (response.result() != http::status::ok) {
+        util::log_warn("turnstile", "siteverify answered " + std::to_string(response.result_int()) + "; counting the token as failed");
         co_return false;
     }
-    co_return siteverify_success(reply.response.body());
+    co_return siteverify_success(response.body());
 }
 
 } // namespace wr::edge

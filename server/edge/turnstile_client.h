@@ -1,10 +1,12 @@
 #pragma once
 // Asks Turnstile's siteverify whether a token is good: the one network call the edge makes while
-// deciding a request, one client per edge thread, with a timeout.
+// deciding a request, one client per edge thread, over the thread's kind of pooled connection,
+// bounded by --turnstile-timeout.
 #include <optional>
 #include <string>
 
 #include "edge/asio.h"
+#include "edge/connection_watch.h"
 #include "edge/origin_pool.h"
 #include "edge/turnstile.h"
 
@@ -15,8 +17,9 @@ public:
     TurnstileClient(asio::io_context& io, const TurnstileOptions& options);
 
     // Asks siteverify about `token`. Timeouts, errors and malformed answers count as failures;
-    // tokens that cannot be real ("failed", empty, too long) fail without asking.
-    asio::awaitable<bool> verify(std::string token, std::string remote_ip);
+    // tokens that cannot be real ("failed", empty, too long) fail without asking. `watch` is the
+    // visitor's connection's: its deadline bounds the call, and is left unset afterwards.
+    Task<bool> verify(std::string token, std::string remote_ip, ConnectionWatch& watch);
 
 private:
     const TurnstileOptions& m_options;

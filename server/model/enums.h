@@ -12,7 +12,9 @@ enum class SameSite { automatic, lax, none, strict };
 enum class SecureAttribute { automatic, always, never };
 enum class TurnstileMode { off, invisible, visible_non_interactive, visible_managed };
 enum class TurnstileAction { log, infinite_queue };
-enum class TokenScope { read, edit };
+// edge: an edge node's token, which may only fetch the configuration and cookie keys and push
+// analytics (wr's own).
+enum class TokenScope { read, edit, edge };
 
 // Maps each value of an enum to its wire name and back.
 template <typename Enum> struct EnumNames;
@@ -34,7 +36,7 @@ template <> struct EnumNames<TurnstileAction> {
     static constexpr std::array<std::string_view, 2> names{"log", "infinite_queue"};
 };
 template <> struct EnumNames<TokenScope> {
-    static constexpr std::array<std::string_view, 2> names{"read", "edit"};
+    static constexpr std::array<std::string_view, 3> names{"read", "edit", "edge"};
 };
 
 template <typename Enum> constexpr std::string_view to_string(Enum value) {

@@ -22,9 +22,20 @@ TEST_CASE("analytics: the Prometheus text parses, with escaped labels and a cons
     decisions.observe(std::chrono::nanoseconds{300});
     decisions.observe(std::chrono::nanoseconds{800});
     decisions.observe(std::chrono::nanoseconds{2'000'000'000});
-    const std::string text = wr::analytics::prometheus_text({room}, decisions.snapshot());
+    wr::analytics::NodeMetrics node;
+    node.name = "edge-1";
+    node.role = "edge";
+    wr::analytics::StateMetrics state;
+    state.node = "edge-1";
+    state.backend = "redis";
+    state.connected = false;
+    state.failure_mode = "local-share";
+    node.state = state;
+    node.control_reachable = true;
+    const std::string text = wr::analytics::prometheus_text({room}, decisions.snapshot(), node);
     const wr::test::Exposition metrics = wr::test::parse_prometheus(text);
-    const std::map<std::string, std::string> labels{{"zone", "example.com"}, {"room", "say \"hi\"\\now"}};
+    const std::map<std::string, std::string> labels{{"node", "edge-1"}, {"zone", "example.com"}, {"room", "say \"hi\"\\now"}};
+    const std::map<std::string, std::string> node_only{{"node", "edge-1"}};
     CHECK(metrics.types.at("wr_room_active_users") == "gauge");
     CHECK(metrics.types.at("wr_requests_total") == "counter");
     CHECK(metrics.types.at("wr_admission_decision_seconds") == "histogram");
@@ -36,10 +47,30 @@ TEST_CASE("analytics: the Prometheus text parses, with escaped labels and a cons
     CHECK(metrics.value("wr_turnstile_total", labels, "outcome", "success") == 0);
     CHECK(metrics.value("wr_turnstile_total", labels, "outcome", "failure") == 2);
     CHECK(metrics.value("wr_infinite_queue_refreshes_total", labels) == 9);
-    CHECK(metrics.value("wr_admission_decision_seconds_count") == 3);
-    CHECK(metrics.value("wr_admission_decision_seconds_bucket", {{"le", "1e-06"}}) == 2);
-    CHECK(metrics.value("wr_admission_decision_seconds_bucket", {{"le", "2.5e-07"}}) == 0);
-    CHECK(metrics.value("wr_admission_decision_seconds_sum") == doctest::Approx(2.0000011));
+    CHECK(metrics.value("wr_admission_decision_seconds_count", node_only) == 3);
+    CHECK(metrics.value("wr_admission_decision_seconds_bucket", {{"node", "edge-1"}, {"le", "1e-06"}}) == 2);
+    CHECK(metrics.value("wr_admission_decision_seconds_bucket", {{"node", "edge-1"}, {"le", "2.5e-07"}}) == 0);
+    CHECK(metrics.value("wr_admission_decision_seconds_sum", node_only) == doctest::Approx(2.0000011));
+    // The node itself: its role and its links.
+    CHECK(metrics.value("wr_node_info", {{"node", "edge-1"}, {"role", "edge"}, {"state_backend", "memory"}}) == 1);
+    CHECK(metrics.value("wr_state_connected", {{"node", "edge-1"}, {"backend", "redis"}}) == 0);
+    CHECK(metrics.value("wr_state_failure_mode", node_only, "mode", "local-share") == 1);
+    CHECK(metrics.value("wr_control_reachable", node_only) == 1);
+    // A node that is not an edge has no control node to reach.
+    CHECK(wr::analytics::prometheus_text({room}, decisions.snapshot()).find("wr_control_reachable") == std::string::npos);
+}
+
+TEST_CASE("analytics: the edge's tunnels are a gauge of open ones and a counter of opened ones") {
+    wr::analytics::NodeMetrics node;
+    node.name = "edge-2";
+    node.open_tunnels = 2;
+    node.tunnels_opened = 5;
+    const std::string text = wr::analytics::prometheus_text({}, {}, node);
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(text);
+    CHECK(metrics.types.at("wr_edge_open_tunnels") == "gauge");
+    CHECK(metrics.types.at("wr_edge_tunnels_opened_total") == "counter");
+    CHECK(metrics.value("wr_edge_open_tunnels", {{"node", "edge-2"}}) == 2);
+    CHECK(metrics.value("wr_edge_tunnels_opened_total", {{"node", "edge-2"}}) == 5);
 }
 
 TEST_CASE("analytics: the strict parser refuses what Prometheus refuses") {

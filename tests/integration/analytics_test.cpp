@@ -72,7 +72,7 @@ TEST_CASE("integration: known traffic appears exactly in analytics, CSV, /metric
         const auto metrics = wr.get("/metrics");
         CHECK(metrics.status == 200);
         const wr::test::Exposition parsed = wr::test::parse_prometheus(metrics.text);
-        const std::map<std::string, std::string> labels{{"zone", "example.com"}, {"room", "shop"}};
+        const std::map<std::string, std::string> labels{{"node", "wr"}, {"zone", "example.com"}, {"room", "shop"}};
         auto outcome = [&](const char* name) { return parsed.value("wr_requests_total", labels, "outcome", name); };
         CHECK(outcome("admitted") == 203);
         CHECK(outcome("queued") == 50);
@@ -81,7 +81,7 @@ TEST_CASE("integration: known traffic appears exactly in analytics, CSV, /metric
         CHECK(parsed.value("wr_new_users_admitted_total", labels) == 200);
         CHECK(parsed.value("wr_room_active_users", labels) == 197);
         CHECK(parsed.value("wr_room_queued_users", labels) == 50);
-        CHECK(parsed.value("wr_admission_decision_seconds_count") == 253);
+        CHECK(parsed.value("wr_admission_decision_seconds_count", {{"node", "wr"}}) == 253);
         CHECK(wr.send("GET", "/metrics", "", {}).status == 401);
 
         const auto chart = wr.get(k_room_path + "/analytics.svg");

@@ -442,8 +442,18 @@ TEST_CASE("integration: zone settings and room status") {
 
     wr.create_room("example.com", k_room);
     const std::string status = rooms_path() + "/shop/status";
+    // Cloudflare's fields, and wr's list of the nodes behind them: here the one node, healthy.
+    const json this_node = {{"name", "wr"},
+                            {"role", "all"},
+                            {"condition", "ok"},
+                            {"message", ""},
+                            {"last_report", "2026-11-22T10:00:00.000Z"},
+                            {"state", {{"backend", "memory"}, {"connected", true}, {"failure_mode", ""}, {"since", nullptr}, {"detail", ""}}},
+                            {"active_users", 0},
+                            {"queued_users", 0}};
     CHECK(wr.get(status).body["result"] == json{{"status", "not_queueing"}, {"event_id", ""}, {"estimated_queued_users", 0},
-                                                {"estimated_total_active_users", 0}, {"max_estimated_time_minutes", 0}});
+                                                {"estimated_total_active_users", 0}, {"max_estimated_time_minutes", 0},
+                                                {"nodes", json::array({this_node})}});
     wr.patch(rooms_path() + "/shop", {{"queue_all", true}});
     CHECK(wr.get(status).body["result"]["status"] == "queueing");
     wr.patch(rooms_path() + "/shop", {{"queue_all", false}, {"suspended", true}});

@@ -304,7 +304,7 @@ TEST_CASE("integration: Turnstile sends passing visitors to the real queue and f
     CHECK(series_total(wr, "infiniteQueueRefreshes") == 1 + 18 + 1); // the bot's, then slow's first page
 
     const wr::test::Exposition metrics = wr::test::parse_prometheus(wr.get("/metrics").text);
-    const std::map<std::string, std::string> labels{{"zone", "example.com"}, {"room", "shop"}};
+    const std::map<std::string, std::string> labels{{"node", "wr"}, {"zone", "example.com"}, {"room", "shop"}};
     auto turnstile = [&](const char* outcome) { return metrics.value("wr_turnstile_total", labels, "outcome", outcome); };
     CHECK(turnstile("challenge") == 2);
     CHECK(turnstile("success") == 1);

@@ -12,6 +12,8 @@
 #include "support/temp_dir.h"
 #include "util/files.h"
 
+using wr::test::port_after;
+
 namespace {
 
 using json = nlohmann::json;
@@ -52,12 +54,6 @@ Counts count(const json& exported) {
             counts.rules += room.value("rules", json::array()).size();
         }
     return counts;
-}
-
-int port_after(const std::string& output, const std::string& marker) {
-    const size_t at = output.find(marker);
-    REQUIRE_MESSAGE(at != std::string::npos, "no '" << marker << "' in: " << output);
-    return std::stoi(output.substr(output.find(':', output.find("127.0.0.1", at)) + 1));
 }
 
 std::unique_ptr<wr::test::BackgroundProcess> serve(const std::filesystem::path& data_dir) {

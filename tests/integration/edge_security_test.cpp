@@ -182,6 +182,32 @@ TEST_CASE("integration: a body that will not reach the origin is not read: 421, 
     CHECK(too_large.closed);
 }
 
+TEST_CASE("integration: requests two readers could frame differently are refused with 400 and the connection closes") {
+    TestOrigin origin;
+    TestServer wr;
+    set_up_shop(wr, origin);
+    struct Case {
+        const char* name;
+        std::string bytes;
+    };
+    const std::string post = "POST /echo HTTP/1.1\r\nHost: shop.example.com\r\n";
+    const Case cases[] = {
+        {"Content-Length and Transfer-Encoding", post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
+        {"two Content-Lengths", post + "Content-Length: 5\r\nContent-Length: 6\r\n\r\nhello!"},
+        {"Transfer-Encoding other than chunked", post + "Transfer-Encoding: gzip\r\n\r\nhello"},
+        {"obs-fold", "GET /echo HTTP/1.1\r\nHost: shop.example.com\r\nX-Folded: a\r\n b\r\n\r\n"},
+        {"bare LF", "GET /echo HTTP/1.1\nHost: shop.example.com\n\n"},
+        {"a bad chunk size", post + "Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        const RawReply reply = raw_exchange(wr.edge_port(), c.bytes);
+        CHECK(reply.status == 400);
+        CHECK(reply.closed);
+        CHECK(reply.header("X-Demo-Origin").empty());
+    }
+}
+
 TEST_CASE("integration: only hosts the operator named reach the origin; two Hosts or a Host against the target get 400") {
     DecodingOrigin origin; // serves any Host
     TestServer wr;

@@ -24,17 +24,11 @@
 #include "util/files.h"
 
 using wr::test::BackgroundProcess;
+using wr::test::port_after;
 
 namespace {
 
 // The port in a log line such as "... listening on http://127.0.0.1:PORT/client/v4".
-int port_after(const std::string& output, const std::string& marker) {
-    const size_t at = output.find(marker);
-    REQUIRE_MESSAGE(at != std::string::npos, "no '" << marker << "' in: " << output);
-    const size_t colon = output.find(':', output.find("127.0.0.1", at));
-    return std::stoi(output.substr(colon + 1));
-}
-
 // `wr serve` on ephemeral ports, ready once the admin API listens.
 struct ServeProcess {
     ServeProcess(const std::filesystem::path& data_dir, std::vector<std::string> extra = {})
@@ -158,6 +152,31 @@ TEST_CASE("lifecycle: SIGTERM stops accepting, lets a slow proxied request finis
     CHECK(std::chrono::steady_clock::now() - signalled < std::chrono::seconds{5});
     const std::string log = wr.process.rest_of_output();
     CHECK(log.find("drained in") != std::string::npos);
+}
+
+TEST_CASE("lifecycle: SIGTERM lets a proxied event stream run to its end") {
+    wr::test::StreamOrigin origin;
+    wr::test::TempDir data;
+    ServeProcess wr(data.path() / "data");
+    httplib::Client admin("127.0.0.1", wr.admin_port);
+    REQUIRE(admin.Post("/client/v4/zones", {{"Authorization", "Bearer " + wr.token}},
+                       nlohmann::json{{"name", "example.com"}, {"origin", origin.url()}}.dump(), "application/json"));
+    httplib::Client edge("127.0.0.1", wr.edge_port);
+    for (int i = 0; i < 100; ++i) {
+        const auto reply = edge.Get("/ready", {{"Host", "example.com"}});
+        if (reply && reply->status == 200) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    }
+    auto stream = std::async(std::launch::async, [&] {
+        httplib::Client client("127.0.0.1", wr.edge_port);
+        client.set_read_timeout(std::chrono::seconds{10});
+        const auto reply = client.Get("/sse?events=4&ms=400", {{"Host", "example.com"}});
+        return reply ? reply->body : std::string("no answer");
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds{300}); // the stream has begun
+    wr.process.send_signal(SIGTERM);
+    CHECK(stream.get() == "data: event 0\n\ndata: event 1\n\ndata: event 2\n\ndata: event 3\n\n");
+    CHECK(wr.process.wait_exit(std::chrono::seconds{10}) == std::optional<int>{0});
 }
 
 TEST_CASE("lifecycle: --drain-timeout bounds the wait for a request that does not finish") {

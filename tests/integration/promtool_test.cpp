@@ -48,7 +48,7 @@ TEST_CASE("metrics: /metrics with live rooms passes promtool check metrics") {
     const auto metrics = wr.get("/metrics");
     REQUIRE(metrics.status == 200);
     // The families with labels are there, so the linter sees real series, not only headers.
-    REQUIRE(metrics.text.find("wr_room_active_users{zone=\"example.com\",room=\"shop\"} 3") != std::string::npos);
+    REQUIRE(metrics.text.find("wr_room_active_users{node=\"wr\",zone=\"example.com\",room=\"shop\"} 3") != std::string::npos);
 
     CHECK(metrics.text.find("wr_state_connected{node=\"wr\",backend=\"memory\"} 1") != std::string::npos);
     check_with_promtool(metrics.text);

@@ -1,6 +1,6 @@
 // What the edge changes on the way to the origin and back, each rule once untested (issue 16 B4):
 // X-Forwarded-For appended, hop-by-hop response headers dropped, the origin's path prefix,
-// HTTPS origins verified, and the cookie's Max-Age under session_duration and
+// HTTPS origins verified (against the system's store or --origin-ca-file), and the cookie's Max-Age under session_duration and
 // disable_session_renewal.
 #include <doctest/doctest.h>
 
@@ -125,6 +125,15 @@ TEST_CASE("integration: an HTTPS origin is reached when its certificate is trust
     }
     if (previous) ::setenv("SSL_CERT_FILE", saved.c_str(), 1);
     else ::unsetenv("SSL_CERT_FILE");
+    // A private CA named with --origin-ca-file, the system's store untouched.
+    {
+        TestServer wr(std::filesystem::path{}, [&](wr::AppOptions& options) { options.origin_ca_file = tls.certificate.string(); });
+        shop_in_front_of(wr, url);
+        Browser browser(wr.edge_port(), "shop.example.com");
+        const EdgeReply trusted = browser.get("/private/ca");
+        CHECK(trusted.status == 200);
+        CHECK(trusted.body == "target /private/ca");
+    }
 }
 
 TEST_CASE("integration: the cookie lasts session_duration after each request, or after admission with disable_session_renewal") {
@@ -156,9 +165,9 @@ TEST_CASE("integration: the cookie lasts session_duration after each request, or
     }
 }
 
-TEST_CASE("integration: a body up to 16 MiB reaches the origin, a larger one gets the edge's 413") {
+TEST_CASE("integration: a body up to --edge-max-body-bytes reaches the origin, a larger one gets the edge's 413") {
     TestOrigin origin;
-    TestServer wr;
+    TestServer wr(std::filesystem::path{}, [](wr::AppOptions& options) { options.edge_max_body_bytes = 4 * 1024 * 1024; });
     set_up_shop(wr, origin);
     const std::string two_mib(2 * 1024 * 1024, 'x');
     const RawReply accepted = raw_exchange(wr.edge_port(), "POST /echo HTTP/1.1\r\nHost: shop.example.com\r\nContent-Type: text/plain\r\n"
@@ -167,7 +176,7 @@ TEST_CASE("integration: a body up to 16 MiB reaches the origin, a larger one get
     REQUIRE(accepted.status == 200);
     CHECK(json::parse(accepted.body)["body"].get<std::string>().size() == two_mib.size());
     const RawReply too_large = raw_exchange(wr.edge_port(), "POST /echo HTTP/1.1\r\nHost: shop.example.com\r\n"
-                                                            "Content-Length: " + std::to_string(16 * 1024 * 1024 + 1) + "\r\n\r\n");
+                                                            "Content-Length: " + std::to_string(4 * 1024 * 1024 + 1) + "\r\n\r\n");
     CHECK(too_large.status == 413);
     CHECK(too_large.body.find("Request too large") != std::string::npos);
     CHECK(too_large.closed);

@@ -20,62 +20,27 @@
 #include "support/prometheus_parser.h"
 #include "support/process.h"
 #include "support/redis_server.h"
+#include "support/spread_browser.h"
 #include "support/temp_dir.h"
 #include "util/files.h"
 
 using wr::test::BackgroundProcess;
+using wr::test::port_after;
+using wr::test::CountingOrigin;
 using wr::test::RedisServer;
+using wr::test::SpreadBrowser;
+using wr::test::admitted_count;
+using wr::test::waiting_ask_again;
 using wr::test::TempDir;
 using namespace std::chrono_literals;
 
 namespace {
-
-int port_after(const std::string& output, const std::string& marker) {
-    const size_t at = output.find(marker);
-    REQUIRE_MESSAGE(at != std::string::npos, "no '" << marker << "' in: " << output);
-    const size_t colon = output.find(':', output.find("127.0.0.1", at));
-    return std::stoi(output.substr(colon + 1));
-}
 
 std::string read_token(const std::filesystem::path& data_dir) {
     std::string token = wr::util::read_text_file(data_dir / "admin.token").value_or("");
     while (!token.empty() && token.back() == '\n') token.pop_back();
     return token;
 }
-
-// An origin that counts the browsers it served, by the X-Browser header each sends.
-class CountingOrigin {
-public:
-    CountingOrigin() {
-        m_server.Get(".*", [this](const httplib::Request& request, httplib::Response& response) {
-            if (request.has_header("X-Browser")) {
-                std::lock_guard lock(m_mutex);
-                m_served.insert(request.get_header_value("X-Browser"));
-            }
-            response.set_content("the shop", "text/plain");
-            response.set_header("X-Counting-Origin", "1");
-        });
-        m_port = m_server.bind_to_any_port("127.0.0.1");
-        m_thread = std::thread([this] { m_server.listen_after_bind(); });
-        while (!m_server.is_running()) std::this_thread::sleep_for(1ms);
-    }
-    ~CountingOrigin() {
-        m_server.stop();
-        m_thread.join();
-    }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
-    size_t served() {
-        std::lock_guard lock(m_mutex);
-        return m_served.size();
-    }
-
-private:
-    httplib::Server m_server;
-    int m_port = 0;
-    std::thread m_thread;
-    std::mutex m_mutex;
-    std::set<std::string> m_served;
-};
 
 // `wr serve` with shared state, its ports read from its log.
 struct Node {
@@ -116,34 +81,6 @@ struct Node {
     int edge_port = 0;
     int admin_port = 0;
     std::string token;
-};
-
-// A browser that keeps its cookies whichever edge the load balancer sends it to.
-struct SpreadBrowser {
-    explicit SpreadBrowser(int id) : id(std::to_string(id)) {}
-    // The status, and whether the origin answered.
-    std::pair<int, bool> get(int edge_port) {
-        httplib::Client client("127.0.0.1", edge_port);
-        client.set_read_timeout(10);
-        httplib::Headers headers = {{"Host", "shop.example.com"}, {"X-Browser", id}};
-        std::string cookie_header;
-        for (const auto& [name, value] : cookies) cookie_header += (cookie_header.empty() ? "" : "; ") + name + "=" + value;
-        if (!cookie_header.empty()) headers.emplace("Cookie", cookie_header);
-        const auto result = client.Get("/", headers);
-        REQUIRE_MESSAGE(result, "no answer from the edge on port " << edge_port);
-        const auto range = result->headers.equal_range("Set-Cookie");
-        for (auto it = range.first; it != range.second; ++it) {
-            const std::string& set_cookie = it->second;
-            const size_t equals = set_cookie.find('=');
-            cookies[set_cookie.substr(0, equals)] = set_cookie.substr(equals + 1, set_cookie.find(';') - equals - 1);
-        }
-        const bool origin = result->has_header("X-Counting-Origin");
-        if (origin) admitted = true;
-        return {result->status, origin};
-    }
-    std::string id;
-    std::map<std::string, std::string> cookies;
-    bool admitted = false;
 };
 
 // Three nodes with one room, "shop", the same id everywhere: node 1 creates it, and its data
@@ -190,14 +127,18 @@ void visit_spread(ThreeEdges& edges, std::vector<SpreadBrowser>& browsers, size_
 
 // A first visitor on each edge, then a moment: each edge's first sync of the room (a room new
 // on a node admits one visitor until it answers) is behind them before the crowd comes.
+// Each first visitor asks again until let in: a node has the room only once its configuration
+// poll has compiled it, which on a loaded machine can take longer than the wait above.
 void warm_up(ThreeEdges& edges, std::vector<SpreadBrowser>& browsers, std::atomic<int>& server_errors) {
-    visit_spread(edges, browsers, 0, 3, server_errors);
+    for (size_t e = 0; e < 3; ++e)
+        for (int i = 0; i < 100 && !browsers[e].admitted; ++i) {
+            if (browsers[e].get(edges.edge(e)).first >= 500) ++server_errors;
+            if (!browsers[e].admitted) std::this_thread::sleep_for(50ms);
+        }
     std::this_thread::sleep_for(200ms);
 }
 
-size_t admitted_count(const std::vector<SpreadBrowser>& browsers) {
-    return static_cast<size_t>(std::count_if(browsers.begin(), browsers.end(), [](const SpreadBrowser& b) { return b.admitted; }));
-}
+
 
 } // namespace
 
@@ -217,7 +158,10 @@ TEST_CASE("shared state: three edges on one Redis hold the room's limits togethe
     CHECK(server_errors == 0);
     CHECK(origin.served() == admitted_count(browsers));
     CHECK(admitted_count(browsers) <= 200);
-    CHECK(admitted_count(browsers) >= 196); // no one waits while the room has room (a place or two per edge may lag a sync)
+    waiting_ask_again(edges, browsers, 240, 200, server_errors);
+    // No one keeps waiting while the room is under 98 % of its limits (issue 11's measure).
+    CHECK(admitted_count(browsers) >= 196);
+    CHECK(origin.served() == admitted_count(browsers));
     // Everyone sees the same room: each edge reports every admitted visitor.
     std::this_thread::sleep_for(300ms);
     for (const auto& node : edges.nodes) CHECK(node->status()["estimated_total_active_users"] == admitted_count(browsers));

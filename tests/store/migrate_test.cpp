@@ -2,6 +2,7 @@
 // a database from a newer wr is refused untouched, and each migration is all or nothing.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -187,4 +188,38 @@ TEST_CASE("store::migrate on a fresh database keeps the migrations before a fail
     CHECK(wr::store::schema_version(database) == 1);
     CHECK(has_table(database, "a"));
     CHECK_FALSE(has_table(database, "b"));
+}
+
+TEST_CASE("store::migrate 0005 keeps the tokens of a version 4 database and lets edge tokens in, never bound to a zone") {
+    TempDir dir;
+    Database database(dir.path());
+    std::vector<Migration> migrations = wr::store::embedded_migrations();
+    const auto five = std::find_if(migrations.begin(), migrations.end(), [](const Migration& m) { return m.version == 5; });
+    REQUIRE(five != migrations.end());
+    const std::vector<Migration> up_to_four(migrations.begin(), five);
+    wr::store::migrate(database, up_to_four);
+    database.write([](Connection& connection) {
+        connection.exec("INSERT INTO zones (id, name, origin, created_on, modified_on) VALUES ('z', 'example.com', 'http://o', 1, 1)");
+        connection.exec("INSERT INTO api_tokens (id, name, scope, zone_id, token_hash, created_on, last_used_on) "
+                        "VALUES ('t1', 'admin', 'edit', NULL, 'h1', 1, 5), ('t2', 'ci', 'read', 'z', 'h2', 2, NULL)");
+    });
+    CHECK_THROWS(database.write([](Connection& connection) {
+        connection.exec("INSERT INTO api_tokens (id, name, scope, token_hash, created_on) VALUES ('t3', 'e', 'edge', 'h3', 3)");
+    }));
+
+    const wr::store::MigrationReport report = wr::store::migrate(database, migrations);
+    CHECK(report.applied.front() == "0005_edge_nodes.sql");
+    CHECK(column_values(database, "SELECT id || ' ' || name || ' ' || scope || ' ' || COALESCE(zone_id, '-') || ' ' || token_hash || "
+                                  "' ' || created_on || ' ' || COALESCE(last_used_on, '-') FROM api_tokens ORDER BY id") ==
+          std::vector<std::string>{"t1 admin edit - h1 1 5", "t2 ci read z h2 2 -"});
+    CHECK_NOTHROW(database.write([](Connection& connection) {
+        connection.exec("INSERT INTO api_tokens (id, name, scope, token_hash, created_on) VALUES ('t3', 'e', 'edge', 'h3', 3)");
+    }));
+    CHECK_THROWS(database.write([](Connection& connection) {
+        connection.exec("INSERT INTO api_tokens (id, name, scope, zone_id, token_hash, created_on) VALUES ('t4', 'e', 'edge', 'z', 'h4', 4)");
+    }));
+    // Deleting the zone still revokes the tokens bound to it (the foreign key survived the rebuild).
+    database.write([](Connection& connection) { connection.exec("DELETE FROM zones WHERE id = 'z'"); });
+    CHECK(column_values(database, "SELECT id FROM api_tokens ORDER BY id") == std::vector<std::string>{"t1", "t3"});
+    CHECK(has_table(database, "analytics_streams"));
 }

@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <doctest/doctest.h>
+
 #include "support/temp_dir.h"
 #include "util/files.h"
 
@@ -140,6 +142,25 @@ BackgroundProcess::~BackgroundProcess() {
 
 TestOrigin::TestOrigin() : m_process({WR_DEMO_ORIGIN, "--listen", "127.0.0.1:0"}, "listening on") {
     m_port = std::stoi(m_process.ready_line().substr(m_process.ready_line().rfind(':') + 1));
+}
+
+} // namespace wr::test
+
+namespace wr::test {
+
+StreamOrigin::StreamOrigin() : m_process({WR_STREAM_ORIGIN, "--listen", "127.0.0.1:0"}, "listening on") {
+    m_port = std::stoi(m_process.ready_line().substr(m_process.ready_line().rfind(':') + 1));
+}
+
+} // namespace wr::test
+
+namespace wr::test {
+
+int port_after(const std::string& output, const std::string& marker) {
+    const size_t at = output.find(marker);
+    REQUIRE_MESSAGE(at != std::string::npos, "no '" << marker << "' in: " << output);
+    const size_t colon = output.find(':', output.find("127.0.0.1", at));
+    return std::stoi(output.substr(colon + 1));
 }
 
 } // namespace wr::test

@@ -62,3 +62,28 @@ private:
 };
 
 } // namespace wr::test
+
+namespace wr::test {
+
+// wr-stream-origin (tools/stream_origin.cpp) on an ephemeral port: SSE, large bodies, uploads,
+// WebSockets.
+class StreamOrigin {
+public:
+    StreamOrigin();
+    int port() const { return m_port; }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+
+private:
+    BackgroundProcess m_process;
+    int m_port = 0;
+};
+
+} // namespace wr::test
+
+namespace wr::test {
+
+// The port of the first "127.0.0.1:PORT" after `marker` in a process's output (wr logs
+// "edge: … listening on http://127.0.0.1:PORT"); fails the test when the marker is missing.
+int port_after(const std::string& output, const std::string& marker);
+
+} // namespace wr::test

@@ -4,8 +4,12 @@
 
 namespace wr::test {
 
-void set_up_shop(TestServer& wr, const TestOrigin& origin, nlohmann::json room_fields) {
-    wr.create_zone("example.com", origin.url());
+void set_up_shop(TestServer& wr, const TestOrigin& origin, nlohmann::json room_fields) { set_up_shop(wr, origin.url(), std::move(room_fields)); }
+
+void set_up_shop(TestServer& wr, const StreamOrigin& origin, nlohmann::json room_fields) { set_up_shop(wr, origin.url(), std::move(room_fields)); }
+
+void set_up_shop(TestServer& wr, const std::string& origin_url, nlohmann::json room_fields) {
+    wr.create_zone("example.com", origin_url);
     nlohmann::json room = {
         {"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}};
     room.update(room_fields);

@@ -15,6 +15,8 @@ inline const std::string k_rooms = "/client/v4/zones/example.com/waiting_rooms";
 // The zone in front of `origin` and the shop room (200 active, 200 new per minute, overridden
 // by `room_fields`), live on the edge when this returns.
 void set_up_shop(TestServer& wr, const TestOrigin& origin, nlohmann::json room_fields = nlohmann::json::object());
+void set_up_shop(TestServer& wr, const StreamOrigin& origin, nlohmann::json room_fields = nlohmann::json::object());
+void set_up_shop(TestServer& wr, const std::string& origin_url, nlohmann::json room_fields);
 
 // PATCHes the shop room and waits for the edge to see it.
 void patch_shop(TestServer& wr, const nlohmann::json& fields);

@@ -1,5 +1,6 @@
 #pragma once
-// A throwaway self-signed certificate for "localhost", written as PEM files.
+// A throwaway self-signed certificate for "localhost" and 127.0.0.1, written as PEM files; it is
+// its own CA, so clients can be told to trust it.
 #include <filesystem>
 
 namespace wr::test {

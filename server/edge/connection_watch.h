@@ -1,0 +1,101 @@
+#pragma once
+// One coarse deadline per connection instead of a timer re-armed for every read and write: a
+// connection stores when it must have made progress (a plain time point, set a few times per
+// request), and its thread's sweeper looks at every connection a few times a second and cancels
+// the sockets of those past their deadline. The watch also carries the connection's place in
+// the thread's list of idle keep-alive connections, oldest first, from which the connection cap
+// sheds (issue #16). Everything here is touched by one edge thread only.
+#include <chrono>
+
+#include "edge/asio.h"
+
+namespace wr::edge {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// A doubly linked list through members of its elements: linking and unlinking allocate nothing.
+template <typename T, T* T::*Prev, T* T::*Next> class IntrusiveList {
+public:
+    bool empty() const { return m_head == nullptr; }
+    T* front() const { return m_head; }
+    void push_back(T& item) {
+        item.*Prev = m_tail;
+        item.*Next = nullptr;
+        (m_tail ? m_tail->*Next : m_head) = &item;
+        m_tail = &item;
+    }
+    void remove(T& item) {
+        (item.*Prev ? item.*Prev->*Next : m_head) = item.*Next;
+        (item.*Next ? item.*Next->*Prev : m_tail) = item.*Prev;
+        item.*Prev = item.*Next = nullptr;
+    }
+
+private:
+    T* m_head = nullptr;
+    T* m_tail = nullptr;
+};
+
+struct ConnectionWatch {
+    SteadyTime deadline = SteadyTime::max();
+    bool expired = false;      // the deadline passed and the sockets were cancelled
+    Socket* visitor = nullptr; // cancelled (and shut down) when the deadline passes
+    Socket* origin = nullptr;  // the origin connection in use, if any: cancelled too
+
+    // A new deadline (which also clears `expired`: read it right after the operation that failed).
+    void expire_in(std::chrono::steady_clock::duration timeout) {
+        deadline = std::chrono::steady_clock::now() + timeout;
+        expired = false;
+    }
+    void expire_never() {
+        deadline = SteadyTime::max();
+        expired = false;
+    }
+    // The deadline passed: every pending operation on the sockets ends with operation_aborted.
+    void expire() {
+        expired = true;
+        error_code ignored;
+        if (origin) origin->cancel(ignored);
+        if (visitor) visitor->cancel(ignored);
+    }
+
+    // Links of the thread's lists.
+    ConnectionWatch* all_prev = nullptr;
+    ConnectionWatch* all_next = nullptr;
+    ConnectionWatch* idle_prev = nullptr;
+    ConnectionWatch* idle_next = nullptr;
+    bool idle = false;
+};
+
+using WatchList = IntrusiveList<ConnectionWatch, &ConnectionWatch::all_prev, &ConnectionWatch::all_next>;
+using IdleList = IntrusiveList<ConnectionWatch, &ConnectionWatch::idle_prev, &ConnectionWatch::idle_next>;
+
+// A thread's connections: the deadlines the sweeper checks, and the idle ones the cap sheds.
+class ConnectionWatches {
+public:
+    static constexpr std::chrono::milliseconds k_sweep_interval{250};
+
+    void add(ConnectionWatch& watch) { m_all.push_back(watch); }
+    void remove(ConnectionWatch& watch) {
+        set_idle(watch, false);
+        m_all.remove(watch);
+    }
+    // Between requests, with nothing buffered, a connection is idle: the first to go under pressure.
+    void set_idle(ConnectionWatch& watch, bool idle) {
+        if (watch.idle == idle) return;
+        watch.idle = idle;
+        if (idle) m_idle.push_back(watch);
+        else m_idle.remove(watch);
+    }
+    // Closes the oldest idle connection; false when none is idle.
+    bool shed_oldest_idle();
+    // Expires every connection whose deadline is at or before `now`.
+    void sweep(SteadyTime now);
+    // Runs sweep() every k_sweep_interval until the io_context stops.
+    Task<> sweep_forever();
+
+private:
+    WatchList m_all;
+    IdleList m_idle;
+};
+
+} // namespace wr::edge

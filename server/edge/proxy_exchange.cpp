@@ -1,0 +1,354 @@
+// Forwarding an admitted request (the router): the head rewritten as bytes, the body streamed to
+// the origin beside the answer (so an origin that answers before reading it all is heard), the
+// answer's head edited as bytes and its body streamed back through a bounded buffer, re-framed
+// by the edge: each read of the origin's body is written to the visitor at once (SSE, long
+// polls), and no response is too large. An idle origin — no byte for --origin-timeout — fails
+// the exchange; so does a visitor whose body stops arriving for as long.
+#include <array>
+
+#include "edge/forward_head.h"
+#include "edge/visitor_connection.h"
+
+namespace wr::edge {
+namespace {
+
+constexpr std::string_view k_crlf = "\r\n";
+constexpr std::string_view k_last_chunk = "0\r\n\r\n";
+constexpr std::string_view k_continue = "HTTP/1.1 100 Continue\r\n\r\n";
+
+asio::const_buffer buffer_of(std::string_view text) { return asio::buffer(text.data(), text.size()); }
+
+// Appends `pieces` to `gather`, framed as one chunk when `chunked`; returns how many bytes they hold.
+uint64_t gather_pieces(std::vector<asio::const_buffer>& gather, const std::vector<std::string_view>& pieces, bool chunked,
+                       char* chunk_head) {
+    uint64_t bytes = 0;
+    for (const std::string_view piece : pieces) bytes += piece.size();
+    if (bytes == 0) return 0;
+    if (chunked) gather.push_back(asio::buffer(chunk_head, format_chunk_head(chunk_head, bytes)));
+    for (const std::string_view piece : pieces) gather.push_back(buffer_of(piece));
+    if (chunked) gather.push_back(buffer_of(k_crlf));
+    return bytes;
+}
+
+} // namespace
+
+template <typename Stream>
+Task<typename VisitorConnection<Stream>::ResponseHeadRead> VisitorConnection<Stream>::read_response_head(OriginConnection& origin,
+                                                                                                         bool head_request) {
+    bool received = !origin.in.empty();
+    while (true) {
+        m_response.begin(head_request);
+        bool complete = false;
+        while (!complete) {
+            if (!origin.in.empty()) {
+                switch (m_response.parse_head(origin.in.data(), std::min(origin.in.size(), k_max_response_head))) {
+                case HeadStatus::complete: complete = true; continue;
+                case HeadStatus::incomplete:
+                    if (origin.in.size() >= k_max_response_head) co_return ResponseHeadRead::invalid;
+                    break;
+                default: co_return ResponseHeadRead::invalid;
+                }
+            }
+            const auto [space, room] = origin.in.prepare(ReadBuffer::k_initial, k_max_response_head);
+            error_code ec;
+            const size_t got = co_await origin.read_some(asio::buffer(space, room), ec);
+            if (ec) co_return received ? ResponseHeadRead::failed : ResponseHeadRead::nothing;
+            received = true;
+            origin.in.commit(got);
+        }
+        const MessageHead& response = m_response.head();
+        if (response.status < 100 || response.status >= 200 || response.status == 101) co_return ResponseHeadRead::complete;
+        // An interim answer (103 Early Hints, 102…) goes on to an HTTP/1.1 visitor; 100 Continue
+        // does not: the edge answered the visitor's Expect itself.
+        if (response.status != 100 && m_version_minor == 1) {
+            std::string interim;
+            write_interim_response(interim, response);
+            error_code ec;
+            co_await asio::async_write(m_stream, asio::buffer(interim), awaitable(ec));
+            if (ec) co_return ResponseHeadRead::failed;
+        }
+        origin.in.consume(response.size);
+    }
+}
+
+template <typename Stream> Task<> VisitorConnection<Stream>::upload_body(OriginConnection& origin, BodyFraming framing) {
+    Upload& upload = m_upload;
+    const uint64_t limit = m_shared.options.max_request_body;
+    const auto timeout = m_shared.options.origin.response_timeout;
+    try {
+        while (true) {
+            upload.pieces.clear();
+            size_t consumed = 0;
+            BodyStatus status = BodyStatus::more;
+            if (!m_in.empty()) status = m_request.parse_body(m_in.data(), m_in.size(), consumed, upload.pieces);
+            if (status == BodyStatus::invalid) {
+                upload.end = Upload::End::invalid;
+                break;
+            }
+            upload.gather.clear();
+            upload.bytes += gather_pieces(upload.gather, upload.pieces, framing == BodyFraming::chunked, upload.chunk_head);
+            if (limit > 0 && upload.bytes > limit) {
+                upload.end = Upload::End::too_large;
+                break;
+            }
+            if (status == BodyStatus::complete && framing == BodyFraming::chunked) upload.gather.push_back(buffer_of(k_last_chunk));
+            if (!upload.gather.empty()) {
+                error_code ec;
+                co_await origin.write(upload.gather, ec);
+                if (ec) {
+                    upload.end = upload.stopping ? Upload::End::stopped : Upload::End::origin_failed;
+                    break;
+                }
+                if (!upload.stopping) m_watch.expire_in(timeout);
+            }
+            m_in.consume(consumed);
+            if (status == BodyStatus::complete) break;
+            const auto [space, room] = m_in.prepare(k_stream_buffer, k_stream_buffer);
+            error_code ec;
+            upload.waiting_for_visitor = true;
+            const size_t got = co_await m_stream.async_read_some(asio::buffer(space, room), awaitable(ec));
+            upload.waiting_for_visitor = false;
+            if (ec) {
+                // The deadline passed while the body was awaited: the visitor is too slow (the
+                // answer's side stops the upload only after that, when it sees the deadline too).
+                upload.end = m_watch.expired ? Upload::End::visitor_too_slow
+                             : upload.stopping ? Upload::End::stopped
+                                               : Upload::End::visitor_closed;
+                break;
+            }
+            m_in.commit(got);
+            if (!upload.stopping) m_watch.expire_in(timeout);
+        }
+    } catch (const std::exception&) {
+        upload.end = Upload::End::origin_failed;
+    }
+    // An unfinished body must never look finished to the origin: its connection closes.
+    if (upload.end != Upload::End::complete) origin.close();
+    upload.finished = true;
+    m_signal.cancel();
+}
+
+template <typename Stream> void VisitorConnection<Stream>::start_upload(OriginConnection& origin, BodyFraming framing) {
+    m_upload.running = true;
+    m_upload.finished = false;
+    m_upload.stopping = false;
+    m_upload.waiting_for_visitor = false;
+    m_upload.end = Upload::End::complete;
+    m_upload.bytes = 0;
+    asio::co_spawn(m_worker.io, upload_body(origin, framing), asio::detached);
+}
+
+template <typename Stream> Task<> VisitorConnection<Stream>::wait_for_upload() {
+    while (m_upload.running && !m_upload.finished) {
+        m_signal.expires_at(SteadyTime::max());
+        error_code ignored;
+        co_await m_signal.async_wait(awaitable(ignored));
+    }
+    m_upload.running = false;
+}
+
+template <typename Stream> Task<> VisitorConnection<Stream>::stop_upload(OriginConnection& origin) {
+    if (m_upload.running && !m_upload.finished) {
+        m_upload.stopping = true;
+        error_code ignored;
+        lowest_layer(m_stream).cancel(ignored);
+        origin.tcp_socket().cancel(ignored);
+    }
+    co_await wait_for_upload();
+}
+
+template <typename Stream> Task<bool> VisitorConnection<Stream>::proxy(GateResult& result, util::TimePoint now, bool keep_alive) {
+    const EdgeOptions& options = m_shared.options;
+    const auto timeout = options.origin.response_timeout;
+    const MessageHead& request = m_request.head();
+    const bool head_request = request.method == "HEAD";
+    const bool upgrade = request.upgrade;
+    const BodyFraming framing = request.framing;
+    const uint64_t length = request.content_length;
+    m_version_minor = request.version_minor;
+    m_upload.running = false;
+    m_upload.end = Upload::End::complete;
+
+    // A Turnstile token that was not needed (the visitor got in meanwhile) is not the origin's business.
+    std::string without_token;
+    std::string_view target = request.target;
+    if (result.room && target.find(k_turnstile_parameter) != std::string_view::npos)
+        if (auto token = take_turnstile_token(target)) {
+            without_token = std::move(token->target_without);
+            target = without_token;
+        }
+    write_forwarded_request(m_out, request,
+                            ForwardedRequest{.target = target, .path_prefix = result.zone->origin.path_prefix, .client = m_peer_text,
+                                             .https = m_https, .room_cookie = result.room ? std::string_view(result.room->cookie_name) : "",
+                                             .framing = framing, .content_length = length, .upgrade = upgrade});
+    const bool expects_continue = m_version_minor == 1 && framing != BodyFraming::none && has_token(request.find("expect"), "100-continue");
+    m_in.consume(request.size); // the head's views are not used past this point
+    // A body that is here already goes with the head (and can be sent again on a fresh connection);
+    // any other streams beside the answer.
+    const bool body_here = framing == BodyFraming::none || (framing == BodyFraming::length && m_in.size() >= length);
+    const size_t body_here_bytes = framing == BodyFraming::length && body_here ? static_cast<size_t>(length) : 0;
+
+    const auto origin_start = std::chrono::steady_clock::now();
+    std::unique_ptr<OriginConnection> origin;
+    ResponseHeadRead read = ResponseHeadRead::nothing;
+    OriginError connect_error = OriginError::none;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        origin = co_await m_worker.origins.acquire(result.zone->origin, m_watch, connect_error, attempt == 0);
+        if (!origin) break;
+        m_watch.origin = &origin->tcp_socket();
+        m_watch.expire_in(timeout);
+        error_code ec;
+        if (body_here) {
+            const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_out), asio::buffer(m_in.data(), body_here_bytes)};
+            co_await origin->write(buffers, ec);
+        } else {
+            co_await origin->write(asio::buffer(m_out), ec);
+        }
+        if (!ec && !body_here) {
+            if (expects_continue) co_await asio::async_write(m_stream, buffer_of(k_continue), awaitable(ec));
+            if (!ec) start_upload(*origin, framing);
+        }
+        read = ec ? ResponseHeadRead::nothing : co_await read_response_head(*origin, head_request);
+        // A pooled connection the origin closed just now fails before any answer: once more on a
+        // new one, when nothing of the body has streamed.
+        if (read != ResponseHeadRead::nothing || !origin->reused || m_upload.running || m_watch.expired) break;
+        m_watch.origin = nullptr;
+        origin.reset();
+    }
+    if (body_here_bytes > 0) m_in.consume(body_here_bytes);
+
+    if (read != ResponseHeadRead::complete) {
+        // No answer to pass on: wr answers with its own page (and no renewed cookie).
+        const bool timed_out = m_watch.expired || connect_error == OriginError::timeout;
+        if (origin) co_await stop_upload(*origin);
+        m_watch.origin = nullptr;
+        const auto end = m_upload.end;
+        // A body that streamed (or was to) is not all read: the connection cannot go on in step.
+        if (!body_here) keep_alive = false;
+        if (end == Upload::End::visitor_closed) co_return false;
+        if (end == Upload::End::too_large)
+            co_return co_await answer_error(413, "Request too large", "The request is larger than this site accepts.", false, head_request);
+        if (end == Upload::End::invalid) co_return co_await answer_error(400, "Bad Request", "The request's body is not valid.", false, head_request);
+        if (end == Upload::End::visitor_too_slow)
+            co_return co_await answer_error(408, "Request Timeout", "The request took too long to arrive.", false, head_request);
+        if (timed_out)
+            co_return co_await answer_error(504, "The site is taking too long", "It did not answer in time. Please try again in a moment.",
+                                            keep_alive, head_request);
+        co_return co_await answer_error(502, "The site cannot be reached", "Please try again in a moment.", keep_alive, head_request);
+    }
+
+    if (result.room)
+        result.room->stats->record_origin_time(now, std::chrono::duration_cast<util::Milliseconds>(std::chrono::steady_clock::now() - origin_start));
+    const MessageHead& response = m_response.head();
+
+    if (response.status == 101) {
+        if (!upgrade) { // a switch nobody asked for
+            co_await stop_upload(*origin);
+            m_watch.origin = nullptr;
+            co_return co_await answer_error(502, "The site cannot be reached", "Please try again in a moment.", false, head_request);
+        }
+        write_visitor_response(m_out, response, VisitorResponse{.version_minor = m_version_minor, .set_cookie = result.set_cookie});
+        origin->in.consume(response.size);
+        m_watch.expire_in(timeout);
+        error_code ec;
+        co_await asio::async_write(m_stream, asio::buffer(m_out), awaitable(ec));
+        if (!ec) co_await tunnel(*origin);
+        m_watch.origin = nullptr;
+        co_return false;
+    }
+
+    // The origin's revoke command is acted on when the room allows it, and never passed on.
+    std::string revoked_cookie;
+    std::string_view set_cookie = result.set_cookie;
+    if (result.room && result.room->settings.revoke_origin_command && waiting_room_command(response).find("revoke") != std::string_view::npos) {
+        revoked_cookie = m_worker.gate.revoke(result, m_shared.clock.now());
+        set_cookie = revoked_cookie;
+    }
+    // The edge frames what it sends: the origin's length as it is, anything else chunked for
+    // HTTP/1.1 visitors, or to the close for HTTP/1.0 ones.
+    BodyFraming out = response.framing;
+    if (out == BodyFraming::chunked || out == BodyFraming::until_close) out = m_version_minor == 1 ? BodyFraming::chunked : BodyFraming::until_close;
+    if (out == BodyFraming::until_close) keep_alive = false;
+    write_visitor_response(m_out, response,
+                           VisitorResponse{.version_minor = m_version_minor, .set_cookie = set_cookie, .framing = out,
+                                           .content_length = response.content_length, .keep_alive = keep_alive});
+    const bool origin_keeps_alive = response.keep_alive;
+    const bool until_close = response.framing == BodyFraming::until_close;
+    bool complete = response.framing == BodyFraming::none;
+    origin->in.consume(response.size);
+
+    // The body: each read from the origin is written to the visitor before the next read.
+    bool head_sent = false;
+    bool failed = false;
+    const bool chunked = out == BodyFraming::chunked;
+    while (true) {
+        m_pieces.clear();
+        size_t consumed = 0;
+        if (!complete && !origin->in.empty()) {
+            const BodyStatus status = m_response.parse_body(origin->in.data(), origin->in.size(), consumed, m_pieces);
+            if (status == BodyStatus::invalid) {
+                failed = true;
+                break;
+            }
+            complete = status == BodyStatus::complete;
+        }
+        m_gather.clear();
+        if (!head_sent) m_gather.push_back(asio::buffer(m_out));
+        gather_pieces(m_gather, m_pieces, chunked, m_chunk_head);
+        if (complete && chunked) m_gather.push_back(buffer_of(k_last_chunk));
+        if (!m_gather.empty()) {
+            m_watch.expire_in(timeout);
+            error_code ec;
+            co_await asio::async_write(m_stream, m_gather, awaitable(ec));
+            if (ec) {
+                failed = true;
+                break;
+            }
+            head_sent = true;
+        }
+        origin->in.consume(consumed);
+        if (complete) break;
+        const auto [space, room] = origin->in.prepare(k_stream_buffer, k_stream_buffer);
+        m_watch.expire_in(timeout);
+        error_code ec;
+        const size_t got = co_await origin->read_some(asio::buffer(space, room), ec);
+        if (ec) {
+            // The end of a body that runs to the close; anything else cut short is a failure, which
+            // the visitor sees as a response that stops (never a well-framed wrong one).
+            if (until_close && !m_watch.expired && m_response.finish_body() == BodyStatus::complete) {
+                complete = true;
+                continue;
+            }
+            failed = true;
+            break;
+        }
+        origin->in.commit(got);
+    }
+
+    // The origin answered before reading the whole body: the rest is not sent, and neither
+    // connection can go on in step.
+    const bool upload_unfinished = m_upload.running && !m_upload.finished;
+    if (upload_unfinished) keep_alive = false;
+    co_await stop_upload(*origin);
+    const bool upload_complete = m_upload.end == Upload::End::complete;
+    m_watch.origin = nullptr;
+    if (!failed && complete && origin_keeps_alive && !until_close && upload_complete) m_worker.origins.release(std::move(origin));
+    if (failed || !upload_complete) co_return false;
+    co_return keep_alive;
+}
+
+// The members above, for both kinds of visitor stream (the class itself is instantiated in
+// visitor_connection.cpp).
+#define WR_INSTANTIATE(Stream)                                                                                                 \
+    template Task<bool> VisitorConnection<Stream>::proxy(GateResult&, util::TimePoint, bool);                                  \
+    template Task<VisitorConnection<Stream>::ResponseHeadRead> VisitorConnection<Stream>::read_response_head(OriginConnection&, \
+                                                                                                             bool);             \
+    template Task<> VisitorConnection<Stream>::upload_body(OriginConnection&, BodyFraming);                                    \
+    template void VisitorConnection<Stream>::start_upload(OriginConnection&, BodyFraming);                                     \
+    template Task<> VisitorConnection<Stream>::stop_upload(OriginConnection&);                                                 \
+    template Task<> VisitorConnection<Stream>::wait_for_upload();
+WR_INSTANTIATE(Socket)
+WR_INSTANTIATE(TlsStream)
+#undef WR_INSTANTIATE
+
+} // namespace wr::edge

@@ -1,0 +1,196 @@
+// A visitor's connection: the request loop, reading heads, the Gate's decision and wr's own pages.
+#include "edge/visitor_connection.h"
+
+#include <array>
+#include <charconv>
+
+#include "analytics/prometheus.h"
+#include "edge/incoming_request.h"
+#include "edge/page_response.h"
+#include "util/log.h"
+
+namespace wr::edge {
+namespace {
+
+// Counts a request from the moment it is read until its answer is written (or the connection
+// ends), so that a drain knows when nothing is left half-answered.
+class InFlight {
+public:
+    explicit InFlight(std::atomic<int>& count) : m_count(count) { m_count.fetch_add(1, std::memory_order_acq_rel); }
+    ~InFlight() { m_count.fetch_sub(1, std::memory_order_acq_rel); }
+    InFlight(const InFlight&) = delete;
+    InFlight& operator=(const InFlight&) = delete;
+
+private:
+    std::atomic<int>& m_count;
+};
+
+} // namespace
+
+size_t format_chunk_head(char* out, uint64_t size) {
+    const auto end = std::to_chars(out, out + 16, size, 16).ptr;
+    end[0] = '\r';
+    end[1] = '\n';
+    return static_cast<size_t>(end + 2 - out);
+}
+
+std::string error_page(int status, std::string_view title, std::string_view text) {
+    return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, "
+           "initial-scale=1\"><title>" + std::to_string(status) + " " + std::string(title) + "</title><style>body{font:16px/1.5 "
+           "system-ui,sans-serif;display:grid;min-height:90vh;place-items:center;text-align:center}</style><main><h1>" +
+           std::string(title) + "</h1><p>" + std::string(text) + "</p></main></html>\n";
+}
+
+template <typename Stream>
+VisitorConnection<Stream>::VisitorConnection(Worker& worker, const EdgeShared& shared, Stream& stream, queue::ClientAddress peer,
+                                             bool https)
+    : m_worker(worker), m_shared(shared), m_stream(stream), m_peer(peer), m_peer_text(address_text(peer)), m_https(https),
+      m_signal(worker.io.get_executor()) {
+    m_watch.visitor = &lowest_layer(stream);
+    m_worker.watches.add(m_watch);
+}
+
+template <typename Stream> VisitorConnection<Stream>::~VisitorConnection() { m_worker.watches.remove(m_watch); }
+
+template <typename Stream> Task<typename VisitorConnection<Stream>::HeadRead> VisitorConnection<Stream>::read_head() {
+    const EdgeOptions& options = m_shared.options;
+    m_request.begin();
+    // Between requests with nothing buffered the connection is idle: the first to go when
+    // descriptors run short or the connection cap is reached, closed after --idle-timeout. Once
+    // a head has begun, it must be whole within --header-timeout.
+    bool begun = !m_in.empty();
+    if (begun) {
+        m_watch.expire_in(options.header_timeout);
+    } else {
+        m_watch.expire_in(options.idle_timeout);
+        m_in.release_if_empty();
+        m_worker.watches.set_idle(m_watch, true);
+    }
+    while (true) {
+        if (!m_in.empty()) {
+            switch (m_request.parse_head(m_in.data(), std::min(m_in.size(), k_max_request_head))) {
+            case HeadStatus::complete: co_return HeadRead::complete;
+            case HeadStatus::invalid: co_return HeadRead::invalid;
+            case HeadStatus::too_many_headers: co_return HeadRead::too_large;
+            case HeadStatus::unsupported_version: co_return HeadRead::unsupported_version;
+            case HeadStatus::incomplete:
+                if (m_in.size() >= k_max_request_head) co_return HeadRead::too_large;
+                break;
+            }
+        }
+        const auto [space, room] = m_in.prepare(ReadBuffer::k_initial, k_max_request_head);
+        error_code ec;
+        const size_t received = co_await m_stream.async_read_some(asio::buffer(space, room), awaitable(ec));
+        if (ec) co_return begun && m_watch.expired ? HeadRead::timed_out : HeadRead::closed;
+        m_in.commit(received);
+        if (!begun) {
+            begun = true;
+            m_worker.watches.set_idle(m_watch, false);
+            m_watch.expire_in(options.header_timeout);
+        }
+    }
+}
+
+template <typename Stream>
+Task<bool> VisitorConnection<Stream>::answer(int status, std::string_view body, bool keep_alive, bool head_request,
+                                             const GateResult* result) {
+    const int version = m_request.head().version_minor == 0 ? 10 : 11;
+    PageHead head{.status = status, .content_type = "text/html; charset=utf-8"};
+    if (result)
+        head = PageHead{.status = result->status, .content_type = result->content_type, .refresh_seconds = result->refresh_seconds,
+                        .retry_after_seconds = result->retry_after_seconds, .location = result->location,
+                        .set_cookie = result->set_cookie};
+    // The head in the connection's buffer, the page (often the Gate's cached copy) beside it: one write, no copy.
+    write_page_head(m_out, static_cast<unsigned>(version), head, body.size(), keep_alive);
+    m_watch.expire_in(m_shared.options.origin.response_timeout);
+    error_code ec;
+    const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_out), asio::buffer(body.data(), head_request ? 0 : body.size())};
+    co_await asio::async_write(m_stream, buffers, awaitable(ec));
+    co_return !ec && keep_alive;
+}
+
+template <typename Stream>
+Task<bool> VisitorConnection<Stream>::answer_error(int status, std::string_view title, std::string_view text, bool keep_alive,
+                                                   bool head_request) {
+    co_return co_await answer(status, error_page(status, title, text), keep_alive, head_request);
+}
+
+template <typename Stream> Task<> VisitorConnection<Stream>::serve() {
+    const EdgeOptions& options = m_shared.options;
+    while (m_shared.running.load(std::memory_order_relaxed)) {
+        const HeadRead read = co_await read_head();
+        switch (read) {
+        case HeadRead::complete: break;
+        case HeadRead::closed: co_return;
+        case HeadRead::timed_out:
+            co_await answer_error(408, "Request Timeout", "The request took too long to arrive.", false, false);
+            co_return;
+        case HeadRead::too_large:
+            co_await answer_error(431, "Request header fields too large", "The request's headers are larger than this site accepts.",
+                                  false, false);
+            co_return;
+        case HeadRead::invalid:
+            co_await answer_error(400, "Bad Request", "The request is not valid HTTP/1.1.", false, false);
+            co_return;
+        case HeadRead::unsupported_version:
+            co_await answer_error(505, "HTTP Version Not Supported", "This site speaks HTTP/1.0 and HTTP/1.1.", false, false);
+            co_return;
+        }
+
+        const InFlight in_flight(m_shared.in_flight);
+        const MessageHead& request = m_request.head();
+        // While draining, every answer closes its connection.
+        bool keep_alive = request.keep_alive && !m_shared.draining.load(std::memory_order_acquire);
+        const bool head_method = request.method == "HEAD";
+        const bool body_pending = request.framing != BodyFraming::none;
+        if (request.method == "CONNECT") {
+            co_await answer_error(405, "Method Not Allowed", "This site is not a forward proxy.", false, false);
+            co_return;
+        }
+        // A body announced larger than the limit is refused before anything else reads it.
+        if (request.framing == BodyFraming::length && options.max_request_body > 0 && request.content_length > options.max_request_body) {
+            co_await answer_error(413, "Request too large", "The request is larger than this site accepts.", false, head_method);
+            co_return;
+        }
+
+        // Hold this snapshot for the whole request: the room and zone below point into it.
+        const Snapshot snapshot = m_worker.current(m_shared.config);
+        const util::TimePoint now = m_shared.clock.now();
+        const IncomingRequest incoming = describe_request(request, m_cookies, m_peer, m_https, m_shared.trusted_proxies);
+        GateResult result;
+        try {
+            const auto decision_start = std::chrono::steady_clock::now();
+            result = m_worker.gate.handle(snapshot, incoming, now);
+            m_shared.analytics.decision_time().observe(std::chrono::steady_clock::now() - decision_start);
+            if (result.action == GateResult::Action::verify_turnstile) {
+                // The only decision that waits for the network; other requests on this thread go on meanwhile.
+                const TokenInTarget token = std::move(*result.turnstile);
+                const bool passed = co_await m_worker.turnstile.verify(token.token, address_text(incoming.client), m_watch);
+                result = m_worker.gate.answer_turnstile(snapshot, incoming, token, passed, m_shared.clock.now());
+            }
+        } catch (const std::exception& error) {
+            // The data plane does not throw by design; if something does, fail closed for this
+            // request and keep serving.
+            util::log_error("edge", std::string("deciding a request failed: ") + error.what());
+            result = GateResult{};
+            result.status = 500;
+            result.body = error_page(500, "Something went wrong", "Please try again in a moment.");
+        }
+
+        if (result.action == GateResult::Action::proxy) {
+            if (!co_await proxy(result, now, keep_alive)) co_return;
+            continue;
+        }
+        // wr's own answer: the queue, reject, 429, 303 or error page. A body on its way is not
+        // read: the connection closes after the answer.
+        if (body_pending) keep_alive = false;
+        const size_t head_size = request.size;
+        if (!co_await answer(result.status, result.body, keep_alive, head_method, &result)) co_return;
+        m_in.consume(head_size);
+    }
+}
+
+template class VisitorConnection<Socket>;
+template class VisitorConnection<TlsStream>;
+
+} // namespace wr::edge

@@ -1,0 +1,88 @@
+#pragma once
+// One visitor's connection, from its first byte to its close: read a request head (within
+// --header-timeout of its first byte, at most 16 KiB, else 408 or 431), ask the Gate, then answer
+// with wr's own page or forward the request (edge/proxy_exchange.cpp) — streaming bodies both
+// ways, or becoming a tunnel after a 101 (edge/tunnel.cpp) — and go round again while the
+// connection is kept alive. Written once for plain TCP and TLS streams.
+#include <string>
+#include <vector>
+
+#include "edge/asio.h"
+#include "edge/connection_watch.h"
+#include "edge/http_parser.h"
+#include "edge/read_buffer.h"
+#include "edge/worker.h"
+
+namespace wr::edge {
+
+template <typename Stream> class VisitorConnection {
+public:
+    VisitorConnection(Worker& worker, const EdgeShared& shared, Stream& stream, queue::ClientAddress peer, bool https);
+    ~VisitorConnection();
+    VisitorConnection(const VisitorConnection&) = delete;
+    VisitorConnection& operator=(const VisitorConnection&) = delete;
+
+    // Serves requests until the connection ends; the caller then closes the stream.
+    Task<> serve();
+    ConnectionWatch& watch() { return m_watch; }
+
+private:
+    enum class HeadRead { complete, closed, timed_out, too_large, invalid, unsupported_version };
+    Task<HeadRead> read_head();
+    // wr's own answer (queue page, error page…); false when the connection must close after it.
+    Task<bool> answer(int status, std::string_view body, bool keep_alive, bool head_request, const GateResult* result = nullptr);
+    Task<bool> answer_error(int status, std::string_view title, std::string_view text, bool keep_alive, bool head_request);
+
+    // edge/proxy_exchange.cpp: forwards the request the Gate admitted; false when the connection
+    // must close afterwards (and after a tunnel, which always ends it).
+    Task<bool> proxy(GateResult& result, util::TimePoint now, bool keep_alive);
+    enum class ResponseHeadRead { complete, nothing, failed, invalid };
+    Task<ResponseHeadRead> read_response_head(OriginConnection& origin, bool head_request);
+    Task<> upload_body(OriginConnection& origin, BodyFraming framing);
+    void start_upload(OriginConnection& origin, BodyFraming framing);
+    // Ends an upload that is still running (the origin answered without reading it all), then waits.
+    Task<> stop_upload(OriginConnection& origin);
+    Task<> wait_for_upload();
+    // edge/tunnel.cpp: bytes both ways until either side closes or the tunnel idles too long.
+    Task<> tunnel(OriginConnection& origin);
+    Task<> pump_to_visitor(OriginConnection& origin);
+
+    Worker& m_worker;
+    const EdgeShared& m_shared;
+    Stream& m_stream;
+    queue::ClientAddress m_peer;
+    std::string m_peer_text;
+    bool m_https;
+    int m_version_minor = 1;      // the request being answered: HTTP/1.0 or 1.1
+    ConnectionWatch m_watch;
+    ReadBuffer m_in;
+    HttpParser m_request{HttpParser::Kind::request};
+    HttpParser m_response{HttpParser::Kind::response};
+    std::string m_out;            // heads and wr's own pages; its capacity stays for the next request
+    std::string m_cookies;        // the Cookie headers joined, when a request has several
+    std::vector<std::string_view> m_pieces;     // response body pieces of one read
+    std::vector<asio::const_buffer> m_gather;   // what one write sends
+    char m_chunk_head[20];        // "<hex size>\r\n" of the chunk being written to the visitor
+
+    // The request body's way to the origin, when it streams beside the answer.
+    struct Upload {
+        bool running = false;
+        bool finished = false;
+        bool waiting_for_visitor = false;
+        bool stopping = false;
+        enum class End { complete, visitor_closed, visitor_too_slow, invalid, too_large, origin_failed, stopped } end = End::complete;
+        uint64_t bytes = 0;
+        std::vector<std::string_view> pieces;
+        std::vector<asio::const_buffer> gather;
+        char chunk_head[20];
+    } m_upload;
+    Timer m_signal; // wakes the answer's side when the upload ends
+};
+
+// Formats "<hex size>\r\n" into `out` (at least 20 bytes); returns its length.
+size_t format_chunk_head(char* out, uint64_t size);
+
+// wr's own error page.
+std::string error_page(int status, std::string_view title, std::string_view text);
+
+} // namespace wr::edge

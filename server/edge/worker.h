@@ -1,0 +1,57 @@
+#pragma once
+// An edge thread: its own io_context, listening socket, Gate, origin pool, Turnstile client and
+// connection sweeper, and what it reads of the server (options, configuration, clock, analytics,
+// the in-flight count a drain waits for). Everything in a Worker is touched by its thread only.
+#include <atomic>
+#include <thread>
+
+#include "analytics/room_stats.h"
+#include "edge/asio.h"
+#include "edge/client_address.h"
+#include "edge/config_source.h"
+#include "edge/connection_watch.h"
+#include "edge/edge_options.h"
+#include "edge/gate.h"
+#include "edge/origin_pool.h"
+#include "edge/turnstile_client.h"
+#include "util/clock.h"
+
+namespace wr::edge {
+
+// What every edge thread reads of the server; owned by EdgeServer.
+struct EdgeShared {
+    const EdgeOptions& options;
+    const TrustedProxies& trusted_proxies;
+    ConfigSource& config;
+    const util::Clock& clock;
+    analytics::Registry& analytics;
+    std::atomic<int>& in_flight;  // requests read and not yet answered (streams and tunnels included)
+    std::atomic<bool>& draining;  // every answer closes its connection
+    std::atomic<bool>& running;
+};
+
+struct Worker {
+    Worker(state::Counters& counters, uint64_t seed, const EdgeOptions& options, CrawlerVerifier& crawlers)
+        : acceptor(io.get_executor()), gate(counters, seed, GateServices{&options.turnstile, &crawlers}), origins(io, options.origin),
+          turnstile(io, options.turnstile) {}
+
+    // First, so that it outlives the io_context: connections still suspended when the io_context
+    // is destroyed unlink their watches from it as their frames go.
+    ConnectionWatches watches;
+    asio::io_context io{1};
+    Acceptor acceptor;
+    Gate gate;
+    OriginPool origins;
+    TurnstileClient turnstile;
+    Snapshot snapshot;
+    std::thread thread;
+
+    // This thread's copy of the configuration, refreshed when a new one was published. A request
+    // holds its own copy: the room and zone it was routed to point into it.
+    Snapshot current(const ConfigSource& source) {
+        if (source.version() != snapshot.version) snapshot = source.snapshot();
+        return snapshot;
+    }
+};
+
+} // namespace wr::edge

@@ -1,0 +1,19 @@
+#pragma once
+// SQL for the batch numbers of the analytics streams edges push (migration 0005), which make a
+// retried push count once.
+#include <cstdint>
+#include <string_view>
+
+#include "store/database.h"
+#include "util/clock.h"
+
+namespace wr::store {
+
+// True, and the batch recorded as merged, when `sequence` is above the last one merged for
+// (node, stream); false for a batch merged before. Call in the transaction that merges it.
+bool claim_batch(Connection& connection, std::string_view node, std::string_view stream, int64_t sequence, util::TimePoint now);
+
+// Forgets streams that pushed nothing since `oldest`; returns how many went.
+int64_t prune_analytics_streams(Connection& connection, util::TimePoint oldest);
+
+} // namespace wr::store

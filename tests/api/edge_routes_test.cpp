@@ -1,0 +1,223 @@
+// The routes edges use, through the dispatcher: only edge tokens may use them and edge tokens may
+// use nothing else; the snapshot answers 304 to an edge that has it; a pushed batch counts once.
+#include <doctest/doctest.h>
+
+#include <regex>
+#include <set>
+#include <string>
+
+#include "api/routes.h"
+#include "control/config_feed.h"
+#include "control/rooms.h"
+#include "control/tokens.h"
+#include "control/zones.h"
+#include "fleet/fleet_status.h"
+#include "fleet/published_snapshot.h"
+#include "fleet/report_wire.h"
+#include "fleet/snapshot_wire.h"
+#include "store/analytics_store.h"
+#include "store/migrate.h"
+#include "support/temp_dir.h"
+#include "support/test_server.h"
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using wr::api::Reply;
+using wr::api::Request;
+
+namespace {
+
+// A control node without sockets: a database with one room, the snapshot edges pull, and tokens
+// of every kind.
+struct Control {
+    wr::test::TempDir dir;
+    wr::store::Database database{dir.path()};
+    wr::util::FakeClock clock{wr::test::k_test_start};
+    wr::analytics::Registry registry;
+    wr::fleet::PublishedSnapshot snapshot;
+    wr::fleet::FleetStatus fleet;
+    wr::api::Services services{database, clock, &fleet, &registry};
+    std::string room_id;
+    std::string edge, edit, read, zoned_read;
+
+    Control() {
+        wr::store::migrate(database);
+        database.write([&](wr::store::Connection& c) {
+            const wr::model::Zone zone = wr::control::create_zone(c, clock.now(), {"example.com", "http://127.0.0.1:3000"});
+            wr::model::RoomSettings room;
+            room.name = "shop";
+            room.host = "shop.example.com";
+            room.total_active_users = 1000;
+            room.new_users_per_minute = 300;
+            room_id = wr::control::create_room(c, clock.now(), zone, room).id;
+            edge = wr::control::create_token(c, clock.now(), "edge-1", wr::model::TokenScope::edge, std::nullopt).secret;
+            edit = wr::control::create_token(c, clock.now(), "edit", wr::model::TokenScope::edit, std::nullopt).secret;
+            read = wr::control::create_token(c, clock.now(), "read", wr::model::TokenScope::read, std::nullopt).secret;
+            zoned_read = wr::control::create_token(c, clock.now(), "zoned", wr::model::TokenScope::read, zone.id).secret;
+        });
+        services.published_snapshot = &snapshot;
+        services.fleet = &fleet;
+        publish();
+    }
+
+    // What the configuration feed does on a change.
+    void publish() {
+        wr::control::ConfigFeed feed(database, dir.path() / "cookie.key",
+                                     {[this](const wr::model::ConfigDocument& document, const std::shared_ptr<const wr::edge::KeyRing>& keys) {
+                                         snapshot.update(document, *keys);
+                                     }});
+    }
+
+    Reply send(const std::string& method, const std::string& path, const std::string& token, const std::string& body = "",
+               std::map<std::string, std::string> headers = {}) {
+        Request request;
+        request.method = method;
+        request.path = path;
+        request.body = body;
+        request.headers = std::move(headers);
+        request.base_url = "http://127.0.0.1:9090";
+        if (!token.empty()) request.headers["authorization"] = "Bearer " + token;
+        return wr::api::dispatch(services, wr::api::all_routes(), request);
+    }
+
+    int64_t admitted_requests() {
+        int64_t total = 0;
+        database.read([&](wr::store::Connection& c) {
+            for (const auto& record : wr::store::load_analytics(c, room_id, 0, std::numeric_limits<int64_t>::max()))
+                total += record.requests[0];
+        });
+        return total;
+    }
+};
+
+json error_of(const Reply& reply) {
+    REQUIRE(reply.raw_body);
+    const json body = json::parse(*reply.raw_body);
+    REQUIRE(body["errors"].size() == 1);
+    return body["errors"][0];
+}
+
+// A concrete path for a route pattern: parameters filled with names that exist.
+std::string concrete(std::string pattern) {
+    pattern = std::regex_replace(pattern, std::regex(R"(\{zone_id\})"), "example.com");
+    pattern = std::regex_replace(pattern, std::regex(R"(\{room_id\})"), "shop");
+    return std::regex_replace(pattern, std::regex(R"(\{[a-z_]+\})"), "x");
+}
+
+std::string push(const std::string& node, const std::string& stream, int64_t sequence, const std::string& room_id, int64_t admitted) {
+    wr::fleet::PushMessage message;
+    message.report.node = node;
+    message.report.rooms.push_back({room_id, 5, 1, 1000, 300, 2});
+    wr::model::MinuteRecord record;
+    record.minute = 29'000'000;
+    record.requests[0] = admitted;
+    message.batch = wr::fleet::AnalyticsBatch{stream, sequence, {{room_id, {{record.minute, record}}}}};
+    return wr::fleet::push_body(message);
+}
+
+} // namespace
+
+TEST_CASE("api edge routes: an edge token gets 403 on every other route, and other tokens 403 on the edge routes") {
+    Control control;
+    const std::string edge_only = "an edge token may only fetch the configuration and cookie keys and push analytics "
+                                  "(/client/v4/edge/…); this route needs a read or edit token";
+    int checked = 0;
+    for (const wr::api::Route& route : wr::api::all_routes()) {
+        if (route.access == wr::api::Access::public_access) continue;
+        CAPTURE(route.method);
+        CAPTURE(route.pattern);
+        const std::string path = concrete(route.pattern);
+        if (route.access == wr::api::Access::edge) {
+            for (const std::string& token : {control.edit, control.read, control.zoned_read}) {
+                const Reply reply = control.send(route.method, path, token);
+                CHECK(reply.status == 403);
+                CHECK(error_of(reply) == json{{"code", 1014},
+                                              {"message", "this route serves edge nodes: it needs a token with scope edge (wr tokens "
+                                                          "create --scope edge)"}});
+            }
+        } else {
+            const Reply reply = control.send(route.method, path, control.edge, "{}");
+            CHECK(reply.status == 403);
+            CHECK(error_of(reply) == json{{"code", 1014}, {"message", edge_only}});
+        }
+        ++checked;
+    }
+    CHECK(checked > 30); // every route of the API, not a handful
+}
+
+TEST_CASE("api edge routes: an edge token cannot be bound to a zone") {
+    Control control;
+    const Reply reply = control.send("POST", "/client/v4/tokens", control.edit, R"({"name":"edge-2","scope":"edge","zone_id":"example.com"})");
+    CHECK(reply.status == 400);
+    CHECK(error_of(reply) == json{{"code", 1002}, {"message", "zone_id: an edge token serves every zone and cannot be bound to one"}});
+    const Reply created = control.send("POST", "/client/v4/tokens", control.edit, R"({"name":"edge-2","scope":"edge"})");
+    CHECK(created.status == 200);
+    CHECK(json::parse(*created.raw_body)["result"]["scope"] == "edge");
+}
+
+TEST_CASE("api edge routes: the snapshot, then 304 until the configuration or the keys change") {
+    Control control;
+    const Reply first = control.send("GET", "/client/v4/edge/config", control.edge);
+    REQUIRE(first.status == 200);
+    std::string etag;
+    for (const auto& [name, value] : first.headers)
+        if (name == "ETag") etag = value;
+    REQUIRE(etag.size() == 34);
+    std::string error;
+    const auto snapshot = wr::fleet::read_snapshot(*first.raw_body, error);
+    REQUIRE_MESSAGE(snapshot, error);
+    REQUIRE(snapshot->document.zones.size() == 1);
+    CHECK(snapshot->document.zones[0].rooms[0].room.settings.name == "shop");
+    CHECK(snapshot->keys->keys().size() == 1);
+
+    CHECK(control.send("GET", "/client/v4/edge/config", control.edge, "", {{"if-none-match", etag}}).status == 304);
+    // A write that changes nothing the edge sees (a token) leaves the ETag alone.
+    control.send("POST", "/client/v4/tokens", control.edit, R"({"name":"another","scope":"read"})");
+    control.publish();
+    CHECK(control.send("GET", "/client/v4/edge/config", control.edge, "", {{"if-none-match", etag}}).status == 304);
+    // A change of the room is a new snapshot.
+    REQUIRE(control.send("PATCH", "/client/v4/zones/example.com/waiting_rooms/shop", control.edit, R"({"queue_all":true})").status == 200);
+    control.publish();
+    const Reply changed = control.send("GET", "/client/v4/edge/config", control.edge, "", {{"if-none-match", etag}});
+    REQUIRE(changed.status == 200);
+    CHECK(wr::fleet::read_snapshot(*changed.raw_body, error)->document.zones[0].rooms[0].room.settings.queue_all);
+    // So is a key rotation.
+    std::string second_etag;
+    for (const auto& [name, value] : changed.headers)
+        if (name == "ETag") second_etag = value;
+    wr::edge::KeyRing::rotate(control.dir.path() / "cookie.key");
+    control.publish();
+    const Reply rotated = control.send("GET", "/client/v4/edge/config", control.edge, "", {{"if-none-match", second_etag}});
+    REQUIRE(rotated.status == 200);
+    CHECK(wr::fleet::read_snapshot(*rotated.raw_body, error)->keys->keys().size() == 2);
+}
+
+TEST_CASE("api edge routes: a push is merged once however often it is sent, and its report counts live") {
+    Control control;
+    const std::string body = push("edge-1", "s1", 1, control.room_id, 7);
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        const Reply reply = control.send("POST", "/client/v4/edge/analytics", control.edge, body);
+        REQUIRE(reply.status == 200);
+        CHECK(json::parse(*reply.raw_body)["result"] == json{{"acknowledged", 1}});
+    }
+    CHECK(control.admitted_requests() == 7);
+    REQUIRE(control.send("POST", "/client/v4/edge/analytics", control.edge, push("edge-2", "s9", 1, control.room_id, 5)).status == 200);
+    CHECK(control.admitted_requests() == 12);
+    // The totals /metrics counts on the control node: what was merged, once.
+    CHECK(control.registry.room(control.room_id)->totals().requests[0] == 12);
+    // Both reports are live: the status adds the two edges up.
+    const Reply status = control.send("GET", "/client/v4/zones/example.com/waiting_rooms/shop/status", control.read);
+    REQUIRE(status.status == 200);
+    const json result = json::parse(*status.raw_body)["result"];
+    CHECK(result["estimated_total_active_users"] == 10);
+    CHECK(result["estimated_queued_users"] == 2);
+    CHECK(result["max_estimated_time_minutes"] == 2);
+    REQUIRE(result["nodes"].size() == 2);
+    CHECK(result["nodes"][0]["name"] == "edge-1");
+    CHECK(result["nodes"][0]["condition"] == "ok");
+    CHECK(result["nodes"][0]["state"]["backend"] == "memory");
+
+    const Reply bad = control.send("POST", "/client/v4/edge/analytics", control.edge, R"({"node":"edge 1"})");
+    CHECK(bad.status == 400);
+    CHECK(error_of(bad)["code"] == 1002);
+}

@@ -1,0 +1,94 @@
+// Pushed batches reach the store exactly once: a retry after a lost answer adds nothing, a late
+// minute merges into the minute it belongs to, two edges' counts add up, and a deleted room's
+// minutes are dropped.
+#include <doctest/doctest.h>
+
+#include "control/rooms.h"
+#include "control/zones.h"
+#include "fleet/batch_merge.h"
+#include "store/analytics_store.h"
+#include "store/migrate.h"
+#include "support/temp_dir.h"
+#include "support/test_server.h"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Store {
+    wr::test::TempDir dir;
+    wr::store::Database database{dir.path()};
+    std::string room_id;
+
+    Store() {
+        wr::store::migrate(database);
+        database.write([&](wr::store::Connection& c) {
+            const wr::model::Zone zone = wr::control::create_zone(c, wr::test::k_test_start, {"example.com", "http://127.0.0.1:3000"});
+            wr::model::RoomSettings room;
+            room.name = "shop";
+            room.host = "shop.example.com";
+            room.total_active_users = 1000;
+            room.new_users_per_minute = 300;
+            room_id = wr::control::create_room(c, wr::test::k_test_start, zone, room).id;
+        });
+    }
+
+    // What is stored for the room, minute by minute: admitted requests.
+    std::map<int64_t, int64_t> admitted() {
+        std::map<int64_t, int64_t> out;
+        database.read([&](wr::store::Connection& c) {
+            for (const auto& record : wr::store::load_analytics(c, room_id, 0, std::numeric_limits<int64_t>::max()))
+                out[record.minute] = record.requests[0];
+        });
+        return out;
+    }
+};
+
+wr::fleet::AnalyticsBatch batch(const std::string& stream, int64_t sequence, const std::string& room, std::map<int64_t, int64_t> admitted) {
+    wr::fleet::AnalyticsBatch out{stream, sequence, {}};
+    for (const auto& [minute, count] : admitted) {
+        wr::model::MinuteRecord record;
+        record.minute = minute;
+        record.requests[0] = count;
+        out.records[room][minute] = record;
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("fleet::merge_batch merges a batch once, whatever the retries") {
+    Store store;
+    const auto now = wr::test::k_test_start;
+    const auto first = batch("s1", 1, store.room_id, {{100, 3}, {101, 4}});
+    CHECK(wr::fleet::merge_batch(store.database, "edge-1", first, now).at(store.room_id).size() == 2);
+    CHECK(store.admitted() == std::map<int64_t, int64_t>{{100, 3}, {101, 4}});
+    // The answer was lost; the edge sends the same batch again.
+    CHECK(wr::fleet::merge_batch(store.database, "edge-1", first, now + 2s).empty());
+    CHECK(store.admitted() == std::map<int64_t, int64_t>{{100, 3}, {101, 4}});
+    // The next batch, with a late count for minute 100.
+    wr::fleet::merge_batch(store.database, "edge-1", batch("s1", 2, store.room_id, {{100, 1}, {102, 5}}), now + 4s);
+    CHECK(store.admitted() == std::map<int64_t, int64_t>{{100, 4}, {101, 4}, {102, 5}});
+    // A retry of an older batch arriving after a newer one is not counted either.
+    CHECK(wr::fleet::merge_batch(store.database, "edge-1", first, now + 6s).empty());
+    CHECK(store.admitted() == std::map<int64_t, int64_t>{{100, 4}, {101, 4}, {102, 5}});
+}
+
+TEST_CASE("fleet::merge_batch keeps streams apart: other edges, and a restarted edge's new stream") {
+    Store store;
+    const auto now = wr::test::k_test_start;
+    wr::fleet::merge_batch(store.database, "edge-1", batch("s1", 1, store.room_id, {{100, 3}}), now);
+    wr::fleet::merge_batch(store.database, "edge-2", batch("s1", 1, store.room_id, {{100, 10}}), now);
+    wr::fleet::merge_batch(store.database, "edge-1", batch("s2", 1, store.room_id, {{100, 100}}), now);
+    CHECK(store.admitted() == std::map<int64_t, int64_t>{{100, 113}});
+}
+
+TEST_CASE("fleet::merge_batch drops the minutes of a room that no longer exists") {
+    Store store;
+    auto pushed = batch("s1", 1, store.room_id, {{100, 3}});
+    pushed.records["gone"][100] = pushed.records[store.room_id][100];
+    const wr::fleet::RoomMinutes merged = wr::fleet::merge_batch(store.database, "edge-1", pushed, wr::test::k_test_start);
+    CHECK(merged.size() == 1);
+    CHECK(merged.contains(store.room_id));
+    CHECK(store.admitted() == std::map<int64_t, int64_t>{{100, 3}});
+}
