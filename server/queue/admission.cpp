@@ -279,17 +279,20 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
                         policy.new_users_per_minute - admitted_now));
         const int64_t waiting_others = ledger.waiting_users(now) - (counted_as_waiting ? 1 : 0);
         bool eligible = false;
+        bool place_for_all_before = false; // a place for this user whatever the lottery draws
         if (policy.method == model::QueueingMethod::random) {
-            eligible = slots > 0 && (slots > waiting_others ||
+            place_for_all_before = slots > waiting_others;
+            eligible = slots > 0 && (place_for_all_before ||
                                      admitted_now < released_slots(admitted_now + slots, ledger.release_seed(now, random), now));
         } else {
             const int64_t ahead = outcome.new_user ? waiting_others : ledger.waiting_through(ticket.bucket, false, now);
-            eligible = ahead < slots;
+            eligible = place_for_all_before = ahead < slots;
         }
         if (eligible && allowance > 0) {
             admit(outcome, ledger, now, was_waiting, previous_check_in);
             return outcome;
         }
+        outcome.short_of_allowance = place_for_all_before && allowance <= 0;
     }
 
     if (outcome.new_user && arrival == Arrival::hold) {

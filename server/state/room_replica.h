@@ -17,6 +17,10 @@
 
 namespace wr::state {
 
+// The refresh of a visitor who waits only for this node's next grant (the room has a place):
+// long enough for a sync or two at the default interval, short against the usual 20 s.
+inline constexpr int k_grant_retry_seconds = 2;
+
 struct ReplicaSettings {
     util::Milliseconds sync_interval{250};
     FailureMode failure_mode = FailureMode::local_share;
