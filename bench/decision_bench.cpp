@@ -4,6 +4,10 @@
 //   shared     the same with the counts shared through a store (--state redis's code, the store in
 //              process, its sync thread running every 250 ms beside the measurement)
 //   queued     the same for a visitor who waits: route, open, decide, seal, page (rendered or cached)
+//   waiting-fifo, waiting-random
+//              the same in a room that has admitted for three minutes, so that the decision also
+//              estimates the wait (FIFO: the user's place; random: the room's percentiles), a new
+//              arrival every millisecond joining 5,000 waiting
 //   analytics  what per-minute analytics add to a decision (two relaxed atomic increments)
 //   rules      evaluating three typical bypass rules that do not match (every rule runs), with
 //              the heap allocations they make per request (there should be none)
@@ -59,7 +63,8 @@ double measure(const char* name, int iterations, const std::function<void(int)>&
 }
 
 std::unique_ptr<wr::edge::RoomConfig> room(const char* id, const char* host, int64_t limit, bool queue_all,
-                                           const wr::edge::ZoneConfig* zone) {
+                                           const wr::edge::ZoneConfig* zone,
+                                           wr::model::QueueingMethod method = wr::model::QueueingMethod::fifo) {
     auto config = std::make_unique<wr::edge::RoomConfig>();
     config->id = id;
     config->zone = zone;
@@ -67,6 +72,7 @@ std::unique_ptr<wr::edge::RoomConfig> room(const char* id, const char* host, int
     config->settings.total_active_users = limit;
     config->settings.new_users_per_minute = limit;
     config->settings.queue_all = queue_all;
+    config->settings.queueing_method = method;
     config->cookie_name = "__cfwaitingroom";
     wr::edge::build_phases(*config);
     return config;
@@ -86,6 +92,9 @@ int main(int argc, char** argv) {
     config->zones.push_back(std::move(zone));
     config->rooms.push_back(room("0123456789abcdef0123456789abcdef", "open.bench.test", 2147483647, false, config->zones[0].get()));
     config->rooms.push_back(room("fedcba9876543210fedcba9876543210", "queue.bench.test", 200, true, config->zones[0].get()));
+    config->rooms.push_back(room("00112233445566778899aabbccddeeff", "fifo.bench.test", 200, false, config->zones[0].get()));
+    config->rooms.push_back(room("ffeeddccbbaa99887766554433221100", "random.bench.test", 200, false, config->zones[0].get(),
+                                 wr::model::QueueingMethod::random));
     config->index();
     const wr::edge::Snapshot snapshot{config, std::make_shared<const wr::edge::KeyRing>(keys), 1};
 
@@ -142,6 +151,20 @@ int main(int argc, char** argv) {
     measure("queued", iterations, [&](int i) {
         sink += gate.handle(snapshot, queued, start + std::chrono::milliseconds{i / 1000}).body.size();
     });
+
+    // A room that has admitted for three minutes: estimates are known, and each queued decision
+    // makes one. The crowd arrives at the start; the measured visitors join it three minutes on.
+    for (const char* host : {"fifo.bench.test", "random.bench.test"}) {
+        wr::edge::IncomingRequest waiting{
+            .method = "GET", .target = "/", .host = host, .cookie_header = forged, .accept = "text/html"};
+        for (int i = 0; i < 5000; ++i) gate.handle(snapshot, waiting, start + std::chrono::milliseconds{i});
+        const auto later = start + std::chrono::minutes{3};
+        const std::string name = std::string("waiting-") + (host[0] == 'f' ? "fifo" : "random");
+        measure(name.c_str(), iterations, [&](int i) {
+            // A new arrival every millisecond (60,000 a minute: a heavy surge), each told its wait.
+            sink += gate.handle(snapshot, waiting, later + std::chrono::milliseconds{i}).body.size();
+        });
+    }
 
     // What analytics add to each decision: the counters the gate bumps for a queued request.
     wr::analytics::RoomStats stats;

@@ -75,40 +75,108 @@ Ticket new_ticket(const Policy& policy, util::TimePoint now, util::Random& rando
     return ticket;
 }
 
-// The recent admission rate, bounded by what the limits allow in the long run: no more than
-// new_users_per_minute, and no more than total_active_users per slot's hold. A slot is held a
-// session after the user's last counted minute ends — a session plus, on average, more than
-// half a minute of rounding and the user's own requests: a session and a minute, measured
-// against `wr simulate`. The bounds matter right after a burst, when the first minutes'
-// admissions (an empty room filling) would otherwise extrapolate to a rate the room cannot keep.
-double admission_rate(const Ledger& ledger, const Policy& policy, util::TimePoint now) {
-    const double measured = ledger.admission_rate(now, policy.session_duration);
-    const double per_session = static_cast<double>(policy.total_active_users) / static_cast<double>(std::max<int64_t>(1, policy.session_duration.count() + 1));
-    return std::min({measured, static_cast<double>(policy.new_users_per_minute), per_session});
+// Estimates are known once admissions have run two whole minutes: the first fills an empty room
+// at once, and the next shows whether those users browse on into it, which decides when their
+// slots free (a user last counted in a minute holds the slot a session and a minute past it).
+constexpr int64_t k_minutes_before_estimates = 2;
+
+// What the estimates need to know of the room: its counts now, for its admissions to come
+// (queue/admission_forecast.h). A slot given out frees again one hold later: the session, the
+// minute the user is counted in and whatever they browse before their last request, measured as
+// active users ÷ the admission rate (Little's law), and never less than a session and a minute.
+// The rate is that of the last half hour or of the last five minutes, whichever is higher: the
+// long one sees through the waves a full room admits in, the short one forgets a quiet spell
+// before a surge. Right after a surge begins, its first minute (an empty room filling) makes the
+// rate high and the hold the bound: the room's sessions, as the ledger counts them.
+constexpr int64_t k_recent_rate_minutes = 5;
+
+bool forecast_inputs(const Ledger& ledger, const Policy& policy, util::TimePoint now, ForecastInputs& inputs) {
+    if (ledger.minutes_admitting(now) < k_minutes_before_estimates) return false;
+    const double rate = std::max(ledger.admission_rate(now), ledger.admission_rate(now, k_recent_rate_minutes));
+    if (rate <= 0) return false;
+    const int64_t session = std::clamp<int64_t>(policy.session_duration.count(), 0, k_forecast_session_minutes);
+    const int64_t current = minute_of(now);
+    // To the whole second: estimates are shown in minutes, and the room's estimates in one second
+    // are then the same (kept, not computed again: queue/wait_estimate.cpp).
+    inputs.minute_offset = static_cast<double>((now - minute_start(current)).count() / 1000) / 60.0;
+    inputs.total_active_users = policy.total_active_users;
+    inputs.new_users_per_minute = policy.new_users_per_minute;
+    inputs.admitted_this_minute = ledger.admitted_in_minute(now);
+    inputs.session_minutes = session;
+    int64_t active = 0;
+    for (int64_t k = 0; k <= session; ++k) {
+        inputs.counted_minutes_ago[static_cast<size_t>(k)] = ledger.active_counted_in_minute(current - k);
+        active += inputs.counted_minutes_ago[static_cast<size_t>(k)];
+    }
+    inputs.hold_minutes = std::max(static_cast<double>(session + 1), static_cast<double>(active) / rate);
+    // FIFO: the waiting users' next check-ins (one refresh interval) claim a freed slot; random
+    // queueing releases a minute's slots over its first part.
+    inputs.claim_minutes = policy.method == model::QueueingMethod::random
+                               ? static_cast<double>(k_release_span_ms) / 60000.0
+                               : static_cast<double>(k_refresh_interval_seconds) / 60.0;
+    return true;
 }
 
-// Where a FIFO user stands: behind everyone in older buckets and, on average, half of their own
-// bucket (with `joining` more not yet counted in it). A bucket is let in as a whole and whoever
-// of it checks in first goes first, so a place within a bucket is a draw; counting the whole
-// bucket made estimates too long by half a bucket (a burst's first estimate was twice its wait).
-double fifo_users_ahead(const Ledger& ledger, util::TimePoint bucket, util::TimePoint now, int64_t joining = 0) {
-    const int64_t before = ledger.waiting_through(bucket, false, now);
-    const int64_t through = ledger.waiting_through(bucket, true, now) + joining;
-    return static_cast<double>(before) + static_cast<double>(through - before) / 2.0;
+// The chance per minute that a waiting user gives up: measured from check-ins no other followed.
+double leave_rate(const Ledger& ledger, util::TimePoint now) {
+    return leave_rate_per_minute(ledger.stop_share(now), static_cast<double>(k_refresh_interval_seconds));
 }
 
-void estimate_wait(Outcome& outcome, const Ledger& ledger, const Policy& policy, util::TimePoint now) {
+// New users joining the queue per minute, over the last half minute: short enough that the
+// burst a surge starts with has passed by the time the first estimate is known.
+constexpr auto k_arrival_rate_span = std::chrono::seconds{30};
+double arrivals_per_minute(const Ledger& ledger, util::TimePoint now) {
+    return static_cast<double>(ledger.arrivals_within(now, k_arrival_rate_span)) * 60.0 /
+           static_cast<double>(std::chrono::seconds{k_arrival_rate_span}.count());
+}
+
+// The user's own draw for showing a percentile between two whole minutes: fixed per user, so
+// their page does not flip between check-ins for no reason.
+double estimate_draw(uint64_t session_id) { return unit_of(mix(session_id ^ 0x6573746d61746573ULL)); }
+
+// FIFO: those in older buckets wait ahead; the user's own bucket, while it is this minute's,
+// keeps filling until the minute ends, and later arrivals in it may go before them.
+// They are let in at one of their own check-ins, every refresh interval from the last.
+WaitEstimate fifo_wait(const Ledger& ledger, const ForecastInputs& inputs, const Ticket& ticket, util::TimePoint now, double draw,
+                       int64_t joining = 0) {
+    FifoPlace place;
+    const int64_t ahead = ledger.waiting_through(ticket.bucket, false, now);
+    place.ahead = static_cast<double>(ahead);
+    place.own_bucket = static_cast<double>(ledger.waiting_through(ticket.bucket, true, now) + joining - ahead);
+    if (ticket.bucket == minute_start(minute_of(now))) place.own_bucket += arrivals_per_minute(ledger, now) * (1 - inputs.minute_offset);
+    place.refresh_minutes = static_cast<double>(ticket.refresh_interval_seconds) / 60.0;
+    place.since_check_in_minutes = static_cast<double>(std::max<int64_t>(0, (now - ticket.last_check_in).count())) / 60000.0;
+    return fifo_estimate(inputs, place, leave_rate(ledger, now), draw);
+}
+
+// Random: the pool of everyone waiting, and the surge taken to last as long again as it has so
+// far (up to the half hour of arrivals the ledger keeps).
+constexpr auto k_arrival_history = std::chrono::minutes{30};
+WaitEstimate random_wait(const Ledger& ledger, const ForecastInputs& inputs, util::TimePoint now, double draw, int64_t joining = 0) {
+    RandomPool pool;
+    pool.waiting = static_cast<double>(ledger.waiting_users(now) + joining);
+    pool.arrivals_per_minute = arrivals_per_minute(ledger, now);
+    if (pool.arrivals_per_minute > 0)
+        pool.arrival_minutes = std::min(static_cast<double>(k_arrival_history.count()),
+                                        static_cast<double>(ledger.arrivals_within(now, k_arrival_history)) / pool.arrivals_per_minute);
+    pool.leave_rate = leave_rate(ledger, now);
+    return random_estimate(inputs, pool, draw);
+}
+
+void estimate_wait(Outcome& outcome, const Ledger& ledger, const Policy& policy, util::TimePoint now, int64_t joining = 0) {
     if (policy.queue_all) return; // everyone waits for the start: no estimate
-    const double rate = admission_rate(ledger, policy, now);
+    ForecastInputs inputs;
+    if (!forecast_inputs(ledger, policy, now, inputs)) return;
+    const double draw = estimate_draw(outcome.ticket.session_id);
     if (policy.method == model::QueueingMethod::random)
-        outcome.estimate = random_estimate(ledger.waiting_users(now), rate);
+        outcome.estimate = random_wait(ledger, inputs, now, draw, joining);
     else
-        outcome.estimate = fifo_estimate(fifo_users_ahead(ledger, outcome.ticket.bucket, now), rate);
+        outcome.estimate = fifo_wait(ledger, inputs, outcome.ticket, now, draw, joining);
     outcome.queue_is_full = outcome.estimate.known && outcome.estimate.minutes > k_queue_full_minutes;
 }
 
-void admit(Outcome& outcome, Ledger& ledger, util::TimePoint now, bool counted_as_waiting, util::TimePoint waiting_since) {
-    if (counted_as_waiting) ledger.remove_waiting(outcome.ticket.bucket, waiting_since, now);
+void admit(Outcome& outcome, Ledger& ledger, util::TimePoint now, bool was_waiting, util::TimePoint waiting_since) {
+    if (was_waiting) ledger.remove_waiting(outcome.ticket.bucket, waiting_since);
     outcome.ticket.accepted_at = now;
     outcome.ticket.last_check_in = now;
     ledger.add_active(now);
@@ -178,7 +246,10 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
     }
     Ticket& ticket = outcome.ticket;
     const util::TimePoint previous_check_in = ticket.last_check_in;
-    bool counted_as_waiting = !outcome.new_user && Ledger::in_waiting_window(previous_check_in, now);
+    // Counted: still holding a place. A user back after a gap longer than the window is not, but
+    // their last check-in may still be kept (as one who stopped) and moves with them all the same.
+    bool was_waiting = !outcome.new_user;
+    bool counted_as_waiting = was_waiting && Ledger::in_waiting_window(previous_check_in, now);
 
     // A check-in before the user's interval is over gets the page again and changes nothing.
     if (!outcome.new_user && now + k_early_tolerance < previous_check_in + std::chrono::seconds{ticket.refresh_interval_seconds}) {
@@ -190,14 +261,14 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
     // At the start of a shuffled event, prequeued users draw their place anew, once.
     if (policy.shuffle && !ticket.shuffled && ticket.bucket >= policy.shuffle->prequeue_start &&
         ticket.bucket < policy.shuffle->event_start) {
-        if (counted_as_waiting) ledger.remove_waiting(ticket.bucket, previous_check_in, now);
-        counted_as_waiting = false;
+        if (was_waiting) ledger.remove_waiting(ticket.bucket, previous_check_in);
+        was_waiting = counted_as_waiting = false;
         ticket.bucket = shuffled_bucket(ticket.session_id, *policy.shuffle);
         ticket.shuffled = true;
     }
 
     if (policy.method == model::QueueingMethod::passthrough && !policy.queue_all && !ticket.infinite_queue) {
-        admit(outcome, ledger, now, counted_as_waiting, previous_check_in);
+        admit(outcome, ledger, now, was_waiting, previous_check_in);
         return outcome;
     }
 
@@ -208,34 +279,36 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
                         policy.new_users_per_minute - admitted_now));
         const int64_t waiting_others = ledger.waiting_users(now) - (counted_as_waiting ? 1 : 0);
         bool eligible = false;
+        bool place_for_all_before = false; // a place for this user whatever the lottery draws
         if (policy.method == model::QueueingMethod::random) {
-            eligible = slots > 0 && (slots > waiting_others ||
+            place_for_all_before = slots > waiting_others;
+            eligible = slots > 0 && (place_for_all_before ||
                                      admitted_now < released_slots(admitted_now + slots, ledger.release_seed(now, random), now));
         } else {
             const int64_t ahead = outcome.new_user ? waiting_others : ledger.waiting_through(ticket.bucket, false, now);
-            eligible = ahead < slots;
+            eligible = place_for_all_before = ahead < slots;
         }
         if (eligible && allowance > 0) {
-            admit(outcome, ledger, now, counted_as_waiting, previous_check_in);
+            admit(outcome, ledger, now, was_waiting, previous_check_in);
             return outcome;
         }
+        outcome.short_of_allowance = place_for_all_before && allowance <= 0;
     }
 
     if (outcome.new_user && arrival == Arrival::hold) {
         // Told the wait a new arrival would have, without joining.
         outcome.verdict = Verdict::queue;
         outcome.held = true;
-        estimate_wait(outcome, ledger, policy, now);
-        if (outcome.estimate.known && !policy.queue_all && policy.method != model::QueueingMethod::random) {
-            // The ledger counts only those already there; the held user would join them: +1 in the bucket.
-            outcome.estimate = fifo_estimate(fifo_users_ahead(ledger, outcome.ticket.bucket, now, 1), admission_rate(ledger, policy, now));
-        }
+        // The ledger counts only those already there; the held user would join them.
+        estimate_wait(outcome, ledger, policy, now, 1);
         return outcome;
     }
 
-    // Queue: the user's count moves to this minute.
-    if (counted_as_waiting) ledger.remove_waiting(ticket.bucket, previous_check_in, now);
+    // Queue: the user's count moves to this slot.
+    if (was_waiting) ledger.remove_waiting(ticket.bucket, previous_check_in);
     ledger.add_waiting(ticket.bucket, now);
+    ledger.count_check_in(now);
+    if (outcome.new_user) ledger.count_arrival(now);
     ticket.last_check_in = now;
     if (!outcome.new_user) ticket.refresh_interval_seconds = refresh_interval(policy, random);
     outcome.verdict = Verdict::queue;
@@ -262,11 +335,14 @@ RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimeP
     RoomFigures figures;
     figures.active_users = ledger.active_users(now, policy.session_duration);
     figures.queued_users = ledger.waiting_users(now);
-    if (policy.queue_all || figures.queued_users == 0) return figures;
-    const double rate = admission_rate(ledger, policy, now);
-    const WaitEstimate estimate = policy.method == model::QueueingMethod::random
-                                      ? random_estimate(figures.queued_users, rate)
-                                      : fifo_estimate(static_cast<double>(figures.queued_users), rate);
+    ForecastInputs inputs;
+    if (policy.queue_all || figures.queued_users == 0 || !forecast_inputs(ledger, policy, now, inputs)) return figures;
+    // The longest wait: a user arriving now, behind everyone (FIFO), or the 75th percentile of
+    // the pool (random), with the even draw of the whole-minute rounding.
+    const WaitEstimate estimate =
+        policy.method == model::QueueingMethod::random
+            ? random_wait(ledger, inputs, now, 0.5)
+            : fifo_estimate(inputs, FifoPlace{static_cast<double>(figures.queued_users), 1.0, 0.0, 0.0}, leave_rate(ledger, now), 0.5);
     figures.estimate_known = estimate.known;
     figures.max_estimated_minutes = policy.method == model::QueueingMethod::random ? estimate.p75_minutes : estimate.minutes;
     return figures;

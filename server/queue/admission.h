@@ -32,6 +32,10 @@ struct Outcome {
     WaitEstimate estimate;      // for queued users
     bool queue_is_full = false; // the estimate exceeds a day
     bool held = false;          // a new user held back by Arrival::hold: no ticket, nothing counted
+    // Queued although the limits had a place for this user (FIFO: no one ahead beyond the free
+    // places; random: room for everyone waiting), because `allowance` had none: a node of
+    // several waits for its next grant (server/state/room_replica.cpp shortens the refresh).
+    bool short_of_allowance = false;
 };
 
 // No cap on admissions beyond the room's limits: one node deciding alone.

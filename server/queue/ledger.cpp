@@ -8,6 +8,9 @@ namespace {
 
 int64_t ms_of(util::TimePoint time) { return time.time_since_epoch().count(); }
 
+// The oldest check-in slot still kept: the window and the departures measured behind it.
+int64_t oldest_kept_slot(int64_t now_slot) { return now_slot - k_check_in_retention_slots; }
+
 } // namespace
 
 int64_t minute_of(util::TimePoint time) {
@@ -16,6 +19,11 @@ int64_t minute_of(util::TimePoint time) {
 
 util::TimePoint minute_start(int64_t minute) {
     return util::TimePoint{std::chrono::duration_cast<util::Milliseconds>(std::chrono::minutes{minute})};
+}
+
+int64_t check_in_slot_of(util::TimePoint time) {
+    const int64_t ms = ms_of(time);
+    return ms >= 0 ? ms / k_check_in_slot_ms : -((-ms + k_check_in_slot_ms - 1) / k_check_in_slot_ms);
 }
 
 int64_t Ledger::active_users(util::TimePoint now, std::chrono::minutes session_duration) const {
@@ -28,22 +36,25 @@ int64_t Ledger::active_users(util::TimePoint now, std::chrono::minutes session_d
 }
 
 bool Ledger::in_waiting_window(util::TimePoint checked_in, util::TimePoint now) {
-    return minute_of(checked_in) >= minute_of(now) - k_waiting_window_minutes && checked_in <= now;
+    return check_in_slot_of(checked_in) >= check_in_slot_of(now) - k_waiting_window_slots && checked_in <= now;
 }
 
 int64_t Ledger::waiting_through(util::TimePoint bucket, bool inclusive, util::TimePoint now) const {
-    const int64_t oldest = minute_of(now) - k_waiting_window_minutes;
+    const int64_t oldest = check_in_slot_of(now) - k_waiting_window_slots;
     const int64_t limit = ms_of(bucket);
     int64_t total = 0;
-    for (const auto& [key, minutes] : m_waiting) {
+    for (const auto& [key, slots] : m_waiting) {
         if (key > limit || (!inclusive && key == limit)) break;
-        for (auto it = minutes.lower_bound(oldest); it != minutes.end(); ++it) total += it->second;
+        for (auto it = slots.lower_bound(oldest); it != slots.end(); ++it) total += it->second;
     }
     return std::max<int64_t>(0, total);
 }
 
 int64_t Ledger::waiting_users(util::TimePoint now) const {
-    return waiting_through(util::TimePoint{util::Milliseconds{INT64_MAX}}, true, now);
+    int64_t total = 0;
+    for (auto it = m_waiting_by_slot.lower_bound(check_in_slot_of(now) - k_waiting_window_slots); it != m_waiting_by_slot.end(); ++it)
+        total += it->second;
+    return std::max<int64_t>(0, total);
 }
 
 int64_t Ledger::admitted_in_minute(util::TimePoint now) const {
@@ -51,18 +62,48 @@ int64_t Ledger::admitted_in_minute(util::TimePoint now) const {
     return it == m_admitted_by_minute.end() ? 0 : it->second;
 }
 
-double Ledger::admission_rate(util::TimePoint now, std::chrono::minutes session_duration) const {
+double Ledger::admission_rate(util::TimePoint now, int64_t minutes) const {
     if (m_first_minute < 0) return 0;
     const int64_t current = minute_of(now);
-    const int64_t window = std::clamp<int64_t>(2 * session_duration.count() + 2, k_min_rate_window_minutes, k_max_rate_window_minutes);
-    const int64_t full_minutes = std::min(window, current - m_first_minute);
+    const int64_t full_minutes = std::min({minutes, k_rate_window_minutes, current - m_first_minute});
     // No full minute seen yet: too little to know a rate (a few seconds of a burst extrapolate
-    // to nonsense), so the wait stays unknown for now.
+    // to nonsense).
     if (full_minutes <= 0) return 0;
     int64_t admitted = 0;
     for (auto it = m_admitted_by_minute.lower_bound(current - full_minutes); it != m_admitted_by_minute.end() && it->first < current; ++it)
         admitted += it->second;
     return static_cast<double>(admitted) / static_cast<double>(full_minutes);
+}
+
+int64_t Ledger::minutes_admitting(util::TimePoint now) const { return m_first_minute < 0 ? -1 : minute_of(now) - m_first_minute; }
+
+int64_t Ledger::active_counted_in_minute(int64_t minute) const {
+    const auto it = m_active_by_minute.find(minute);
+    return it == m_active_by_minute.end() ? 0 : std::max<int64_t>(0, it->second);
+}
+
+int64_t Ledger::arrivals_within(util::TimePoint now, std::chrono::seconds span) const {
+    const int64_t current = check_in_slot_of(now);
+    const int64_t slots = std::clamp<int64_t>(span.count() * 1000 / k_check_in_slot_ms, 0, k_arrival_retention_slots);
+    int64_t arrived = 0;
+    for (auto it = m_arrived_by_slot.lower_bound(current - slots); it != m_arrived_by_slot.end() && it->first < current; ++it)
+        arrived += it->second;
+    return arrived;
+}
+
+double Ledger::stop_share(util::TimePoint now) const {
+    // Slots that have left the window: whoever was last seen there and is still kept there
+    // never checked in again (a later check-in or an admission moves or removes them).
+    const int64_t newest = check_in_slot_of(now) - k_waiting_window_slots - 1;
+    const int64_t oldest = oldest_kept_slot(check_in_slot_of(now));
+    int64_t check_ins = 0;
+    for (auto it = m_check_ins_by_slot.lower_bound(oldest); it != m_check_ins_by_slot.end() && it->first <= newest; ++it)
+        check_ins += it->second;
+    if (check_ins <= 0) return 0;
+    int64_t stopped = 0;
+    for (auto it = m_waiting_by_slot.lower_bound(oldest); it != m_waiting_by_slot.end() && it->first <= newest; ++it)
+        stopped += it->second;
+    return std::clamp(static_cast<double>(stopped) / static_cast<double>(check_ins), 0.0, 1.0);
 }
 
 void Ledger::apply(const LedgerChange& change) {
@@ -79,8 +120,15 @@ void Ledger::apply(const LedgerChange& change) {
         auto& bucket = m_waiting[change.key];
         add(bucket, change.minute, change.delta);
         if (bucket.empty()) m_waiting.erase(change.key);
+        add(m_waiting_by_slot, change.minute, change.delta); // `minute` holds the check-in slot
         break;
     }
+    case LedgerChange::Kind::arrived:
+        add(m_arrived_by_slot, change.key, change.delta);
+        break;
+    case LedgerChange::Kind::checked_in:
+        add(m_check_ins_by_slot, change.key, change.delta);
+        break;
     case LedgerChange::Kind::admitted:
         add(m_admitted_by_minute, change.key, change.delta);
         if (change.delta > 0 && (m_first_minute < 0 || change.key < m_first_minute)) m_first_minute = change.key;
@@ -111,31 +159,47 @@ void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
 }
 
 void Ledger::add_waiting(util::TimePoint bucket, util::TimePoint checked_in) {
-    ++m_waiting[ms_of(bucket)][minute_of(checked_in)];
-    record(LedgerChange::Kind::waiting, ms_of(bucket), minute_of(checked_in), 1);
+    const int64_t slot = check_in_slot_of(checked_in);
+    ++m_waiting[ms_of(bucket)][slot];
+    ++m_waiting_by_slot[slot];
+    record(LedgerChange::Kind::waiting, ms_of(bucket), slot, 1);
 }
 
-void Ledger::remove_waiting(util::TimePoint bucket, util::TimePoint checked_in, util::TimePoint now) {
-    if (!in_waiting_window(checked_in, now)) return;
+void Ledger::remove_waiting(util::TimePoint bucket, util::TimePoint checked_in) {
     const auto bucket_it = m_waiting.find(ms_of(bucket));
     if (bucket_it == m_waiting.end()) return;
-    const auto it = bucket_it->second.find(minute_of(checked_in));
+    const int64_t slot = check_in_slot_of(checked_in);
+    const auto it = bucket_it->second.find(slot);
+    // Absent means pruned already (or never counted here); counts never go below zero.
     if (it == bucket_it->second.end()) return;
     if (--it->second <= 0) bucket_it->second.erase(it);
     if (bucket_it->second.empty()) m_waiting.erase(bucket_it);
-    record(LedgerChange::Kind::waiting, ms_of(bucket), minute_of(checked_in), -1);
+    if (const auto sum = m_waiting_by_slot.find(slot); sum != m_waiting_by_slot.end() && --sum->second <= 0) m_waiting_by_slot.erase(sum);
+    record(LedgerChange::Kind::waiting, ms_of(bucket), slot, -1);
 }
 
 void Ledger::count_admission(util::TimePoint now) {
     const int64_t minute = minute_of(now);
     ++m_admitted_by_minute[minute];
-    if (m_first_minute < 0) m_first_minute = minute;
+    if (m_first_minute < 0 || minute < m_first_minute) m_first_minute = minute;
     record(LedgerChange::Kind::admitted, minute, 0, 1);
 }
 
 void Ledger::revoke(uint64_t session_id, util::TimePoint until) {
     m_revoked[session_id] = until;
     record(LedgerChange::Kind::revoked, static_cast<int64_t>(session_id), until.time_since_epoch().count(), 0);
+}
+
+void Ledger::count_arrival(util::TimePoint now) {
+    const int64_t slot = check_in_slot_of(now);
+    ++m_arrived_by_slot[slot];
+    record(LedgerChange::Kind::arrived, slot, 0, 1);
+}
+
+void Ledger::count_check_in(util::TimePoint now) {
+    const int64_t slot = check_in_slot_of(now);
+    ++m_check_ins_by_slot[slot];
+    record(LedgerChange::Kind::checked_in, slot, 0, 1);
 }
 
 uint64_t Ledger::release_seed(util::TimePoint now, util::Random& random) {
@@ -157,9 +221,13 @@ void Ledger::prune(util::TimePoint now) {
 
 void Ledger::prune_now(int64_t now_minute, util::TimePoint now) {
     m_active_by_minute.erase(m_active_by_minute.begin(), m_active_by_minute.lower_bound(now_minute - k_active_retention_minutes));
-    m_admitted_by_minute.erase(m_admitted_by_minute.begin(), m_admitted_by_minute.lower_bound(now_minute - k_max_rate_window_minutes - 1));
+    m_admitted_by_minute.erase(m_admitted_by_minute.begin(), m_admitted_by_minute.lower_bound(now_minute - k_rate_window_minutes - 1));
+    m_arrived_by_slot.erase(m_arrived_by_slot.begin(), m_arrived_by_slot.lower_bound(check_in_slot_of(now) - k_arrival_retention_slots - 1));
+    const int64_t oldest_slot = oldest_kept_slot(check_in_slot_of(now));
+    m_check_ins_by_slot.erase(m_check_ins_by_slot.begin(), m_check_ins_by_slot.lower_bound(oldest_slot));
+    m_waiting_by_slot.erase(m_waiting_by_slot.begin(), m_waiting_by_slot.lower_bound(oldest_slot));
     for (auto bucket = m_waiting.begin(); bucket != m_waiting.end();) {
-        bucket->second.erase(bucket->second.begin(), bucket->second.lower_bound(now_minute - k_waiting_window_minutes));
+        bucket->second.erase(bucket->second.begin(), bucket->second.lower_bound(oldest_slot));
         bucket = bucket->second.empty() ? m_waiting.erase(bucket) : std::next(bucket);
     }
     std::erase_if(m_revoked, [now](const auto& entry) { return entry.second <= now; });

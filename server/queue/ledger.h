@@ -1,9 +1,16 @@
 #pragma once
-// The live counts of one waiting room, kept per minute rather than per user, so that memory
-// stays flat while a million people wait: admitted users by the minute of their last counted
-// request, waiting users by (arrival bucket, minute of their last check-in), and admissions by
-// minute. A user moves between minutes when they check in; a user who stops checking in falls
-// out of the window. Pure data: no clock, no I/O.
+// The live counts of one waiting room, kept per minute (or per ten-second slot) rather than per
+// user, so that memory stays flat while a million people wait: admitted users by the minute of
+// their last counted request, waiting users by (arrival bucket, slot of their last check-in),
+// and admissions, arrivals into the queue and waiting check-ins by minute or slot. A user moves
+// between minutes or slots when they check in; a user who stops checking in falls out of the
+// window. Pure data: no clock, no I/O.
+//
+// Every change goes through a few primitive operations, each adding or removing one count under
+// integer keys (add/remove active, add/remove waiting, count admission, arrival or check-in,
+// revoke), so that a journal of them can be replayed on another node; everything else is read
+// from the counts. add/remove waiting change one user's count in the per-bucket map and in its
+// sum over buckets together.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -14,19 +21,29 @@
 
 namespace wr::queue {
 
-// A queued user counts while their last check-in lies in the current or the previous two
-// minutes (users check in every 15–25 s); a closed tab drops out within three minutes.
-inline constexpr int64_t k_waiting_window_minutes = 2;
+// Waiting users are counted by the ten-second slot of their last check-in.
+inline constexpr int64_t k_check_in_slot_ms = 10'000;
+// A queued user counts (holds their place, and FIFO keeps a slot for them) while their last
+// check-in lies in the current slot or the three before: 30 to 40 seconds, more than the longest
+// refresh interval (25 s) plus a few seconds for the network. A closed tab stops holding a place
+// within 40 seconds.
+inline constexpr int64_t k_waiting_window_slots = 3;
+// Check-ins that fell out of the window (users who stopped checking in) are kept three minutes
+// longer, so that the share of check-ins never followed by another is measured, not guessed.
+inline constexpr int64_t k_departure_window_slots = 18;
 // Admitted users are kept for the longest session plus one minute.
 inline constexpr int64_t k_active_retention_minutes = 31;
-// The admission rate behind wait estimates averages whole minutes: at least five, and at least
-// two sessions' worth, because a full room admits in waves one session apart and a shorter
-// window would see a wave or a lull instead of the rate.
-inline constexpr int64_t k_min_rate_window_minutes = 5;
-inline constexpr int64_t k_max_rate_window_minutes = 30;
+// Admission rates average whole minutes, up to half an hour.
+inline constexpr int64_t k_rate_window_minutes = 30;
+// Arrivals into the queue are counted per check-in slot and kept half an hour.
+inline constexpr int64_t k_arrival_retention_slots = 30 * 60 * 1000 / k_check_in_slot_ms;
+// Waiting users and check-ins are kept while their slot is at least this many slots old: the
+// window and the departures measured behind it (for a shared store's pruning too).
+inline constexpr int64_t k_check_in_retention_slots = k_waiting_window_slots + k_departure_window_slots;
 
 int64_t minute_of(util::TimePoint time);                 // minutes since the epoch
 util::TimePoint minute_start(int64_t minute);
+int64_t check_in_slot_of(util::TimePoint time);          // ten-second slots since the epoch
 
 // One change to a ledger, for rooms that several nodes share (server/state/): each node journals
 // the changes its requests make, pushes them to the shared store, and rebuilds its ledger as the
@@ -34,10 +51,12 @@ util::TimePoint minute_start(int64_t minute);
 struct LedgerChange {
     enum class Kind : uint8_t {
         active,       // key: minute; delta: users
-        waiting,      // key: bucket (ms); minute: check-in minute; delta: users
+        waiting,      // key: bucket (ms); minute: check-in slot (check_in_slot_of); delta: users
         admitted,     // key: minute; delta: admissions
         revoked,      // key: session id (bits); minute: until (ms); delta unused
         release_seed, // key: minute; minute: the seed (bits); delta unused
+        arrived,      // key: check-in slot; delta: new users who joined the queue
+        checked_in,   // key: check-in slot; delta: counted check-ins of waiting users
     };
     Kind kind = Kind::active;
     int64_t key = 0;
@@ -61,18 +80,34 @@ public:
     // Waiting users whose bucket is at or before `bucket` (strictly before when `inclusive` is false).
     int64_t waiting_through(util::TimePoint bucket, bool inclusive, util::TimePoint now) const;
     int64_t admitted_in_minute(util::TimePoint now) const;
-    // Users admitted per minute over the last whole minutes; 0 when no one has been admitted, or
-    // before a whole minute has passed since the first admission.
-    double admission_rate(util::TimePoint now, std::chrono::minutes session_duration = std::chrono::minutes{1}) const;
+    // Users admitted per minute over the last `minutes` whole minutes (at most
+    // k_rate_window_minutes, and none before the first admission); 0 before a whole minute has
+    // passed since the first admission.
+    double admission_rate(util::TimePoint now, int64_t minutes = k_rate_window_minutes) const;
+    // Whole minutes since the minute of the first admission this ledger counted; -1 before it.
+    int64_t minutes_admitting(util::TimePoint now) const;
+    // Admitted users whose last counted request was in `minute` (as minute_of numbers it).
+    int64_t active_counted_in_minute(int64_t minute) const;
+    // New users who joined the queue in the whole check-in slots of the last `span` (the
+    // current slot left out; at most k_arrival_retention_slots).
+    int64_t arrivals_within(util::TimePoint now, std::chrono::seconds span) const;
+    // Of the waiting check-ins of the last three minutes that have left the window since, the
+    // share that no further check-in followed: the chance that a waiting user gives up between
+    // two check-ins. 0 until such check-ins exist.
+    double stop_share(util::TimePoint now) const;
 
     void add_active(util::TimePoint counted_at);
     // Forgets a user counted at `counted_at`, if that minute is still kept.
     void remove_active(util::TimePoint counted_at, util::TimePoint now);
     void add_waiting(util::TimePoint bucket, util::TimePoint checked_in);
-    void remove_waiting(util::TimePoint bucket, util::TimePoint checked_in, util::TimePoint now);
+    // Forgets a waiting user last seen at `checked_in`, counted or (back after a gap) not, if
+    // that slot is still kept.
+    void remove_waiting(util::TimePoint bucket, util::TimePoint checked_in);
     // Whether a waiting user last seen at `checked_in` is still in the count.
     static bool in_waiting_window(util::TimePoint checked_in, util::TimePoint now);
     void count_admission(util::TimePoint now);
+    void count_arrival(util::TimePoint now);   // a new user joined the queue
+    void count_check_in(util::TimePoint now);  // a waiting user's check-in was counted
 
     bool is_revoked(uint64_t session_id) const { return m_revoked.contains(session_id); }
     void revoke(uint64_t session_id, util::TimePoint until);
@@ -81,8 +116,8 @@ public:
     // A per-minute seed for releasing random-queue slots at random moments; drawn once a minute.
     uint64_t release_seed(util::TimePoint now, util::Random& random);
 
-    // Drops minutes that no longer count and revocations whose cookies have expired. Cheap to
-    // call on every request: the work happens once per minute.
+    // Drops minutes and slots that no longer count and revocations whose cookies have expired.
+    // Cheap to call on every request: the work happens once per minute.
     void prune(util::TimePoint now);
 
     // For tests and memory checks.
@@ -103,8 +138,11 @@ private:
     void prune_now(int64_t now_minute, util::TimePoint now);
 
     std::map<int64_t, int64_t> m_active_by_minute;
-    std::map<int64_t, std::map<int64_t, int64_t>> m_waiting; // bucket (ms) → check-in minute → users
+    std::map<int64_t, std::map<int64_t, int64_t>> m_waiting; // bucket (ms) → check-in slot → users
+    std::map<int64_t, int64_t> m_waiting_by_slot;            // the same summed over buckets: check-in slot → users
     std::map<int64_t, int64_t> m_admitted_by_minute;
+    std::map<int64_t, int64_t> m_arrived_by_slot;
+    std::map<int64_t, int64_t> m_check_ins_by_slot;
     std::unordered_map<uint64_t, util::TimePoint> m_revoked;
     int64_t m_first_minute = -1;   // when the ledger first saw an admission
     int64_t m_pruned_minute = -1;

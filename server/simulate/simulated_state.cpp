@@ -17,7 +17,10 @@ public:
                             util::Random& random) override {
         return queue::check_in(m_ledger, policy, ticket, now, random);
     }
-    void add_waiting(util::TimePoint bucket, util::TimePoint checked_in) override { m_ledger.add_waiting(bucket, checked_in); }
+    void add_waiting(util::TimePoint bucket, util::TimePoint checked_in) override {
+        m_ledger.add_waiting(bucket, checked_in);
+        m_ledger.count_arrival(checked_in);
+    }
     queue::Ledger counts(util::TimePoint) override { return m_ledger; }
 
 private:

@@ -27,7 +27,8 @@ public:
     // One request, on the node the load balancer picks.
     virtual queue::Outcome check_in(const queue::Policy& policy, const std::optional<queue::Ticket>& ticket, util::TimePoint now,
                                     util::Random& random) = 0;
-    // A user counted as waiting before the simulation starts (reference scenarios).
+    // A user who joined the queue before the simulation starts (reference scenarios): counted as
+    // waiting and as arrived.
     virtual void add_waiting(util::TimePoint bucket, util::TimePoint checked_in) = 0;
     // The room's counts at `now` (with nodes: as the store holds them).
     virtual queue::Ledger counts(util::TimePoint now) = 0;

@@ -254,6 +254,7 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
             ticket.arrived = k_epoch + Milliseconds{static_cast<int64_t>(arrivals[i] * 1000)};
             ticket.bucket = queue::minute_start(queue::minute_of(ticket.arrived));
             ticket.last_check_in = joined - std::chrono::seconds{ticket.refresh_interval_seconds};
+            // Counted as waiting and as arrived; not as a check-in, which no one could have skipped.
             state->add_waiting(ticket.bucket, ticket.last_check_in);
             users[i].ticket = ticket;
             users[i].state = State::waiting;

@@ -11,7 +11,9 @@ void ChangeSet::record(const queue::LedgerChange& change) {
     switch (change.kind) {
     case Kind::active:
     case Kind::waiting:
-    case Kind::admitted: {
+    case Kind::admitted:
+    case Kind::arrived:
+    case Kind::checked_in: {
         const auto [it, inserted] = m_counts.try_emplace(CountKey{change.kind, change.key, change.minute}, 0);
         if ((it->second += change.delta) == 0) m_counts.erase(it);
         break;
@@ -102,11 +104,14 @@ int64_t ChangeSet::joins_of(int64_t minute, const queue::ClientAddress& address)
 
 void ChangeSet::prune(util::TimePoint now) {
     const int64_t minute = queue::minute_of(now);
-    std::erase_if(m_counts, [minute](const auto& entry) {
+    const int64_t slot = queue::check_in_slot_of(now);
+    std::erase_if(m_counts, [minute, slot](const auto& entry) {
         switch (entry.first.kind) {
         case Kind::active: return entry.first.key < minute - queue::k_active_retention_minutes;
-        case Kind::waiting: return entry.first.minute < minute - queue::k_waiting_window_minutes;
-        case Kind::admitted: return entry.first.key < minute - queue::k_max_rate_window_minutes - 1;
+        case Kind::waiting: return entry.first.minute < slot - queue::k_check_in_retention_slots;
+        case Kind::admitted: return entry.first.key < minute - queue::k_rate_window_minutes - 1;
+        case Kind::arrived: return entry.first.key < slot - queue::k_arrival_retention_slots - 1;
+        case Kind::checked_in: return entry.first.key < slot - queue::k_check_in_retention_slots;
         default: return false;
         }
     });

@@ -11,6 +11,7 @@ namespace {
 using Kind = queue::LedgerChange::Kind;
 
 int64_t minute_of_ms(int64_t ms) { return static_cast<int64_t>(std::floor(static_cast<double>(ms) / 60000.0)); }
+int64_t slot_of_ms(int64_t ms) { return static_cast<int64_t>(std::floor(static_cast<double>(ms) / 10000.0)); }
 
 template <typename Map, typename Key>
 void add(Map& counts, const Key& key, int64_t delta) {
@@ -86,6 +87,8 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
                         case Kind::admitted: add(room.admitted, change.key, change.delta); break;
                         case Kind::revoked: room.revoked.emplace_back(static_cast<uint64_t>(change.key), change.minute); break;
                         case Kind::release_seed: room.seeds.try_emplace(change.key, change.minute); break;
+                        case Kind::arrived: add(room.arrived, change.key, change.delta); break;
+                        case Kind::checked_in: add(room.checked_in, change.key, change.delta); break;
                         }
                     }
                 }
@@ -108,17 +111,26 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
     };
     const auto plain = [](int64_t minute) { return minute; };
     keep(room.active, plain, now_minute - 31);
-    keep(room.waiting, [](const std::pair<int64_t, int64_t>& key) { return key.second; }, now_minute - 2);
+    // Waiting users and check-ins by ten-second slot: the window and the departures measured
+    // behind it (21 slots); arrivals half an hour (181 slots).
+    const int64_t now_slot = slot_of_ms(push.now_ms);
+    keep(room.waiting, [](const std::pair<int64_t, int64_t>& key) { return key.second; }, now_slot - 21);
     keep(room.admitted, plain, now_minute - 31);
     keep(room.seeds, plain, now_minute - 1);
+    keep(room.arrived, plain, now_slot - 181);
+    keep(room.checked_in, plain, now_slot - 181);
     for (const auto& [minute, users] : room.active)
         if (minute >= now_minute - 31) reply.counts.push_back({Kind::active, minute, 0, users});
     for (const auto& [key, users] : room.waiting)
-        if (key.second >= now_minute - 2) reply.counts.push_back({Kind::waiting, key.first, key.second, users});
+        if (key.second >= now_slot - 21) reply.counts.push_back({Kind::waiting, key.first, key.second, users});
     for (const auto& [minute, admissions] : room.admitted)
         if (minute >= now_minute - 31) reply.counts.push_back({Kind::admitted, minute, 0, admissions});
     for (const auto& [minute, seed] : room.seeds)
         if (minute >= now_minute - 1) reply.counts.push_back({Kind::release_seed, minute, seed, 0});
+    for (const auto& [slot, users] : room.arrived)
+        if (slot >= now_slot - 181) reply.counts.push_back({Kind::arrived, slot, 0, users});
+    for (const auto& [slot, check_ins] : room.checked_in)
+        if (slot >= now_slot - 181) reply.counts.push_back({Kind::checked_in, slot, 0, check_ins});
 
     if (!push.read_only) {
         int popped = 0;

@@ -38,8 +38,10 @@ private:
     struct RoomState {
         std::string epoch;
         std::map<int64_t, int64_t> active;
-        std::map<std::pair<int64_t, int64_t>, int64_t> waiting; // (bucket ms, minute)
+        std::map<std::pair<int64_t, int64_t>, int64_t> waiting; // (bucket ms, check-in slot)
         std::map<int64_t, int64_t> admitted;
+        std::map<int64_t, int64_t> arrived;    // check-in slot → new users in the queue
+        std::map<int64_t, int64_t> checked_in; // check-in slot → check-ins of waiting users
         std::map<int64_t, int64_t> seeds;
         std::deque<std::pair<uint64_t, int64_t>> revoked;
         int64_t revocation_base = 0;

@@ -5,9 +5,10 @@
 -- keep the two in step.
 --
 -- KEYS: 1 meta (hash: epoch, revbase, seed:<minute>), 2 active (minute -> users),
---       3 waiting (bucket_ms:minute -> users), 4 admitted (minute -> admissions),
+--       3 waiting (bucket_ms:slot -> users, slot = ten seconds), 4 admitted (minute -> admissions),
 --       5 revoked (list of session:until_ms), 6 nodes (node -> weight:seen:grant_total:
---       grant_minute:minute:expires), 7 seq (node -> last_batch:seen), 8.. joins of a minute
+--       grant_minute:minute:expires), 7 seq (node -> last_batch:seen), 8 slots (v:slot -> arrivals
+--       into the queue, c:slot -> check-ins of waiting users), 9.. joins of a minute
 --       (address -> joins). Every key carries the room id as a hash tag.
 -- ARGV: 1 node, 2 epoch, 3 now_ms (the node's clock), 4 total_active_users,
 --       5 new_users_per_minute, 6 session minutes, 7 demand rate now, 8 liveness ms,
@@ -15,10 +16,11 @@
 --       13 demand over the share window, 14 what the node may admit while this push is on its
 --       way, 15 number of join keys, then their minutes, then the number of batches, then per batch:
 --       sequence, number of changes, number of joins, changes as (kind, key, minute, delta)
---       with kind a(ctive) w(aiting) m (admitted) r(evoked) s(eed), joins as (minute, address, delta).
+--       with kind a(ctive) w(aiting) m (admitted) r(evoked) s(eed) v (arrived) c (checked in),
+--       joins as (minute, address, delta).
 -- Returns: {status ("ok" or "epoch"), epoch, last batch applied before, active, waiting,
 --           admitted, seeds, revocations, revocation cursor, joins, {grant_total, grant_minute,
---           minute}, share, live nodes}
+--           minute}, share, live nodes, slots}
 local node = ARGV[1]
 local epoch = ARGV[2]
 local now_ms = tonumber(ARGV[3])
@@ -34,12 +36,13 @@ local read_only = ARGV[12] == '1'
 local weight = tonumber(ARGV[13])
 local in_flight = tonumber(ARGV[14])
 local now_minute = math.floor(now_ms / 60000)
+local now_slot = math.floor(now_ms / 10000)
 local time = redis.call('TIME')
 local store_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
 local join_keys = {}
 local n_join_keys = tonumber(ARGV[15])
-for i = 1, n_join_keys do join_keys[ARGV[15 + i]] = KEYS[7 + i] end
+for i = 1, n_join_keys do join_keys[ARGV[15 + i]] = KEYS[8 + i] end
 local at = 16 + n_join_keys
 
 -- The epoch names this incarnation of the room's state: a new one when the state is gone, so
@@ -86,6 +89,7 @@ if not read_only then
           elseif kind == 'm' then add(KEYS[4], key, delta)
           elseif kind == 'r' then redis.call('RPUSH', KEYS[5], key .. ':' .. minute)
           elseif kind == 's' then redis.call('HSETNX', KEYS[1], 'seed:' .. key, minute)
+          elseif kind == 'v' or kind == 'c' then add(KEYS[8], kind .. ':' .. key, delta)
           end
         end
         at = at + 4
@@ -125,8 +129,11 @@ end
 local function plain(field) return tonumber(field) end
 local function after_colon(field) return tonumber(string.match(field, ':(%-?%d+)$')) end
 local active = kept_fields(KEYS[2], now_minute - 31, plain)
-local waiting = kept_fields(KEYS[3], now_minute - 2, after_colon)
+-- Waiting users and check-ins by ten-second slot: the window and the departures measured behind
+-- it (21 slots); arrivals half an hour (181 slots).
+local waiting = kept_fields(KEYS[3], now_slot - 21, after_colon)
 local admitted = kept_fields(KEYS[4], now_minute - 31, plain)
+local slots = kept_fields(KEYS[8], now_slot - 181, after_colon)
 
 local seeds = {}
 local revocation_base = 0
@@ -264,8 +271,8 @@ if not read_only and status == 'ok' then
       redis.call('HDEL', KEYS[7], sequences[i])
     end
   end
-  for i = 1, 7 do redis.call('EXPIRE', KEYS[i], ttl) end
+  for i = 1, 8 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
 
 return {status, stored_epoch, before, active, waiting, admitted, seeds, revocations, new_cursor, joins,
-        {grant_total, grant_minute, now_minute}, string.format('%.17g', share), live}
+        {grant_total, grant_minute, now_minute}, string.format('%.17g', share), live, slots}

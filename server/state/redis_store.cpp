@@ -116,7 +116,7 @@ std::vector<std::string> script_arguments(const std::string& sha, const std::str
     for (const PushedBatch& batch : push.batches)
         for (const JoinChange& join : batch.joins) join_minutes.insert(join.minute);
     std::vector<std::string> keys = {prefix + "meta",    prefix + "active", prefix + "waiting", prefix + "admitted",
-                                     prefix + "revoked", prefix + "nodes",  prefix + "seq"};
+                                     prefix + "revoked", prefix + "nodes",  prefix + "seq",    prefix + "slots"};
     for (const int64_t minute : join_minutes) keys.push_back(prefix + "joins:" + std::to_string(minute));
 
     char weight[32], share_weight[32];
@@ -146,6 +146,8 @@ std::vector<std::string> script_arguments(const std::string& sha, const std::str
                 out.insert(out.end(), {"r", std::to_string(static_cast<uint64_t>(change.key)), std::to_string(change.minute)});
                 break;
             case Kind::release_seed: out.insert(out.end(), {"s", std::to_string(change.key), std::to_string(change.minute)}); break;
+            case Kind::arrived: out.insert(out.end(), {"v", std::to_string(change.key), "0"}); break;
+            case Kind::checked_in: out.insert(out.end(), {"c", std::to_string(change.key), "0"}); break;
             }
             out.push_back(std::to_string(change.delta));
         }
@@ -156,7 +158,7 @@ std::vector<std::string> script_arguments(const std::string& sha, const std::str
 }
 
 RoomReply parse_reply(const redisReply* reply) {
-    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements < 13) malformed("not the 13 fields of a room");
+    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements < 14) malformed("not the 14 fields of a room");
     RoomReply out;
     const std::string status = text_of(element(reply, 0, REDIS_REPLY_STRING, "status"));
     if (status == "epoch") out.status = RoomReply::Status::epoch_changed;
@@ -207,6 +209,12 @@ RoomReply parse_reply(const redisReply* reply) {
         malformed("share");
     }
     out.live_nodes = integer_of(reply->element[12], "live nodes");
+    pairs(13, "slots", [&](const std::string& field, const redisReply* count) {
+        // v:slot (arrivals into the queue) or c:slot (check-ins of waiting users)
+        if (field.size() < 3 || field[1] != ':' || (field[0] != 'v' && field[0] != 'c')) malformed("slot field '" + field + "'");
+        out.counts.push_back({field[0] == 'v' ? Kind::arrived : Kind::checked_in, number_in(std::string_view(field).substr(2), "slot"), 0,
+                              integer_of(count, "slot count")});
+    });
     return out;
 }
 

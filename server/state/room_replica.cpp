@@ -85,7 +85,14 @@ queue::Outcome RoomReplica::check_in(const queue::Policy& policy, const std::opt
     if (where == Footing::degraded && m_settings.failure_mode == FailureMode::open &&
         (policy.method == model::QueueingMethod::fifo || policy.method == model::QueueingMethod::random))
         effective.method = model::QueueingMethod::passthrough; // fail open: everyone in, still counted
-    const queue::Outcome outcome = queue::check_in(m_view, effective, ticket, now, random, arrival, allowance(policy, now));
+    queue::Outcome outcome = queue::check_in(m_view, effective, ticket, now, random, arrival, allowance(policy, now));
+    // Waiting only because this node's grant is spent while the room has a place: the next grant
+    // is a sync or two away, so the visitor comes back in seconds, not a whole refresh interval
+    // (a burst that lands unevenly on the nodes would otherwise leave places empty for 20 s).
+    // Not while the store is away: then the failure mode rules, and a short refresh would only
+    // multiply the requests of everyone waiting for the outage.
+    if (outcome.short_of_allowance && outcome.counted && where != Footing::degraded)
+        outcome.ticket.refresh_interval_seconds = k_grant_retry_seconds;
     if (counts_as_demand(outcome)) ++m_demand;
     if (outcome.newly_admitted && where == Footing::cold) ++m_cold_admissions;
     return outcome;

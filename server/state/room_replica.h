@@ -17,6 +17,10 @@
 
 namespace wr::state {
 
+// The refresh of a visitor who waits only for this node's next grant (the room has a place):
+// long enough for a sync or two at the default interval, short against the usual 20 s.
+inline constexpr int k_grant_retry_seconds = 2;
+
 struct ReplicaSettings {
     util::Milliseconds sync_interval{250};
     FailureMode failure_mode = FailureMode::local_share;
@@ -43,7 +47,10 @@ public:
     bool revoke(const queue::Policy& policy, const queue::Ticket& ticket, util::TimePoint now);
     queue::RoomFigures figures(const queue::Policy& policy, util::TimePoint now);
     // A user already waiting when a simulation starts (`wr simulate`'s reference scenarios).
-    void add_waiting_for_simulation(util::TimePoint bucket, util::TimePoint checked_in) { m_view.add_waiting(bucket, checked_in); }
+    void add_waiting_for_simulation(util::TimePoint bucket, util::TimePoint checked_in) {
+        m_view.add_waiting(bucket, checked_in);
+        m_view.count_arrival(checked_in);
+    }
 
     // The next push: every change the store has not acknowledged, the limits last in force and
     // this node's demand. `read_only` for a room this node only reports on.

@@ -90,16 +90,23 @@ TEST_CASE("integration: known traffic appears exactly in analytics, CSV, /metric
         CHECK(chart.text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         CHECK(chart.text.find("example.com / shop") != std::string::npos);
 
-        // A minute later the 3 freed slots go to the first who check in; then the last in line
-        // stands on average in the middle of their minute's 47: 23.5 ahead at 33.3 a minute (200
-        // per 5-minute session and a minute): an estimate of 1 minute, counted in 10:01.
+        // A minute later the 3 freed slots go to the first who check in; the last in line is
+        // still told no wait: estimates are known once admissions have run two whole minutes.
         wr.clock().advance(std::chrono::seconds{60});
         for (size_t i = 200; i < 203; ++i) REQUIRE(browsers[i]->get("/").from_origin());
         REQUIRE_FALSE(browsers.back()->get("/").from_origin());
+        // A minute more (10:02): the room is full of sessions counted in 10:00 and 10:01, whose
+        // slots free at 10:06 (a 5-minute session and the minute it is counted in), so the
+        // wait is known and about 4 minutes: 4 or 5 shown (whole minutes, the user's draw).
+        wr.clock().advance(std::chrono::seconds{60});
+        REQUIRE_FALSE(browsers.back()->get("/").from_origin());
         wr.app().flush_analytics();
         const json later = wr.get(k_shop_path + "/analytics?step=1m").body["result"]["series"];
-        CHECK(later[later.size() - 1]["time"] == "2026-11-22T10:01:00.000Z");
-        CHECK(later[later.size() - 1]["waitTimeEstimatedP50"] == 1);
+        CHECK(later[later.size() - 2]["time"] == "2026-11-22T10:01:00.000Z");
+        CHECK(later[later.size() - 2]["waitTimeEstimatedP50"] == 0);
+        CHECK(later[later.size() - 1]["time"] == "2026-11-22T10:02:00.000Z");
+        CHECK(later[later.size() - 1]["waitTimeEstimatedP50"] >= 4);
+        CHECK(later[later.size() - 1]["waitTimeEstimatedP50"] <= 5);
 
         const wr::test::ProcessResult cli = wr::test::run_wr(
             {"--api", wr.admin_url(), "--token", wr.admin_token(), "-o", "json", "analytics", "shop", "--since", "2026-11-22T09:58:00Z"});

@@ -106,29 +106,25 @@ TEST_CASE("queue: eligible slots and the FIFO estimate of the Workers and Durabl
         for (int i = 0; i < waiting[b]; ++i)
             admitted += wr::queue::check_in(ledger, policy, ticket(b, 1000 + b * 100 + i), now, random).verdict == Verdict::admit;
     CHECK(admitted == 52);
-    // The article counts the whole bucket of 60 ahead: 60/30, 2 minutes. A bucket is let in as a
-    // whole and its users go in the order they check in, so a user stands on average in its
-    // middle: 30 ahead, 1 minute (counting the whole bucket made every estimate too long).
+    // The article divides the users ahead by the admissions of the last minutes (30 a minute):
+    // 60/30, 2 minutes. But the room is full now (148 + 52 active), and no slot frees before the
+    // 148 sessions counted a minute ago end — 4 min 50 s from now — when 148 free at once: the
+    // whole bucket of 60 is let in then, whatever the past rate. The estimate follows the slots.
     const Outcome estimate = wr::queue::check_in(ledger, policy, ticket(2, 2), now, random);
     CHECK(estimate.verdict == Verdict::queue);
     CHECK(estimate.estimate.known);
-    CHECK(estimate.estimate.minutes == 1);
-    // Behind 40 more in an older bucket: 40 + 30 ahead, 70/30 rounded up.
+    CHECK(estimate.estimate.minutes == 5);
+    // Behind 40 more in an older bucket: still within the 148 slots.
     for (int i = 0; i < 40; ++i) ledger.add_waiting(buckets[1], now - 10s);
-    CHECK(wr::queue::check_in(ledger, policy, ticket(2, 3), now, random).estimate.minutes == 3);
-}
-
-TEST_CASE("queue: the random estimate follows n = log(1 - p) / log(1 - P)") {
-    CHECK(wr::queue::minutes_for_probability(0.5, 0.1) == doctest::Approx(6.5788).epsilon(0.001));
-    const wr::queue::WaitEstimate estimate = wr::queue::random_estimate(100, 10); // P = 0.1
-    CHECK(estimate.known);
-    CHECK(estimate.p25_minutes == 3); // 2.73 rounded up
-    CHECK(estimate.p50_minutes == 7); // 6.58
-    CHECK(estimate.p75_minutes == 14); // 13.16
-    CHECK(estimate.minutes == 7);
-    CHECK_FALSE(wr::queue::random_estimate(100, 0).known);
-    CHECK_FALSE(wr::queue::fifo_estimate(100, 0).known);
-    CHECK(wr::queue::fifo_estimate(90, 30).minutes == 3);
+    CHECK(wr::queue::check_in(ledger, policy, ticket(2, 3), now, random).estimate.minutes == 5);
+    // The 52 sessions counted this minute free a minute after the 148: 200 slots by 5 min 50 s.
+    // Behind 160 more (200 ahead and a bucket of 60), the user's median place (230) waits for the
+    // slots given out at 4 min 50 s to free again, a hold later (sessions and browsing: 200
+    // active ÷ 30 admitted a minute = 6.7 minutes), split between the 11th and 12th minute.
+    for (int i = 0; i < 160; ++i) ledger.add_waiting(buckets[1], now - 10s);
+    const int64_t behind = wr::queue::check_in(ledger, policy, ticket(2, 4), now, random).estimate.minutes;
+    CHECK(behind >= 11);
+    CHECK(behind <= 12);
 }
 
 TEST_CASE("queue: a surge never admits more than the limits, and queues no one below them") {
@@ -143,11 +139,11 @@ TEST_CASE("queue: a surge never admits more than the limits, and queues no one b
     int admitted = 0;
     std::vector<Ticket> queued;
     for (int i = 0; i < 1000; ++i) {
-        const Outcome outcome = wr::queue::check_in(ledger, policy, std::nullopt, start + 20s, random);
+        const Outcome outcome = wr::queue::check_in(ledger, policy, std::nullopt, start + 35s, random);
         if (outcome.verdict == Verdict::admit) ++admitted; else queued.push_back(outcome.ticket);
     }
     CHECK(admitted == 50);
-    CHECK(ledger.waiting_users(start + 20s) == 950);
+    CHECK(ledger.waiting_users(start + 35s) == 950);
     // Next minute: the per-minute budget renews but only 100 more fit under 300 active, and a
     // newcomer comes after those who wait.
     CHECK(wr::queue::check_in(ledger, policy, std::nullopt, start + 61s, random).verdict == Verdict::queue);
@@ -208,6 +204,12 @@ TEST_CASE("queue: switching fifo to random and back keeps the arrival order of t
     const Outcome late_random = wr::queue::check_in(ledger, policy, late.ticket, start + 100s, random);
     CHECK(early_random.ticket.bucket == early.ticket.bucket); // the bookkeeping is the same
     CHECK(late_random.ticket.bucket == late.ticket.bucket);
+    // Both keep checking in (a place is held for 30–40 s after the last check-in).
+    Ticket early_ticket = early_random.ticket, late_ticket = late_random.ticket;
+    for (const auto at : {125s, 150s, 175s}) {
+        early_ticket = wr::queue::check_in(ledger, policy, early_ticket, start + at, random).ticket;
+        late_ticket = wr::queue::check_in(ledger, policy, late_ticket, start + at, random).ticket;
+    }
 
     policy.method = QueueingMethod::fifo;
     // Sessions end after 5 minutes; one slot frees when one admitted user is revoked.
@@ -220,9 +222,9 @@ TEST_CASE("queue: switching fifo to random and back keeps the arrival order of t
     ledger.remove_active(start, start + 3min);
     CHECK(wr::queue::revoke(ledger, policy, admitted, start + 3min));
     // The later arrival checks in first but must let the earlier one go ahead.
-    const Outcome late_again = wr::queue::check_in(ledger, policy, late_random.ticket, start + 3min + 1s, random);
+    const Outcome late_again = wr::queue::check_in(ledger, policy, late_ticket, start + 3min + 25s, random);
     CHECK(late_again.verdict == Verdict::queue);
-    const Outcome early_again = wr::queue::check_in(ledger, policy, early_random.ticket, start + 3min + 2s, random);
+    const Outcome early_again = wr::queue::check_in(ledger, policy, early_ticket, start + 3min + 26s, random);
     CHECK(early_again.verdict == Verdict::admit);
 }
 
@@ -313,17 +315,22 @@ TEST_CASE("queue: a revoked session frees its slot at once and cannot be replaye
     CHECK(replay.verdict == Verdict::queue);
 }
 
-TEST_CASE("queue: users who close the tab drop out of the count within three minutes") {
+TEST_CASE("queue: users who close the tab drop out of the count within 40 seconds") {
     const Policy policy = limits(200, 200);
     Ledger ledger;
     wr::util::SeededRandom random(10);
     const TimePoint start = wr::test::k_test_start;
     for (int i = 0; i < 200; ++i) wr::queue::check_in(ledger, policy, std::nullopt, start, random);
     for (int i = 0; i < 50; ++i) wr::queue::check_in(ledger, policy, std::nullopt, start + 1s, random);
+    // Counted by the ten-second slot of their last check-in (0–10 s) for three slots more: until 40 s.
     CHECK(ledger.waiting_users(start + 1s) == 50);
-    CHECK(ledger.waiting_users(start + 2min) == 50);
-    CHECK(ledger.waiting_users(start + 3min) == 0);
+    CHECK(ledger.waiting_users(start + 39s) == 50);
+    CHECK(ledger.waiting_users(start + 40s) == 0);
+    // Kept three minutes longer, to measure how many stop checking in, then pruned.
     ledger.prune(start + 3min);
+    CHECK(ledger.bucket_count() == 1);
+    CHECK(ledger.waiting_users(start + 3min) == 0);
+    ledger.prune(start + 4min);
     CHECK(ledger.bucket_count() == 0);
 }
 

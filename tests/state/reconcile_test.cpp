@@ -329,7 +329,10 @@ TEST_CASE("state: order holds across nodes: a new arrival anywhere waits behind 
         REQUIRE(outcome.verdict == Verdict::queue);
         waiting.push_back(outcome.ticket);
     }
-    cluster.clock.advance(1min); // the next minute: those three are the oldest bucket
+    // The next minute: those three are the oldest bucket, and keep their places by checking in.
+    cluster.clock.advance(30s);
+    for (Ticket& ticket : waiting) ticket = cluster.visit(1, full, ticket).ticket;
+    cluster.clock.advance(30s);
     cluster.sync_all();
     // Two more slots open (the limit rises to 202): a new arrival at node 0 is not let in ahead.
     const Policy two_more = limits(202, 200);
@@ -477,4 +480,65 @@ TEST_CASE("state: the per-minute grant does not carry into the next minute") {
     CHECK(cluster.visit(0, policy).verdict == Verdict::queue);
     cluster.sync(0);
     CHECK(cluster.visit(0, policy).newly_admitted);
+}
+
+TEST_CASE("state: a visitor who waits only for this node's next grant comes back in seconds; one who waits for the room, or while the store is away, after the usual interval") {
+    ReplicaCluster cluster(1);
+    const Policy policy = limits(200, 200);
+    cluster.sync(0);
+    // A lone node is granted part of the room at a time; the visitor after its grant waits,
+    // though the room has places.
+    std::optional<Outcome> short_of_grant;
+    int admitted = 0;
+    for (int i = 0; i < 200 && !short_of_grant; ++i) {
+        const Outcome outcome = cluster.visit(0, policy);
+        if (outcome.verdict == Verdict::queue) short_of_grant = outcome;
+        admitted += outcome.newly_admitted;
+    }
+    REQUIRE(short_of_grant);
+    REQUIRE(admitted < 200);
+    CHECK(short_of_grant->ticket.refresh_interval_seconds == wr::state::k_grant_retry_seconds);
+    // Back after that short refresh, with the next grant in: let in.
+    cluster.clock.advance(std::chrono::seconds{wr::state::k_grant_retry_seconds});
+    cluster.sync(0);
+    CHECK(cluster.visit(0, policy, short_of_grant->ticket).newly_admitted);
+
+    // The room full (the waiting come back as their pages make them): the usual interval.
+    std::vector<Ticket> waiting;
+    for (int round = 0; round < 20 && cluster.global(policy).active_users < 200; ++round) {
+        std::vector<Ticket> still;
+        for (const Ticket& ticket : waiting)
+            if (const Outcome again = cluster.visit(0, policy, ticket); again.verdict == Verdict::queue) still.push_back(again.ticket);
+        for (int i = 0; i < 50; ++i)
+            if (const Outcome outcome = cluster.visit(0, policy); outcome.verdict == Verdict::queue) still.push_back(outcome.ticket);
+        waiting = std::move(still);
+        cluster.clock.advance(std::chrono::seconds{wr::state::k_grant_retry_seconds});
+        cluster.sync(0);
+    }
+    const Outcome full = cluster.visit(0, policy);
+    REQUIRE(full.verdict == Verdict::queue);
+    REQUIRE(cluster.global(policy).active_users == 200);
+    CHECK(full.ticket.refresh_interval_seconds == wr::queue::k_refresh_interval_seconds);
+}
+
+TEST_CASE("state: while the store is away, a visitor past this node's local share waits the usual interval") {
+    ReplicaCluster cluster(2);
+    const Policy policy = limits(1000, 200);
+    for (int round = 0; round < 20; ++round) {
+        cluster.visit(0, policy);
+        cluster.visit(1, policy);
+        cluster.clock.advance(250ms);
+        cluster.sync_all();
+    }
+    cluster.flaky.mode = FlakyStore::Mode::down;
+    cluster.clock.advance(2s);
+    CHECK_FALSE(cluster.sync(0));
+    REQUIRE(cluster.replicas[0]->footing(cluster.clock.now()) == Footing::degraded);
+    std::optional<Outcome> queued;
+    for (int i = 0; i < 200 && !queued; ++i) {
+        const Outcome outcome = cluster.visit(0, policy);
+        if (outcome.verdict == Verdict::queue) queued = outcome;
+    }
+    REQUIRE(queued);
+    CHECK(queued->ticket.refresh_interval_seconds == wr::queue::k_refresh_interval_seconds);
 }
