@@ -7,7 +7,6 @@
 
 using namespace std::chrono_literals;
 using wr::analytics::MinuteRecord;
-using wr::analytics::Outcome;
 
 namespace {
 
@@ -18,34 +17,34 @@ int64_t minute_of(wr::util::TimePoint time) { return std::chrono::floor<std::chr
 TEST_CASE("analytics: room stats count each minute apart and drain once") {
     wr::analytics::RoomStats stats;
     const auto start = wr::test::k_test_start;
-    for (int i = 0; i < 3; ++i) stats.record_request(start + 10s, Outcome::admitted);
-    stats.record_request(start + 20s, Outcome::queued);
+    for (int i = 0; i < 3; ++i) stats.record_request(start + 10s, wr::analytics::Outcome::admitted);
+    stats.record_request(start + 20s, wr::analytics::Outcome::queued);
     stats.record_estimate(start + 20s, 4);
     stats.record_admission(start + 30s, start);
     stats.record_origin_time(start + 30s, 12ms);
-    stats.record_request(start + 70s, Outcome::queued);
+    stats.record_request(start + 70s, wr::analytics::Outcome::queued);
     stats.record_revocation(start + 70s);
 
     std::map<int64_t, MinuteRecord> drained;
     stats.drain(drained);
     REQUIRE(drained.size() == 2);
     const MinuteRecord& first = drained.at(minute_of(start));
-    CHECK(first.requests[static_cast<size_t>(Outcome::admitted)] == 3);
-    CHECK(first.requests[static_cast<size_t>(Outcome::queued)] == 1);
+    CHECK(first.requests[static_cast<size_t>(wr::analytics::Outcome::admitted)] == 3);
+    CHECK(first.requests[static_cast<size_t>(wr::analytics::Outcome::queued)] == 1);
     CHECK(first.new_admitted == 1);
     CHECK(first.observed_wait.percentile(0.5) == 30);
     CHECK(first.estimated_wait.percentile(0.5) == 4);
     CHECK(first.origin_time.percentile(0.5) == 12);
     const MinuteRecord& second = drained.at(minute_of(start) + 1);
-    CHECK(second.requests[static_cast<size_t>(Outcome::queued)] == 1);
+    CHECK(second.requests[static_cast<size_t>(wr::analytics::Outcome::queued)] == 1);
     CHECK(second.revoked == 1);
 
     std::map<int64_t, MinuteRecord> again;
     stats.drain(again);
     CHECK(again.empty());
     const wr::analytics::Totals totals = stats.totals();
-    CHECK(totals.requests[static_cast<size_t>(Outcome::admitted)] == 3);
-    CHECK(totals.requests[static_cast<size_t>(Outcome::queued)] == 2);
+    CHECK(totals.requests[static_cast<size_t>(wr::analytics::Outcome::admitted)] == 3);
+    CHECK(totals.requests[static_cast<size_t>(wr::analytics::Outcome::queued)] == 2);
     CHECK(totals.new_admitted == 1);
     CHECK(totals.revoked == 1);
 }

@@ -12,6 +12,8 @@
 #include "control/zones.h"
 #include "store/migrate.h"
 #include "store/tokens_store.h"
+#include "support/api_reply.h"
+#include "support/shop_paths.h"
 #include "support/temp_dir.h"
 #include "support/test_server.h"
 
@@ -20,6 +22,9 @@ using nlohmann::json;
 using wr::api::Reply;
 using wr::api::Request;
 using wr::store::Connection;
+using wr::test::body_of;
+using wr::test::error_of;
+using wr::test::k_rooms;
 
 namespace {
 
@@ -67,21 +72,7 @@ struct Admin {
     }
 };
 
-json body_of(const Reply& reply) {
-    REQUIRE(reply.raw_body);
-    return json::parse(*reply.raw_body);
-}
-
-// The one error of an error reply: {code, message}.
-json error_of(const Reply& reply) {
-    const json body = body_of(reply);
-    REQUIRE(body["errors"].size() == 1);
-    return body["errors"][0];
-}
-
 json error(int code, const std::string& message) { return {{"code", code}, {"message", message}}; }
-
-const std::string k_rooms = "/client/v4/zones/example.com/waiting_rooms";
 
 } // namespace
 

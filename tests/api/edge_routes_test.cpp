@@ -17,6 +17,7 @@
 #include "fleet/snapshot_wire.h"
 #include "store/analytics_store.h"
 #include "store/migrate.h"
+#include "support/api_reply.h"
 #include "support/temp_dir.h"
 #include "support/test_server.h"
 
@@ -24,6 +25,7 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 using wr::api::Reply;
 using wr::api::Request;
+using wr::test::error_of;
 
 namespace {
 
@@ -89,13 +91,6 @@ struct Control {
         return total;
     }
 };
-
-json error_of(const Reply& reply) {
-    REQUIRE(reply.raw_body);
-    const json body = json::parse(*reply.raw_body);
-    REQUIRE(body["errors"].size() == 1);
-    return body["errors"][0];
-}
 
 // A concrete path for a route pattern: parameters filled with names that exist.
 std::string concrete(std::string pattern) {

@@ -23,11 +23,11 @@ using wr::store::Connection;
 
 namespace {
 
-struct Store {
+struct ConfigStore {
     wr::test::TempDir dir;
     wr::store::Database database{dir.path()};
     wr::util::FakeClock clock{wr::test::k_test_start};
-    Store() { wr::store::migrate(database); }
+    ConfigStore() { wr::store::migrate(database); }
 
     std::vector<std::string> apply(const json& document, ApplyOptions options = {}) {
         const std::vector<Change> changes = database.write(
@@ -88,7 +88,7 @@ json other_zone() {
 }
 
 // The error an apply throws, as "field: message" lines.
-Lines apply_errors(Store& store, const json& document, ApplyOptions options = {}) {
+Lines apply_errors(ConfigStore& store, const json& document, ApplyOptions options = {}) {
     try {
         store.apply(document, options);
     } catch (const wr::control::Error& error) {
@@ -103,7 +103,7 @@ Lines apply_errors(Store& store, const json& document, ApplyOptions options = {}
 } // namespace
 
 TEST_CASE("control::apply_document creates what the document describes, then finds nothing to change") {
-    Store store;
+    ConfigStore store;
     CHECK(store.apply(document()) == Lines{
                                          "create zone example.com",
                                          "update settings example.com [search_engine_crawler_bypass]",
@@ -138,7 +138,7 @@ TEST_CASE("control::apply_document creates what the document describes, then fin
 }
 
 TEST_CASE("control::export_document writes a stable document that apply finds nothing to change in") {
-    Store store;
+    ConfigStore store;
     store.apply(document());
     store.apply({{"zones", json::array({other_zone()})}});
     const json first = store.exported();
@@ -175,7 +175,7 @@ TEST_CASE("control::export_document writes a stable document that apply finds no
     CHECK(store.exported().dump() == first.dump());
 
     // The export rebuilds the same configuration elsewhere.
-    Store copy;
+    ConfigStore copy;
     CHECK(copy.apply(first) == Lines{
                                    "create zone example.com",
                                    "update settings example.com [search_engine_crawler_bypass]",
@@ -191,7 +191,7 @@ TEST_CASE("control::export_document writes a stable document that apply finds no
 }
 
 TEST_CASE("control::apply_document reports the fields that change") {
-    Store store;
+    ConfigStore store;
     store.apply(document());
     json changed = document();
     changed["zones"][0]["origin"] = "http://10.0.0.1:8080";
@@ -214,7 +214,7 @@ TEST_CASE("control::apply_document reports the fields that change") {
 }
 
 TEST_CASE("control::apply_document keeps what a document leaves out, unless pruning") {
-    Store store;
+    ConfigStore store;
     store.apply(document());
     store.apply({{"zones", json::array({other_zone()})}});
 
@@ -354,7 +354,7 @@ TEST_CASE("control::apply_document names the document path of every error") {
     };
     for (const Case& c : cases) {
         CAPTURE(c.name);
-        Store store;
+        ConfigStore store;
         const Lines errors = apply_errors(store, c.document);
         REQUIRE(errors.size() == c.errors.size());
         for (size_t i = 0; i < errors.size(); ++i) CHECK(errors[i].starts_with(c.errors[i]));
@@ -363,7 +363,7 @@ TEST_CASE("control::apply_document names the document path of every error") {
 }
 
 TEST_CASE("control::apply_document inside Database::write changes nothing when any part fails") {
-    Store store;
+    ConfigStore store;
     store.apply(document());
     const json before = store.exported();
     const uint64_t generation = store.database.generation();
@@ -386,7 +386,7 @@ TEST_CASE("control::apply_document inside Database::write changes nothing when a
 }
 
 TEST_CASE("control::apply_document keeps an event that has ended when the document still names it") {
-    Store store;
+    ConfigStore store;
     store.apply(document());
     store.clock.set(wr::test::k_test_start + std::chrono::days{30}); // past the launch
     const json exported = store.exported();

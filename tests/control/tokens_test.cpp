@@ -21,10 +21,10 @@ using wr::test::k_test_start;
 
 namespace {
 
-struct Store {
+struct TokenStore {
     wr::test::TempDir dir;
     wr::store::Database database{dir.path()};
-    Store() { wr::store::migrate(database); }
+    TokenStore() { wr::store::migrate(database); }
 
     wr::control::NewToken create(const std::string& name, wr::model::TokenScope scope,
                                  std::optional<std::string> zone_id = std::nullopt) {
@@ -48,7 +48,7 @@ struct Store {
 } // namespace
 
 TEST_CASE("control::create_token returns the secret once and stores only its SHA-256") {
-    Store store;
+    TokenStore store;
     const wr::control::NewToken created = store.create("ci", wr::model::TokenScope::edit);
     CHECK(created.secret.starts_with("wr_"));
     CHECK(created.secret.size() == 51);
@@ -72,7 +72,7 @@ TEST_CASE("control::create_token returns the secret once and stores only its SHA
 }
 
 TEST_CASE("control::create_token keeps the scope and the zone") {
-    Store store;
+    TokenStore store;
     const std::string zone_id = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     store.database.write([&](Connection& c) {
         wr::store::insert_zone(c, wr::model::Zone{zone_id, {"example.com", "http://127.0.0.1:3000"}, k_test_start, k_test_start});
@@ -95,7 +95,7 @@ TEST_CASE("control::create_token keeps the scope and the zone") {
 }
 
 TEST_CASE("control::create_token wants a name of at most 255 characters") {
-    Store store;
+    TokenStore store;
     CHECK_THROWS_WITH_AS(store.create("", wr::model::TokenScope::read), "name: is required", wr::control::Error);
     CHECK_THROWS_WITH_AS(store.create(std::string(256, 'n'), wr::model::TokenScope::read),
                          "name: must be at most 255 characters", wr::control::Error);
@@ -104,7 +104,7 @@ TEST_CASE("control::create_token wants a name of at most 255 characters") {
 }
 
 TEST_CASE("control::authenticate accepts the exact secret and nothing else") {
-    Store store;
+    TokenStore store;
     const wr::control::NewToken created = store.create("ci", wr::model::TokenScope::edit);
     store.create("other", wr::model::TokenScope::read);
     const auto found = store.authenticate(created.secret);
@@ -124,7 +124,7 @@ TEST_CASE("control::authenticate accepts the exact secret and nothing else") {
 }
 
 TEST_CASE("control::authenticate refuses a deleted token") {
-    Store store;
+    TokenStore store;
     const wr::control::NewToken created = store.create("ci", wr::model::TokenScope::edit);
     REQUIRE(store.authenticate(created.secret));
     store.database.write([&](Connection& c) { wr::store::delete_token(c, created.token.id); });
@@ -132,7 +132,7 @@ TEST_CASE("control::authenticate refuses a deleted token") {
 }
 
 TEST_CASE("control::bootstrap_admin_token writes admin.token, mode 0600, only when there are no tokens") {
-    Store store;
+    TokenStore store;
     const auto path = wr::control::bootstrap_admin_token(store.database, k_test_start, store.dir.path());
     REQUIRE(path);
     CHECK(*path == store.dir.path() / "admin.token");
@@ -158,7 +158,7 @@ TEST_CASE("control::bootstrap_admin_token writes admin.token, mode 0600, only wh
 }
 
 TEST_CASE("control::bootstrap_admin_token does nothing when a token already exists") {
-    Store store;
+    TokenStore store;
     store.create("ci", wr::model::TokenScope::read);
     CHECK_FALSE(wr::control::bootstrap_admin_token(store.database, k_test_start, store.dir.path()));
     CHECK_FALSE(std::filesystem::exists(store.dir.path() / "admin.token"));
@@ -166,7 +166,7 @@ TEST_CASE("control::bootstrap_admin_token does nothing when a token already exis
 }
 
 TEST_CASE("control::bootstrap_admin_token creates no token when the file cannot be written") {
-    Store store;
+    TokenStore store;
     const std::filesystem::path missing = store.dir.path() / "no" / "such" / "dir";
     CHECK_THROWS(wr::control::bootstrap_admin_token(store.database, k_test_start, missing));
     CHECK(store.tokens().empty());

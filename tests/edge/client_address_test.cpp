@@ -2,17 +2,12 @@
 #include <doctest/doctest.h>
 
 #include "edge/client_address.h"
-#include "expr/evaluate.h"
+#include "support/ip_address.h"
 
 using wr::edge::TrustedProxies;
+using wr::test::ip;
 
 namespace {
-
-wr::queue::ClientAddress ip(std::string_view text) {
-    wr::queue::ClientAddress address{};
-    REQUIRE(wr::expr::parse_ip_address(text, address));
-    return address;
-}
 
 std::string client(std::string_view peer, std::string_view forwarded_for, const TrustedProxies& trusted) {
     return wr::edge::address_text(wr::edge::client_address(ip(peer), forwarded_for, trusted));

@@ -5,18 +5,18 @@
 #include <map>
 
 #include "edge/crawler.h"
-#include "expr/evaluate.h"
+#include "support/ip_address.h"
 
-using namespace wr::edge;
+using wr::edge::CrawlerCacheLimits;
+using wr::edge::CrawlerVerifier;
+using wr::edge::KnownCrawler;
+using wr::edge::Resolver;
+using wr::edge::host_in_domain;
+using wr::edge::match_crawler;
 using wr::queue::ClientAddress;
+using wr::test::ip;
 
 namespace {
-
-ClientAddress ip(std::string_view text) {
-    ClientAddress address{};
-    REQUIRE(wr::expr::parse_ip_address(text, address));
-    return address;
-}
 
 // DNS as a test wants it; counts lookups so the cache can be seen working.
 class FakeResolver final : public Resolver {

@@ -3,11 +3,12 @@
 
 #include "edge/edge_config.h"
 #include "support/test_server.h"
-#include "util/time_format.h"
+#include "support/timestamps.h"
 
 using namespace std::chrono_literals;
 using wr::edge::EdgeConfig;
 using wr::edge::RoomConfig;
+using wr::test::at;
 
 namespace {
 
@@ -22,8 +23,6 @@ RoomConfig& add_room(EdgeConfig& config, const char* id, const char* host, const
     config.rooms.push_back(std::move(room));
     return *config.rooms.back();
 }
-
-wr::model::Timestamp at(wr::util::TimePoint time) { return {wr::util::format_iso8601(time), time}; }
 
 } // namespace
 

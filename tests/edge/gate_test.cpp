@@ -7,7 +7,18 @@
 #include "expr/evaluate.h"
 #include "state/memory_counters.h"
 
-using namespace wr::edge;
+using wr::edge::CookieKey;
+using wr::edge::CrawlerVerifier;
+using wr::edge::EdgeConfig;
+using wr::edge::Gate;
+using wr::edge::GateResult;
+using wr::edge::GateServices;
+using wr::edge::IncomingRequest;
+using wr::edge::KeyRing;
+using wr::edge::Resolver;
+using wr::edge::RoomConfig;
+using wr::edge::Snapshot;
+using wr::edge::ZoneConfig;
 using wr::util::TimePoint;
 
 namespace {

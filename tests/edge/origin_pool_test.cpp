@@ -4,13 +4,17 @@
 
 #include "edge/origin_pool.h"
 
-using namespace wr::edge;
+using wr::edge::OriginConnection;
+using wr::edge::OriginOptions;
+using wr::edge::OriginPool;
+using wr::edge::SteadyTime;
+using wr::edge::tcp;
 using namespace std::chrono_literals;
 
 namespace {
 
 // A connection of the pool with a socket of its own (so closing it is visible as a closed descriptor).
-std::unique_ptr<OriginConnection> pooled_connection(asio::io_context& io, int& descriptor) {
+std::unique_ptr<OriginConnection> pooled_connection(boost::asio::io_context& io, int& descriptor) {
     auto connection = std::make_unique<OriginConnection>(io.get_executor());
     connection->key = "http://127.0.0.1:8080";
     connection->socket.open(tcp::v4());
@@ -23,7 +27,7 @@ bool is_open(int descriptor) { return ::fcntl(descriptor, F_GETFD) != -1; }
 } // namespace
 
 TEST_CASE("origin pool: connections unused for longer than max_idle_time are closed, fresher ones kept") {
-    asio::io_context io;
+    boost::asio::io_context io;
     OriginOptions options;
     options.max_idle_time = 30s;
     OriginPool pool(io, options);

@@ -10,7 +10,7 @@
 
 namespace {
 
-struct Request {
+struct SampleRequest {
     std::string ip = "198.51.100.7";
     std::string host = "shop.example.com";
     std::string uri = "/Static/App.JS?v=3&lang=en";
@@ -24,12 +24,12 @@ struct Request {
 };
 
 std::string_view find_header(const void* context, std::string_view name) {
-    const auto& headers = static_cast<const Request*>(context)->headers;
+    const auto& headers = static_cast<const SampleRequest*>(context)->headers;
     const auto found = headers.find(std::string(name));
     return found == headers.end() ? std::string_view{} : std::string_view(found->second);
 }
 
-bool matches(std::string_view expression, const Request& request = {}) {
+bool matches(std::string_view expression, const SampleRequest& request = {}) {
     const wr::expr::ParseResult parsed = wr::expr::parse(expression);
     const std::string why = std::string(expression) + ": " + (parsed.error ? parsed.error->text() : "");
     REQUIRE_MESSAGE(parsed.root, why);
@@ -73,14 +73,14 @@ TEST_CASE("expr::evaluate compares the client address with addresses and network
     CHECK_FALSE(matches("ip.src in {10.0.0.0/8 192.0.2.0/24}"));
     CHECK(matches("ip.src in {::/0}")); // the whole IPv6 space includes the IPv4-mapped addresses
 
-    Request v6;
+    SampleRequest v6;
     v6.ip = "2001:db8:1:2::99";
     CHECK(matches("ip.src in {2001:db8::/32}", v6));
     CHECK(matches("ip.src eq 2001:db8:1:2::99", v6));
     CHECK_FALSE(matches("ip.src in {2001:db9::/32 10.0.0.0/8}", v6));
     CHECK(matches("not ip.src in {0.0.0.0/0}", v6));
 
-    Request unknown;
+    SampleRequest unknown;
     unknown.ip = "";
     CHECK_FALSE(matches("ip.src eq 198.51.100.7", unknown));
     CHECK_FALSE(matches("ip.src in {0.0.0.0/0 ::/0}", unknown));
@@ -164,7 +164,7 @@ TEST_CASE("expr::evaluate: not, and, or, xor with their precedence and parenthes
 
 TEST_CASE("expr::evaluate: the rules users write for waiting rooms") {
     const char* assets = R"(starts_with(http.request.uri.path, "/static/") or ends_with(lower(http.request.uri.path), ".css"))";
-    Request asset;
+    SampleRequest asset;
     asset.path = "/static/logo.png";
     CHECK(matches(assets, asset));
     asset.path = "/Styles/Site.CSS";
@@ -173,7 +173,7 @@ TEST_CASE("expr::evaluate: the rules users write for waiting rooms") {
     CHECK_FALSE(matches(assets, asset));
 
     const char* staff = R"(ip.src in {10.0.0.0/8 2001:db8::/32} and http.request.headers["x-staff"] eq "Yes")";
-    Request office;
+    SampleRequest office;
     office.ip = "10.20.30.40";
     CHECK(matches(staff, office));
     office.headers.erase("x-staff");

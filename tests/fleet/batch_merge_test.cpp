@@ -15,12 +15,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Store {
+struct ShopStore {
     wr::test::TempDir dir;
     wr::store::Database database{dir.path()};
     std::string room_id;
 
-    Store() {
+    ShopStore() {
         wr::store::migrate(database);
         database.write([&](wr::store::Connection& c) {
             const wr::model::Zone zone = wr::control::create_zone(c, wr::test::k_test_start, {"example.com", "http://127.0.0.1:3000"});
@@ -58,7 +58,7 @@ wr::fleet::AnalyticsBatch batch(const std::string& stream, int64_t sequence, con
 } // namespace
 
 TEST_CASE("fleet::merge_batch merges a batch once, whatever the retries") {
-    Store store;
+    ShopStore store;
     const auto now = wr::test::k_test_start;
     const auto first = batch("s1", 1, store.room_id, {{100, 3}, {101, 4}});
     CHECK(wr::fleet::merge_batch(store.database, "edge-1", first, now).at(store.room_id).size() == 2);
@@ -75,7 +75,7 @@ TEST_CASE("fleet::merge_batch merges a batch once, whatever the retries") {
 }
 
 TEST_CASE("fleet::merge_batch keeps streams apart: other edges, and a restarted edge's new stream") {
-    Store store;
+    ShopStore store;
     const auto now = wr::test::k_test_start;
     wr::fleet::merge_batch(store.database, "edge-1", batch("s1", 1, store.room_id, {{100, 3}}), now);
     wr::fleet::merge_batch(store.database, "edge-2", batch("s1", 1, store.room_id, {{100, 10}}), now);
@@ -84,7 +84,7 @@ TEST_CASE("fleet::merge_batch keeps streams apart: other edges, and a restarted 
 }
 
 TEST_CASE("fleet::merge_batch drops the minutes of a room that no longer exists") {
-    Store store;
+    ShopStore store;
     auto pushed = batch("s1", 1, store.room_id, {{100, 3}});
     pushed.records["gone"][100] = pushed.records[store.room_id][100];
     const wr::fleet::RoomMinutes merged = wr::fleet::merge_batch(store.database, "edge-1", pushed, wr::test::k_test_start);

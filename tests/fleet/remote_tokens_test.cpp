@@ -6,9 +6,9 @@
 
 using namespace std::chrono_literals;
 using wr::fleet::CacheUse;
-using Verdict = wr::fleet::TokenCheck::Verdict;
 
 TEST_CASE("fleet::cache_use: a good answer holds a minute, and a day while the control node is away; a refusal 10 s") {
+    using Verdict = wr::fleet::TokenCheck::Verdict;
     const auto checked = wr::test::k_test_start;
     struct Case {
         Verdict verdict;

@@ -5,16 +5,16 @@
 #include "support/browser.h"
 #include "support/process.h"
 #include "support/prometheus_parser.h"
+#include "support/shop_paths.h"
 #include "support/test_server.h"
 
 using nlohmann::json;
 using wr::test::Browser;
 using wr::test::TestOrigin;
 using wr::test::TestServer;
+using wr::test::k_shop_path;
 
 namespace {
-
-const std::string k_room_path = "/client/v4/zones/example.com/waiting_rooms/shop";
 
 // The point for 10:00 (the test clock's first minute) in a series answer.
 json ten_oclock(const json& result) {
@@ -47,7 +47,7 @@ TEST_CASE("integration: known traffic appears exactly in analytics, CSV, /metric
         wr.clock().advance(std::chrono::seconds{5});
         wr.app().flush_analytics();
 
-        const auto reply = wr.get(k_room_path + "/analytics?step=1m");
+        const auto reply = wr.get(k_shop_path + "/analytics?step=1m");
         REQUIRE_MESSAGE(reply.status == 200, reply.text);
         CHECK(reply.body["result"]["step"] == "1m");
         CHECK(reply.body["result"]["series"].size() == 61); // 09:00 to 10:00 inclusive
@@ -62,7 +62,7 @@ TEST_CASE("integration: known traffic appears exactly in analytics, CSV, /metric
         CHECK(point["newUsersPerMinuteLimit"] == 200);
         CHECK(point["waitTimeEstimatedP50"] == 0); // no estimate until a whole minute of admissions
 
-        const auto csv = wr.send("GET", k_room_path + "/analytics?since=2026-11-22T09:59:00Z",
+        const auto csv = wr.send("GET", k_shop_path + "/analytics?since=2026-11-22T09:59:00Z",
                                  "", {{"Authorization", "Bearer " + wr.admin_token()}, {"Accept", "text/csv"}});
         CHECK(csv.status == 200);
         CHECK(csv.headers.find("Content-Type")->second == "text/csv; charset=utf-8");
@@ -84,7 +84,7 @@ TEST_CASE("integration: known traffic appears exactly in analytics, CSV, /metric
         CHECK(parsed.value("wr_admission_decision_seconds_count", {{"node", "wr"}}) == 253);
         CHECK(wr.send("GET", "/metrics", "", {}).status == 401);
 
-        const auto chart = wr.get(k_room_path + "/analytics.svg");
+        const auto chart = wr.get(k_shop_path + "/analytics.svg");
         CHECK(chart.status == 200);
         CHECK(chart.headers.find("Content-Type")->second == "image/svg+xml");
         CHECK(chart.text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
@@ -101,7 +101,7 @@ TEST_CASE("integration: known traffic appears exactly in analytics, CSV, /metric
         wr.clock().advance(std::chrono::seconds{60});
         REQUIRE_FALSE(browsers.back()->get("/").from_origin());
         wr.app().flush_analytics();
-        const json later = wr.get(k_room_path + "/analytics?step=1m").body["result"]["series"];
+        const json later = wr.get(k_shop_path + "/analytics?step=1m").body["result"]["series"];
         CHECK(later[later.size() - 2]["time"] == "2026-11-22T10:01:00.000Z");
         CHECK(later[later.size() - 2]["waitTimeEstimatedP50"] == 0);
         CHECK(later[later.size() - 1]["time"] == "2026-11-22T10:02:00.000Z");
@@ -115,10 +115,10 @@ TEST_CASE("integration: known traffic appears exactly in analytics, CSV, /metric
     }
     // A restart keeps the minutes that were written.
     TestServer again(data.path());
-    const json point = ten_oclock(again.get(k_room_path + "/analytics?step=1m").body["result"]);
+    const json point = ten_oclock(again.get(k_shop_path + "/analytics?step=1m").body["result"]);
     CHECK(point["requestsAdmitted"] == 203);
     CHECK(point["sessionsRevoked"] == 3);
-    const auto hourly = again.get(k_room_path + "/analytics?since=2026-11-22T08:00:00Z&step=1h");
+    const auto hourly = again.get(k_shop_path + "/analytics?since=2026-11-22T08:00:00Z&step=1h");
     REQUIRE(hourly.body["result"]["series"].size() == 3);
     CHECK(hourly.body["result"]["series"][2]["requestsAdmitted"] == 206); // 10:00 and 10:01 together
 }
@@ -141,12 +141,12 @@ TEST_CASE("integration: analytics refuses a bad range, step or format with 400")
     };
     for (const Case& c : cases) {
         CAPTURE(c.query);
-        const auto reply = wr.get(k_room_path + "/analytics" + c.query);
+        const auto reply = wr.get(k_shop_path + "/analytics" + c.query);
         CHECK(reply.status == 400);
         CHECK(reply.body["errors"][0]["message"] == c.message);
     }
     // Unix seconds work, and an until in the future means now.
-    CHECK(wr.get(k_room_path + "/analytics?since=1795340000&until=2000000000").status == 200);
+    CHECK(wr.get(k_shop_path + "/analytics?since=1795340000&until=2000000000").status == 200);
 }
 
 } // TEST_SUITE

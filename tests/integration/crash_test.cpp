@@ -13,6 +13,7 @@
 #include "util/files.h"
 
 using wr::test::port_after;
+using wr::test::read_admin_token;
 
 namespace {
 
@@ -63,12 +64,6 @@ std::unique_ptr<wr::test::BackgroundProcess> serve(const std::filesystem::path& 
         "API listening on", true);
 }
 
-std::string token_of(const std::filesystem::path& data_dir) {
-    std::string token = wr::util::read_text_file(data_dir / "admin.token").value_or("");
-    while (!token.empty() && token.back() == '\n') token.pop_back();
-    return token;
-}
-
 } // namespace
 
 TEST_SUITE("integration") {
@@ -86,7 +81,7 @@ TEST_CASE("crash: SIGKILL during a 100-room wr apply leaves all of it or none af
             auto wr = serve(data_dir);
             const std::string api = "http://127.0.0.1:" + std::to_string(port_after(wr->ready_line(), "API listening on"));
             auto apply = std::async(std::launch::async, [&] {
-                return wr::test::run_wr({"--api", api, "--token", token_of(data_dir), "apply", "-f", file.string()});
+                return wr::test::run_wr({"--api", api, "--token", read_admin_token(data_dir), "apply", "-f", file.string()});
             });
             std::this_thread::sleep_for(std::chrono::milliseconds{delay_ms});
             wr->send_signal(SIGKILL);
@@ -95,7 +90,7 @@ TEST_CASE("crash: SIGKILL during a 100-room wr apply leaves all of it or none af
         }
         auto restarted = serve(data_dir);
         const std::string api = "http://127.0.0.1:" + std::to_string(port_after(restarted->ready_line(), "API listening on"));
-        const wr::test::ProcessResult exported = wr::test::run_wr({"--api", api, "--token", token_of(data_dir), "export"});
+        const wr::test::ProcessResult exported = wr::test::run_wr({"--api", api, "--token", read_admin_token(data_dir), "export"});
         REQUIRE_MESSAGE(exported.exit_code == 0, exported.err);
         const Counts counts = count(json::parse(exported.out));
         CAPTURE(counts.rooms);

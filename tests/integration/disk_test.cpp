@@ -17,8 +17,10 @@
 #include <unistd.h>
 
 #include "support/process.h"
+#include "support/shop_paths.h"
 #include "support/temp_dir.h"
-#include "util/files.h"
+
+using wr::test::k_rooms;
 
 namespace {
 
@@ -37,11 +39,8 @@ struct ServeOnSmallDisk {
         const std::string& ready = process.ready_line();
         admin = std::make_unique<httplib::Client>("127.0.0.1", std::stoi(ready.substr(ready.rfind(':') + 1)));
         const std::string& output = process.output();
-        const size_t edge_at = output.find("edge: listening on");
-        REQUIRE(edge_at != std::string::npos);
-        edge_port = std::stoi(output.substr(output.find(':', output.find("127.0.0.1", edge_at)) + 1));
-        token = wr::util::read_text_file(seen / "admin.token").value_or("");
-        while (!token.empty() && token.back() == '\n') token.pop_back();
+        edge_port = wr::test::port_after(output, "edge: listening on");
+        token = wr::test::read_admin_token(seen);
         REQUIRE(!token.empty());
     }
 
@@ -58,8 +57,6 @@ struct ServeOnSmallDisk {
     int edge_port = 0;
     std::string token;
 };
-
-const std::string k_rooms = "/client/v4/zones/example.com/waiting_rooms";
 
 json room_named(const std::string& name) {
     return {{"name", name}, {"host", name + ".example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}};

@@ -25,18 +25,17 @@
 
 using wr::test::BackgroundProcess;
 using wr::test::port_after;
+using wr::test::read_admin_token;
 
 namespace {
 
-// The port in a log line such as "... listening on http://127.0.0.1:PORT/client/v4".
 // `wr serve` on ephemeral ports, ready once the admin API listens.
 struct ServeProcess {
     ServeProcess(const std::filesystem::path& data_dir, std::vector<std::string> extra = {})
         : process(arguments(data_dir, std::move(extra)), "API listening on", true) {
         edge_port = port_after(process.output(), "edge: listening on");
         admin_port = port_after(process.ready_line(), "API listening on");
-        token = wr::util::read_text_file(data_dir / "admin.token").value_or("");
-        while (!token.empty() && token.back() == '\n') token.pop_back();
+        token = read_admin_token(data_dir);
     }
     static std::vector<std::string> arguments(const std::filesystem::path& data_dir, std::vector<std::string> extra) {
         std::vector<std::string> all{WR_BINARY, "serve", "--data-dir", data_dir.string(), "--admin-listen", "127.0.0.1:0",

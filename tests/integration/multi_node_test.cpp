@@ -11,95 +11,61 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "support/process.h"
+#include "support/fleet_nodes.h"
 #include "support/prometheus_parser.h"
 #include "support/redis_server.h"
+#include "support/shop_paths.h"
 #include "support/spread_browser.h"
 #include "support/temp_dir.h"
-#include "util/files.h"
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-using wr::test::BackgroundProcess;
-using wr::test::port_after;
+using wr::test::ControlNode;
 using wr::test::CountingOrigin;
+using wr::test::EdgeNode;
 using wr::test::RedisServer;
 using wr::test::SpreadBrowser;
 using wr::test::admitted_count;
+using wr::test::k_shop_path;
+using wr::test::visit_spread;
 using wr::test::waiting_ask_again;
 
 namespace {
 
-const std::string k_room_path = "/client/v4/zones/example.com/waiting_rooms/shop";
-
-json api(int port, const std::string& token, const std::string& method, const std::string& path, const json& body = nullptr) {
-    httplib::Client client("127.0.0.1", port);
-    const httplib::Headers headers{{"Authorization", "Bearer " + token}};
-    const httplib::Result result = method == "GET"    ? client.Get(path.c_str(), headers)
-                                   : method == "POST" ? client.Post(path.c_str(), headers, body.dump(), "application/json")
-                                                      : client.Patch(path.c_str(), headers, body.dump(), "application/json");
-    REQUIRE_MESSAGE(result, method << " " << path << ": no answer");
-    REQUIRE_MESSAGE(result->status == 200, method << " " << path << ": " << result->body);
-    return json::parse(result->body)["result"];
+// The control node's flags: its view of the shared state synced every 50 ms, then `extra`.
+std::vector<std::string> control_flags(const std::vector<std::string>& extra) {
+    std::vector<std::string> flags{"--state-sync-interval", "50ms"};
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    return flags;
 }
 
-// `wr serve --role control`, with or without the edges' shared state.
-struct ControlNode {
-    ControlNode(const std::filesystem::path& data_dir, const std::vector<std::string>& extra)
-        : process(arguments(data_dir, extra), "API listening on", true) {
-        admin_port = port_after(process.ready_line(), "API listening on");
-        token = wr::util::read_text_file(data_dir / "admin.token").value_or("");
-        while (!token.empty() && token.back() == '\n') token.pop_back();
-    }
-    static std::vector<std::string> arguments(const std::filesystem::path& data_dir, const std::vector<std::string>& extra) {
-        std::vector<std::string> all{WR_BINARY,    "serve",           "--role",         "control",     "--node-name", "control",
-                                     "--data-dir", data_dir.string(), "--admin-listen", "127.0.0.1:0", "--state-sync-interval", "50ms"};
-        all.insert(all.end(), extra.begin(), extra.end());
-        return all;
-    }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(admin_port); }
-    json status() const { return api(admin_port, token, "GET", k_room_path + "/status"); }
+// An edge's flags: two threads, the room's counts shared through `state`, synced every 50 ms.
+std::vector<std::string> edge_flags(const std::string& state) {
+    return {"--edge-threads", "2", "--state", state, "--state-sync-interval", "50ms"};
+}
 
-    BackgroundProcess process;
-    int admin_port = 0;
-    std::string token;
-};
-
-// `wr serve --role edge --state <redis>`.
-struct EdgeNode {
-    EdgeNode(const std::filesystem::path& data_dir, const std::string& name, const std::string& control_url, const std::string& token,
-             const std::string& state)
-        : process({WR_BINARY, "serve", "--role", "edge", "--node-name", name, "--data-dir", data_dir.string(), "--control-url", control_url,
-                   "--control-token", token, "--admin-listen", "127.0.0.1:0", "--edge-listen", "127.0.0.1:0", "--edge-threads", "2",
-                   "--state", state, "--state-sync-interval", "50ms"},
-                  "health and metrics listening on", true) {
-        edge_port = port_after(process.output(), "edge: listening on");
-        admin_port = port_after(process.ready_line(), "health and metrics listening on");
-    }
-    BackgroundProcess process;
-    int edge_port = 0;
-    int admin_port = 0;
-};
+// The shop's status as the control node reports it.
+json shop_status(const ControlNode& control) { return control.api("GET", k_shop_path + "/status"); }
 
 // A control node, its shop (limits `limit`, sessions of a minute) and three edges on one Redis.
 struct Cluster {
     Cluster(const RedisServer& redis, const CountingOrigin& origin, int64_t limit, const std::vector<std::string>& control_extra) {
-        control = std::make_unique<ControlNode>(dir.path() / "control", control_extra);
+        control = std::make_unique<ControlNode>(dir.path() / "control", 0, control_flags(control_extra));
         control_url = control->url();
-        api(control->admin_port, control->token, "POST", "/client/v4/zones", {{"name", "example.com"}, {"origin", origin.url()}});
-        api(control->admin_port, control->token, "POST", "/client/v4/zones/example.com/waiting_rooms",
-            {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", limit}, {"new_users_per_minute", limit},
-             {"session_duration", 1}});
-        edge_token = api(control->admin_port, control->token, "POST", "/client/v4/tokens", {{"name", "edges"}, {"scope", "edge"}})["token"];
+        control->api("POST", "/client/v4/zones", {{"name", "example.com"}, {"origin", origin.url()}});
+        control->api("POST", "/client/v4/zones/example.com/waiting_rooms",
+                     {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", limit}, {"new_users_per_minute", limit},
+                      {"session_duration", 1}});
+        edge_token = control->api("POST", "/client/v4/tokens", {{"name", "edges"}, {"scope", "edge"}})["token"];
         for (int i = 0; i < 3; ++i) edges.push_back(start_edge(i, redis));
     }
     std::unique_ptr<EdgeNode> start_edge(int i, const RedisServer& redis) const {
         const std::string name = "edge-" + std::to_string(i + 1);
-        return std::make_unique<EdgeNode>(dir.path() / name, name, control_url, edge_token, redis.url());
+        return std::make_unique<EdgeNode>(dir.path() / name, name, control_url, edge_token, edge_flags(redis.url()));
     }
     int edge(size_t i) const { return edges[i % edges.size()]->edge_port; }
     void set_limit(int64_t limit) const {
-        api(control->admin_port, control->token, "PATCH", k_room_path, {{"total_active_users", limit}, {"new_users_per_minute", limit}});
+        control->api("PATCH", k_shop_path, {{"total_active_users", limit}, {"new_users_per_minute", limit}});
         std::this_thread::sleep_for(1500ms); // every edge's configuration poll (once a second)
     }
 
@@ -110,21 +76,10 @@ struct Cluster {
     std::vector<std::unique_ptr<EdgeNode>> edges;
 };
 
-// Browser i goes to edge i mod 3; three threads, one per edge. Counts answers of 500 and above.
-void visit_spread(const Cluster& cluster, std::vector<SpreadBrowser>& browsers, size_t from, size_t to, std::atomic<int>& server_errors) {
-    std::vector<std::thread> threads;
-    for (size_t edge = 0; edge < 3; ++edge)
-        threads.emplace_back([&, edge] {
-            for (size_t i = from + edge; i < to; i += 3)
-                if (browsers[i].get(cluster.edge(edge)).first >= 500) ++server_errors;
-        });
-    for (std::thread& thread : threads) thread.join();
-}
-
 // Browsers 0, 1 and 2 each go to their edge until it lets them in: an edge is ready when its
 // admin listener is, but has the room only once its first pull from the control node is
 // compiled. (A room new to a node admits one before its first sync; then a moment for that sync.)
-void warm_up(const Cluster& cluster, std::vector<SpreadBrowser>& browsers) {
+void wait_until_every_edge_serves(const Cluster& cluster, std::vector<SpreadBrowser>& browsers) {
     for (size_t e = 0; e < 3; ++e) {
         for (int i = 0; i < 100 && !browsers[e].get(cluster.edge(e)).second; ++i) std::this_thread::sleep_for(50ms);
         REQUIRE_MESSAGE(browsers[e].admitted, "edge-" << e + 1 << " never served the room");
@@ -139,7 +94,6 @@ std::vector<SpreadBrowser> crowd(int size) {
     return browsers;
 }
 
-
 } // namespace
 
 TEST_SUITE("integration") {
@@ -152,7 +106,7 @@ TEST_CASE("multi-node: a control node and three edges on one Redis hold the limi
     std::atomic<int> server_errors{0};
 
     // A first visitor on each edge, then 237 more at once over the three edges: 200 places between them, not 600.
-    warm_up(cluster, browsers);
+    wait_until_every_edge_serves(cluster, browsers);
     visit_spread(cluster, browsers, 3, 240, server_errors);
     CHECK(admitted_count(browsers) <= 200);
     waiting_ask_again(cluster, browsers, 240, 200, server_errors);
@@ -168,7 +122,7 @@ TEST_CASE("multi-node: a control node and three edges on one Redis hold the limi
     // The control node reads the whole room from Redis: every browser the origin served, and
     // those it did not, waiting.
     std::this_thread::sleep_for(200ms);
-    const json status = cluster.control->status();
+    const json status = shop_status(*cluster.control);
     CHECK(status["estimated_total_active_users"] == full);
     CHECK(status["estimated_queued_users"] <= 240 - full);
     CHECK(status["estimated_queued_users"] >= 240 - full - 1); // a visitor queued before its edge's first sync may lag one
@@ -198,7 +152,7 @@ TEST_CASE("multi-node: Redis killed mid-run, then the control node: the edges ad
     Cluster cluster(redis, origin, 200, {});
     std::vector<SpreadBrowser> browsers = crowd(320);
     std::atomic<int> server_errors{0};
-    warm_up(cluster, browsers);
+    wait_until_every_edge_serves(cluster, browsers);
     visit_spread(cluster, browsers, 3, 60, server_errors);
     const size_t before_outage = admitted_count(browsers);
     REQUIRE(before_outage == 60);
@@ -228,11 +182,11 @@ TEST_CASE("multi-node: Redis killed mid-run, then the control node: the edges ad
     redis.restart();
     bool reconciled = false;
     for (int i = 0; i < 50 && !reconciled; ++i) { // a sync, then a push (every 2 s)
-        reconciled = cluster.control->status()["estimated_total_active_users"] == admitted_count(browsers);
+        reconciled = shop_status(*cluster.control)["estimated_total_active_users"] == admitted_count(browsers);
         if (!reconciled) std::this_thread::sleep_for(100ms);
     }
     CHECK(reconciled);
-    CHECK(cluster.control->status()["nodes"].size() == 3);
+    CHECK(shop_status(*cluster.control)["nodes"].size() == 3);
 
     // The control node dies. The edges go on admitting, and still hold the room's limit together.
     cluster.control->process.send_signal(SIGKILL);
@@ -258,9 +212,9 @@ TEST_CASE("multi-node: Redis killed mid-run, then the control node: the edges ad
 
 TEST_CASE("multi-node: an edge with in-memory state warns that it is a waiting room of its own") {
     wr::test::TempDir dir;
-    ControlNode control(dir.path() / "control", {});
-    const std::string token = api(control.admin_port, control.token, "POST", "/client/v4/tokens", {{"name", "e"}, {"scope", "edge"}})["token"];
-    EdgeNode edge(dir.path() / "edge", "edge-1", control.url(), token, "memory");
+    ControlNode control(dir.path() / "control", 0, control_flags({}));
+    const std::string token = control.api("POST", "/client/v4/tokens", {{"name", "e"}, {"scope", "edge"}})["token"];
+    EdgeNode edge(dir.path() / "edge", "edge-1", control.url(), token, edge_flags("memory"));
     CHECK(edge.process.output().find("warn state: this edge keeps its admission counts in its own memory (--state memory): it is a "
                                      "waiting room of its own") != std::string::npos);
 }

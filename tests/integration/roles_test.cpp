@@ -12,86 +12,30 @@
 #include <thread>
 
 #include "support/browser.h"
+#include "support/fleet_nodes.h"
 #include "support/process.h"
 #include "support/prometheus_parser.h"
+#include "support/shop_paths.h"
 #include "support/temp_dir.h"
 #include "support/tls_files.h"
-#include "util/files.h"
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-using wr::test::BackgroundProcess;
-using wr::test::port_after;
+using wr::test::ControlNode;
+using wr::test::EdgeNode;
+using wr::test::k_shop_path;
 
 namespace {
 
-const std::string k_room_path = "/client/v4/zones/example.com/waiting_rooms/shop";
-
-std::string read_token(const std::filesystem::path& file) {
-    std::string token = wr::util::read_text_file(file).value_or("");
-    while (!token.empty() && token.back() == '\n') token.pop_back();
-    return token;
-}
-
-// `wr serve --role control` on an ephemeral port (or the one it had, to restart it).
-struct ControlNode {
-    ControlNode(const std::filesystem::path& data_dir, int port = 0, std::vector<std::string> extra = {})
-        : process(arguments(data_dir, port, std::move(extra)), "API listening on", true) {
-        admin_port = port_after(process.ready_line(), "API listening on");
-        token = read_token(data_dir / "admin.token");
-    }
-    static std::vector<std::string> arguments(const std::filesystem::path& data_dir, int port, std::vector<std::string> extra) {
-        std::vector<std::string> all{WR_BINARY,        "serve", "--role", "control", "--node-name", "control", "--data-dir", data_dir.string(),
-                                     "--admin-listen", "127.0.0.1:" + std::to_string(port)};
-        all.insert(all.end(), extra.begin(), extra.end());
-        return all;
-    }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(admin_port); }
-
-    BackgroundProcess process;
-    int admin_port = 0;
-    std::string token;
-};
-
-// `wr serve --role edge`, ready once its admin listener (health, metrics) listens.
-struct EdgeNode {
-    EdgeNode(const std::filesystem::path& data_dir, const std::string& name, const std::string& control_url, const std::string& token,
-             std::vector<std::string> extra = {})
-        : process(arguments(data_dir, name, control_url, token, std::move(extra)), "health and metrics listening on", true) {
-        edge_port = port_after(process.output(), "edge: listening on");
-        admin_port = port_after(process.ready_line(), "health and metrics listening on");
-    }
-    static std::vector<std::string> arguments(const std::filesystem::path& data_dir, const std::string& name, const std::string& control_url,
-                                              const std::string& token, std::vector<std::string> extra) {
-        std::vector<std::string> all{WR_BINARY,      "serve",          "--role",       "edge",     "--node-name",   name,
-                                     "--data-dir",   data_dir.string(), "--control-url", control_url, "--control-token", token,
-                                     "--admin-listen", "127.0.0.1:0",  "--edge-listen", "127.0.0.1:0", "--edge-threads", "1"};
-        all.insert(all.end(), extra.begin(), extra.end());
-        return all;
-    }
-
-    BackgroundProcess process;
-    int edge_port = 0;
-    int admin_port = 0;
-};
-
-json api(int port, const std::string& token, const std::string& method, const std::string& path, const json& body = nullptr) {
-    httplib::Client client("127.0.0.1", port);
-    const httplib::Headers headers{{"Authorization", "Bearer " + token}};
-    const httplib::Result result = method == "GET"    ? client.Get(path.c_str(), headers)
-                                   : method == "POST" ? client.Post(path.c_str(), headers, body.dump(), "application/json")
-                                                      : client.Patch(path.c_str(), headers, body.dump(), "application/json");
-    REQUIRE_MESSAGE(result, method << " " << path << ": no answer");
-    REQUIRE_MESSAGE(result->status == 200, method << " " << path << ": " << result->body);
-    return json::parse(result->body)["result"];
-}
+// The edges here serve with one thread each.
+const std::vector<std::string> k_one_edge_thread{"--edge-threads", "1"};
 
 // The shop in front of the origin, and an edge token.
 std::string set_up(const ControlNode& control, const wr::test::TestOrigin& origin) {
-    api(control.admin_port, control.token, "POST", "/client/v4/zones", {{"name", "example.com"}, {"origin", origin.url()}});
-    api(control.admin_port, control.token, "POST", "/client/v4/zones/example.com/waiting_rooms",
+    control.api("POST", "/client/v4/zones", {{"name", "example.com"}, {"origin", origin.url()}});
+    control.api("POST", "/client/v4/zones/example.com/waiting_rooms",
         {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}});
-    return api(control.admin_port, control.token, "POST", "/client/v4/tokens", {{"name", "edges"}, {"scope", "edge"}})["token"];
+    return control.api("POST", "/client/v4/tokens", {{"name", "edges"}, {"scope", "edge"}})["token"];
 }
 
 // What this test's requests to the shop got, by edge: the oracle the analytics must match.
@@ -127,7 +71,7 @@ void first_admission(int edge_port, Tally& tally) {
 
 // The room's analytics at the control node, summed over the last hour.
 Tally stored(const ControlNode& control) {
-    const json result = api(control.admin_port, control.token, "GET", k_room_path + "/analytics");
+    const json result = control.api("GET", k_shop_path + "/analytics");
     Tally tally;
     for (const json& point : result["series"]) {
         tally.admitted += point["requestsAdmitted"].get<int64_t>();
@@ -175,7 +119,7 @@ TEST_CASE("roles: three edges serve the control node's rooms, apply a change wit
     std::vector<std::unique_ptr<EdgeNode>> edges;
     for (int i = 1; i <= 3; ++i)
         edges.push_back(std::make_unique<EdgeNode>(data.path() / ("edge-" + std::to_string(i)), "edge-" + std::to_string(i), control.url(),
-                                                   edge_token));
+                                                   edge_token, k_one_edge_thread));
 
     // Different traffic on each edge; every browser stays admitted (200 slots).
     std::vector<Tally> tallies(3);
@@ -190,7 +134,7 @@ TEST_CASE("roles: three edges serve the control node's rooms, apply a change wit
     }
 
     // A change on the control node reaches every edge within 2 s.
-    api(control.admin_port, control.token, "PATCH", k_room_path, {{"queue_all", true}});
+    control.api("PATCH", k_shop_path, {{"queue_all", true}});
     const auto changed = std::chrono::steady_clock::now();
     for (size_t e = 0; e < 3; ++e) {
         CAPTURE(e);
@@ -210,7 +154,7 @@ TEST_CASE("roles: three edges serve the control node's rooms, apply a change wit
         wr::test::Browser browser(edges[1]->edge_port, "shop.example.com");
         CHECK(visit(browser, tallies[1]).has_header("Refresh"));
     }
-    api(control.admin_port, control.token, "PATCH", k_room_path, {{"queue_all", false}});
+    control.api("PATCH", k_shop_path, {{"queue_all", false}});
 
     // The control node stores exactly what the three edges answered, no more (a retried push
     // would show as more, a lost one as less).
@@ -233,7 +177,7 @@ TEST_CASE("roles: three edges serve the control node's rooms, apply a change wit
     // The status adds the edges' live figures up: every browser let in is an active user, on the
     // edge that let it in.
     const int64_t admitted_browsers = expected.new_users;
-    const json status = api(control.admin_port, control.token, "GET", k_room_path + "/status");
+    const json status = control.api("GET", k_shop_path + "/status");
     CHECK(status["estimated_total_active_users"] == admitted_browsers);
     REQUIRE(status["nodes"].size() == 3);
     for (size_t e = 0; e < 3; ++e) {
@@ -273,8 +217,8 @@ TEST_CASE("roles: with the control node down the edges serve on, an edge restart
     const int control_port = control->admin_port;
     const std::string control_url = control->url();
     const std::string edge_token = set_up(*control, origin);
-    auto edge_1 = std::make_unique<EdgeNode>(data.path() / "edge-1", "edge-1", control_url, edge_token);
-    auto edge_2 = std::make_unique<EdgeNode>(data.path() / "edge-2", "edge-2", control_url, edge_token);
+    auto edge_1 = std::make_unique<EdgeNode>(data.path() / "edge-1", "edge-1", control_url, edge_token, k_one_edge_thread);
+    auto edge_2 = std::make_unique<EdgeNode>(data.path() / "edge-2", "edge-2", control_url, edge_token, k_one_edge_thread);
     Tally tally;
     first_admission(edge_1->edge_port, tally);
     first_admission(edge_2->edge_port, tally);
@@ -297,7 +241,7 @@ TEST_CASE("roles: with the control node down the edges serve on, an edge restart
     edge_2->process.send_signal(SIGTERM);
     REQUIRE(edge_2->process.wait_exit(10s) == std::optional<int>{0});
     CHECK(file_mode(data.path() / "edge-2" / "analytics-outbox.json") == 0600);
-    edge_2 = std::make_unique<EdgeNode>(data.path() / "edge-2", "edge-2", control_url, edge_token);
+    edge_2 = std::make_unique<EdgeNode>(data.path() / "edge-2", "edge-2", control_url, edge_token, k_one_edge_thread);
     CHECK(edge_2->process.output().find("serving the cached configuration") != std::string::npos);
     const json restarted = json::parse(health(edge_2->admin_port));
     CHECK(restarted["configuration"]["source"] == "cache");
@@ -407,7 +351,8 @@ TEST_CASE("roles: the admin API over HTTPS, used by the CLI and by an edge that 
     const std::string edge_token = json::parse(created.out)["token"];
 
     // An edge that trusts the CA takes its configuration over HTTPS and serves.
-    EdgeNode edge(data.path() / "edge", "edge-1", https_url, edge_token, {"--control-ca-file", tls.certificate.string()});
+    EdgeNode edge(data.path() / "edge", "edge-1", https_url, edge_token,
+                  {"--edge-threads", "1", "--control-ca-file", tls.certificate.string()});
     Tally tally;
     first_admission(edge.edge_port, tally);
     // One that does not refuses to start, and says why.

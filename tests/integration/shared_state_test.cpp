@@ -22,33 +22,29 @@
 #include "support/redis_server.h"
 #include "support/spread_browser.h"
 #include "support/temp_dir.h"
-#include "util/files.h"
 
 using wr::test::BackgroundProcess;
 using wr::test::port_after;
+using wr::test::read_admin_token;
 using wr::test::CountingOrigin;
 using wr::test::RedisServer;
 using wr::test::SpreadBrowser;
 using wr::test::admitted_count;
+using wr::test::visit_spread;
 using wr::test::waiting_ask_again;
 using wr::test::TempDir;
 using namespace std::chrono_literals;
 
 namespace {
 
-std::string read_token(const std::filesystem::path& data_dir) {
-    std::string token = wr::util::read_text_file(data_dir / "admin.token").value_or("");
-    while (!token.empty() && token.back() == '\n') token.pop_back();
-    return token;
-}
-
 // `wr serve` with shared state, its ports read from its log.
-struct Node {
-    Node(const std::filesystem::path& data_dir, const std::string& state, const std::string& name, std::vector<std::string> extra = {})
+struct SharedStateNode {
+    SharedStateNode(const std::filesystem::path& data_dir, const std::string& state, const std::string& name,
+                    std::vector<std::string> extra = {})
         : process(arguments(data_dir, state, name, std::move(extra)), "API listening on", true) {
         edge_port = port_after(process.output(), "edge: listening on");
         admin_port = port_after(process.ready_line(), "API listening on");
-        token = read_token(data_dir);
+        token = read_admin_token(data_dir);
     }
     static std::vector<std::string> arguments(const std::filesystem::path& data_dir, const std::string& state, const std::string& name,
                                               std::vector<std::string> extra) {
@@ -88,7 +84,7 @@ struct Node {
 // nodes pull configuration from a control node.
 struct ThreeEdges {
     ThreeEdges(const std::string& state, const std::string& origin, std::vector<std::string> extra = {}) {
-        nodes.push_back(std::make_unique<Node>(dirs[0].path(), state, "edge-1", extra));
+        nodes.push_back(std::make_unique<SharedStateNode>(dirs[0].path(), state, "edge-1", extra));
         nodes[0]->api("POST", "/client/v4/zones", {{"name", "example.com"}, {"origin", origin}});
         nodes[0]->api("POST", "/client/v4/zones/example.com/waiting_rooms",
                       {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200},
@@ -102,28 +98,17 @@ struct ThreeEdges {
     int edge(size_t i) const { return nodes[i % nodes.size()]->edge_port; }
     std::filesystem::path backup() const { return dirs[0].path() / "copy.db"; }
     // Another node with node 1's rooms and cookie key.
-    std::unique_ptr<Node> copy_of_first(const std::filesystem::path& dir, const std::string& state, const std::string& name,
-                                        const std::vector<std::string>& extra = {}) const {
+    std::unique_ptr<SharedStateNode> copy_of_first(const std::filesystem::path& dir, const std::string& state, const std::string& name,
+                                                   const std::vector<std::string>& extra = {}) const {
         const auto restored = wr::test::run_wr({"restore", "--data-dir", dir.string(), backup().string()});
         REQUIRE_MESSAGE(restored.exit_code == 0, restored.err);
         for (const char* file : {"cookie.key", "admin.token"}) std::filesystem::copy_file(dirs[0].path() / file, dir / file);
-        return std::make_unique<Node>(dir, state, name, extra);
+        return std::make_unique<SharedStateNode>(dir, state, name, extra);
     }
 
     TempDir dirs[3];
-    std::vector<std::unique_ptr<Node>> nodes;
+    std::vector<std::unique_ptr<SharedStateNode>> nodes;
 };
-
-// Sends each browser once, browser i to edge i mod 3, from three threads (one per edge).
-void visit_spread(ThreeEdges& edges, std::vector<SpreadBrowser>& browsers, size_t from, size_t to, std::atomic<int>& server_errors) {
-    std::vector<std::thread> threads;
-    for (size_t edge = 0; edge < 3; ++edge)
-        threads.emplace_back([&, edge] {
-            for (size_t i = from + edge; i < to; i += 3)
-                if (browsers[i].get(edges.edge(edge)).first >= 500) ++server_errors;
-        });
-    for (std::thread& thread : threads) thread.join();
-}
 
 // A first visitor on each edge, then a moment: each edge's first sync of the room (a room new
 // on a node admits one visitor until it answers) is behind them before the crowd comes.
@@ -263,7 +248,7 @@ TEST_CASE("shared state: an unreachable Redis at start is a logged degraded mode
     const int closed = wr::test::free_port();
     CountingOrigin origin;
     TempDir dir;
-    Node node(dir.path(), "redis://127.0.0.1:" + std::to_string(closed) + "/0", "edge-1");
+    SharedStateNode node(dir.path(), "redis://127.0.0.1:" + std::to_string(closed) + "/0", "edge-1");
     node.api("POST", "/client/v4/zones", {{"name", "example.com"}, {"origin", origin.url()}});
     node.api("POST", "/client/v4/zones/example.com/waiting_rooms",
              {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}});

@@ -18,7 +18,6 @@
 #include "support/raw_http.h"
 #include "support/shop_room.h"
 #include "support/test_server.h"
-#include "util/files.h"
 
 using nlohmann::json;
 using wr::test::Browser;
@@ -83,20 +82,14 @@ long rss_kb(int pid) {
 }
 
 // `wr serve` as its own process, so that its memory can be watched.
-struct ServeProcess {
-    explicit ServeProcess(const std::filesystem::path& data_dir)
+struct WatchedServer {
+    explicit WatchedServer(const std::filesystem::path& data_dir)
         : process({WR_BINARY, "serve", "--data-dir", data_dir.string(), "--admin-listen", "127.0.0.1:0", "--edge-listen", "127.0.0.1:0",
                    "--edge-threads", "1"},
                   "API listening on", true) {
-        const auto port_after = [](const std::string& text, const std::string& marker) {
-            const size_t at = text.find(marker);
-            REQUIRE(at != std::string::npos);
-            return std::stoi(text.substr(text.find(':', text.find("127.0.0.1", at)) + 1));
-        };
-        edge_port = port_after(process.output(), "edge: listening on");
-        admin_port = port_after(process.ready_line(), "API listening on");
-        token = wr::util::read_text_file(data_dir / "admin.token").value_or("");
-        while (!token.empty() && token.back() == '\n') token.pop_back();
+        edge_port = wr::test::port_after(process.output(), "edge: listening on");
+        admin_port = wr::test::port_after(process.ready_line(), "API listening on");
+        token = wr::test::read_admin_token(data_dir);
     }
     wr::test::BackgroundProcess process;
     int edge_port = 0;
@@ -134,7 +127,7 @@ TEST_CASE("integration: server-sent events reach the visitor as the origin write
 TEST_CASE("integration: a download larger than any buffer arrives byte-exact and wr's memory stays flat") {
     StreamOrigin origin;
     wr::test::TempDir data;
-    ServeProcess wr(data.path() / "data");
+    WatchedServer wr(data.path() / "data");
     httplib::Client admin("127.0.0.1", wr.admin_port);
     const httplib::Headers auth{{"Authorization", "Bearer " + wr.token}};
     REQUIRE(admin.Post("/client/v4/zones", auth, json{{"name", "example.com"}, {"origin", origin.url()}}.dump(), "application/json")->status == 200);

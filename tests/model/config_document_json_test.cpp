@@ -4,18 +4,13 @@
 
 #include "model/config_document_json.h"
 #include "support/test_server.h"
-#include "util/time_format.h"
+#include "support/timestamps.h"
 
 using nlohmann::json;
 using namespace std::chrono_literals;
+using wr::test::at;
 
 namespace {
-
-wr::model::Timestamp at(const std::string& text) {
-    const auto time = wr::util::parse_iso8601(text);
-    REQUIRE_MESSAGE(time, text);
-    return {text, *time};
-}
 
 // A document whose every field differs from its default, so a field lost on the way shows.
 wr::model::ConfigDocument full_document() {

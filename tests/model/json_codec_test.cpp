@@ -6,7 +6,9 @@
 
 #include "model/json_codec.h"
 #include "model/validate.h"
+#include "support/field_errors.h"
 #include "support/test_server.h"
+#include "support/timestamps.h"
 #include "util/time_format.h"
 
 using nlohmann::json;
@@ -15,16 +17,12 @@ using wr::model::BodyMode;
 using wr::model::EventSettings;
 using wr::model::FieldErrors;
 using wr::model::RoomSettings;
+using wr::test::at;
+using wr::test::describe;
 
 namespace {
 
 const json k_room_body = {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 1000}, {"new_users_per_minute", 300}};
-
-std::string describe(const FieldErrors& errors) {
-    std::string text;
-    for (const auto& error : errors) text += "[" + error.text() + "]";
-    return text;
-}
 
 // A room with every field away from its default.
 RoomSettings custom_room() {
@@ -52,12 +50,6 @@ RoomSettings custom_room() {
     s.turnstile_action = wr::model::TurnstileAction::infinite_queue;
     s.join_limit_per_ip_per_minute = 30;
     return s;
-}
-
-wr::model::Timestamp at(const std::string& text) {
-    const auto time = wr::util::parse_iso8601(text);
-    REQUIRE_MESSAGE(time, text);
-    return {text, *time};
 }
 
 // An event with every override set.

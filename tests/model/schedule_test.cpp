@@ -22,7 +22,7 @@ TimePoint time_of(const std::string& text) {
     return *time;
 }
 
-Event make_event(const std::string& id, const std::string& start, const std::string& end, const std::string& prequeue = "",
+Event event_named(const std::string& id, const std::string& start, const std::string& end, const std::string& prequeue = "",
                  bool suspended = false) {
     Event event;
     event.id = id;
@@ -39,10 +39,10 @@ Event make_event(const std::string& id, const std::string& start, const std::str
 // suspended; evening 18:00–19:00. Listed out of order on purpose.
 std::vector<Event> day() {
     return {
-        make_event("evening", "2026-12-01T18:00:00Z", "2026-12-01T19:00:00Z"),
-        make_event("afternoon", "2026-12-01T14:00:00Z", "2026-12-01T15:00:00Z", "", true),
-        make_event("noon", "2026-12-01T12:30:00Z", "2026-12-01T13:00:00Z", "2026-12-01T12:00:00Z"),
-        make_event("morning", "2026-12-01T10:00:00Z", "2026-12-01T11:00:00Z"),
+        event_named("evening", "2026-12-01T18:00:00Z", "2026-12-01T19:00:00Z"),
+        event_named("afternoon", "2026-12-01T14:00:00Z", "2026-12-01T15:00:00Z", "", true),
+        event_named("noon", "2026-12-01T12:30:00Z", "2026-12-01T13:00:00Z", "2026-12-01T12:00:00Z"),
+        event_named("morning", "2026-12-01T10:00:00Z", "2026-12-01T11:00:00Z"),
     };
 }
 
@@ -101,14 +101,14 @@ TEST_CASE("model::next_event finds the earliest non-suspended event that has not
 }
 
 TEST_CASE("model::is_prequeueing is true from the prequeue start until the event start") {
-    const Event noon = make_event("noon", "2026-12-01T12:30:00Z", "2026-12-01T13:00:00Z", "2026-12-01T12:00:00Z");
+    const Event noon = event_named("noon", "2026-12-01T12:30:00Z", "2026-12-01T13:00:00Z", "2026-12-01T12:00:00Z");
     CHECK_FALSE(wr::model::is_prequeueing(noon.settings, time_of("2026-12-01T11:59:59.999Z")));
     CHECK(wr::model::is_prequeueing(noon.settings, time_of("2026-12-01T12:00:00Z")));
     CHECK(wr::model::is_prequeueing(noon.settings, time_of("2026-12-01T12:29:59.999Z")));
     CHECK_FALSE(wr::model::is_prequeueing(noon.settings, time_of("2026-12-01T12:30:00Z")));
     CHECK_FALSE(wr::model::is_prequeueing(noon.settings, time_of("2026-12-01T12:45:00Z")));
 
-    const Event morning = make_event("morning", "2026-12-01T10:00:00Z", "2026-12-01T11:00:00Z");
+    const Event morning = event_named("morning", "2026-12-01T10:00:00Z", "2026-12-01T11:00:00Z");
     CHECK_FALSE(wr::model::is_prequeueing(morning.settings, time_of("2026-12-01T09:59:00Z")));
     CHECK_FALSE(wr::model::is_prequeueing(morning.settings, time_of("2026-12-01T10:00:00Z")));
 }
@@ -159,7 +159,7 @@ TEST_CASE("model::active_event with effective_settings: a suspended event change
     RoomSettings room;
     room.total_active_users = 1000;
     room.new_users_per_minute = 300;
-    std::vector<Event> events = {make_event("sale", "2026-12-01T10:00:00Z", "2026-12-01T11:00:00Z")};
+    std::vector<Event> events = {event_named("sale", "2026-12-01T10:00:00Z", "2026-12-01T11:00:00Z")};
     events[0].settings.total_active_users = 200;
     events[0].settings.new_users_per_minute = 200;
     const TimePoint during = time_of("2026-12-01T10:30:00Z");

@@ -6,16 +6,17 @@
 #include <string>
 
 #include "model/validate.h"
+#include "support/field_errors.h"
 #include "support/test_server.h"
-#include "util/time_format.h"
+#include "support/timestamps.h"
 
 using namespace std::chrono_literals;
 using wr::model::EventSettings;
-using wr::model::FieldError;
 using wr::model::FieldErrors;
 using wr::model::RoomSettings;
 using wr::model::Route;
-using wr::model::Timestamp;
+using wr::test::at;
+using wr::test::describe;
 
 namespace {
 
@@ -30,12 +31,6 @@ RoomSettings valid_room() {
     return room;
 }
 
-Timestamp at(const std::string& text) {
-    const auto time = wr::util::parse_iso8601(text);
-    REQUIRE_MESSAGE(time, text);
-    return Timestamp{text, *time};
-}
-
 // 10:00 to 12:00 on 2026-12-01.
 EventSettings valid_event() {
     EventSettings event;
@@ -43,12 +38,6 @@ EventSettings valid_event() {
     event.event_start_time = at("2026-12-01T10:00:00.000Z");
     event.event_end_time = at("2026-12-01T12:00:00.000Z");
     return event;
-}
-
-std::string describe(const FieldErrors& errors) {
-    std::string text;
-    for (const FieldError& error : errors) text += "[" + error.text() + "]";
-    return text;
 }
 
 std::vector<Route> numbered_routes(size_t count) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "queue/admission.h"
+#include "support/queue_policy.h"
 #include "support/test_server.h"
 
 using namespace std::chrono_literals;
@@ -16,20 +17,15 @@ using wr::queue::Policy;
 using wr::queue::Ticket;
 using wr::queue::Verdict;
 using wr::util::TimePoint;
+using wr::test::limits;
 
 namespace {
 
 const TimePoint k_start = wr::test::k_test_start;
 
-Policy limits(int64_t total_active_users, int64_t new_users_per_minute, QueueingMethod method = QueueingMethod::fifo) {
-    Policy policy;
-    policy.total_active_users = total_active_users;
-    policy.new_users_per_minute = new_users_per_minute;
-    policy.method = method;
-    return policy;
-}
-
-Ticket queued_ticket(TimePoint bucket, TimePoint checked_in, uint64_t id) {
+// A queued user who arrived at `bucket` (its arrival and its place in line) and last checked in
+// at `checked_in`.
+Ticket queued_since(TimePoint bucket, TimePoint checked_in, uint64_t id) {
     Ticket ticket;
     ticket.session_id = id;
     ticket.bucket = bucket;
@@ -87,13 +83,13 @@ TEST_CASE("queue rules: random queueing lets a user in at once only while slots 
         ledger.add_waiting(minute - 2min, minute - 30s);     // the user checking in
         for (int i = 0; i < others; ++i) ledger.add_waiting(minute - 2min, minute - 30s);
         // 2 slots: 2 > 0 others → in; with 1 other, 2 > 1 → in.
-        CHECK(wr::queue::check_in(ledger, policy, queued_ticket(minute - 2min, minute - 30s, 1), minute, random).verdict == Verdict::admit);
+        CHECK(wr::queue::check_in(ledger, policy, queued_since(minute - 2min, minute - 30s, 1), minute, random).verdict == Verdict::admit);
     }
     Ledger ledger;
     wr::util::SeededRandom random(23);
     ledger.add_active(minute - 1min);
     for (int i = 0; i < 3; ++i) ledger.add_waiting(minute - 2min, minute - 30s); // the user and 2 others: 2 slots, not more
-    CHECK(wr::queue::check_in(ledger, policy, queued_ticket(minute - 2min, minute - 30s, 1), minute, random).verdict == Verdict::queue);
+    CHECK(wr::queue::check_in(ledger, policy, queued_since(minute - 2min, minute - 30s, 1), minute, random).verdict == Verdict::queue);
 }
 
 TEST_CASE("queue rules: random queueing gives each user their own refresh interval, 15 to 25 seconds; FIFO 20") {
@@ -120,10 +116,10 @@ TEST_CASE("queue rules: the shuffle takes those who arrived from the prequeue st
     policy.shuffle = wr::queue::Shuffle{77, prequeue, start};
     Ledger ledger;
     wr::util::SeededRandom random(25);
-    const Outcome first = wr::queue::check_in(ledger, policy, queued_ticket(prequeue, start - 10s, 1234), start + 10s, random);
+    const Outcome first = wr::queue::check_in(ledger, policy, queued_since(prequeue, start - 10s, 1234), start + 10s, random);
     CHECK(first.ticket.shuffled);
     CHECK(first.ticket.bucket == wr::queue::shuffled_bucket(1234, *policy.shuffle));
-    const Outcome at_start = wr::queue::check_in(ledger, policy, queued_ticket(start, start, 1235), start + 20s, random);
+    const Outcome at_start = wr::queue::check_in(ledger, policy, queued_since(start, start, 1235), start + 20s, random);
     CHECK_FALSE(at_start.ticket.shuffled);
     CHECK(at_start.ticket.bucket == start);
 }

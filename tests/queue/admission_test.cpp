@@ -8,6 +8,7 @@
 
 #include "queue/admission.h"
 #include "queue/join_limiter.h"
+#include "support/queue_policy.h"
 #include "support/test_server.h"
 
 using namespace std::chrono_literals;
@@ -18,19 +19,12 @@ using wr::queue::Policy;
 using wr::queue::Ticket;
 using wr::queue::Verdict;
 using wr::util::TimePoint;
+using wr::test::limits;
 
 namespace {
 
 // 15:54:00 on the reference's day, so bucket names read like the article's.
 const TimePoint k_1554{std::chrono::sys_days{std::chrono::year{2021} / 5 / 27} + 15h + 54min};
-
-Policy limits(int64_t total_active_users, int64_t new_users_per_minute, QueueingMethod method = QueueingMethod::fifo) {
-    Policy policy;
-    policy.total_active_users = total_active_users;
-    policy.new_users_per_minute = new_users_per_minute;
-    policy.method = method;
-    return policy;
-}
 
 // A queued user who arrived at `bucket` and last checked in at `checked_in`.
 Ticket queued_ticket(TimePoint bucket, TimePoint checked_in, uint64_t id) {
@@ -43,7 +37,7 @@ Ticket queued_ticket(TimePoint bucket, TimePoint checked_in, uint64_t id) {
 
 // A crowd of browsers on virtual time: each keeps its own ticket and checks in when its refresh
 // interval is over, like the page's Refresh header makes it.
-struct Browser {
+struct VirtualBrowser {
     std::optional<Ticket> ticket;
     TimePoint next_visit;
     TimePoint arrived;
@@ -168,14 +162,14 @@ TEST_CASE("queue: queued users get in in arrival order as sessions expire") {
     for (int i = 0; i < 200; ++i) wr::queue::check_in(ledger, policy, std::nullopt, start, random);
 
     // Four minutes of arrivals, 100 a minute, all queued; each browser refreshes on time.
-    std::vector<Browser> browsers;
+    std::vector<VirtualBrowser> browsers;
     for (int minute = 0; minute < 4; ++minute)
         for (int i = 0; i < 100; ++i) {
             const TimePoint at = start + std::chrono::minutes{minute} + std::chrono::milliseconds{i * 500};
             browsers.push_back({std::nullopt, at, at, std::nullopt});
         }
     for (TimePoint now = start; now < start + 20min; now += 1s)
-        for (Browser& browser : browsers) {
+        for (VirtualBrowser& browser : browsers) {
             if (browser.admitted_at || browser.next_visit > now) continue;
             const Outcome outcome = wr::queue::check_in(ledger, policy, browser.ticket, now, random);
             browser.ticket = outcome.ticket;
@@ -186,10 +180,10 @@ TEST_CASE("queue: queued users get in in arrival order as sessions expire") {
         }
     // Everyone got in, and no one overtook an earlier arrival: a later user enters only once
     // slots are reserved for everyone before them, who then enter at their next check-in.
-    for (const Browser& browser : browsers) REQUIRE(browser.admitted_at);
+    for (const VirtualBrowser& browser : browsers) REQUIRE(browser.admitted_at);
     int overtaken = 0;
-    for (const Browser& earlier : browsers)
-        for (const Browser& later : browsers)
+    for (const VirtualBrowser& earlier : browsers)
+        for (const VirtualBrowser& later : browsers)
             if (earlier.arrived < later.arrived && *earlier.admitted_at > *later.admitted_at + 25s) ++overtaken;
     CHECK(overtaken == 0);
 }

@@ -12,6 +12,7 @@
 
 #include "state/memory_store.h"
 #include "state/room_replica.h"
+#include "support/queue_policy.h"
 #include "util/random.h"
 
 using namespace std::chrono_literals;
@@ -24,19 +25,12 @@ using wr::state::Footing;
 using wr::state::MemoryStore;
 using wr::state::RoomReplica;
 using wr::util::TimePoint;
+using wr::test::limits;
 
 namespace {
 
-const TimePoint k_start{std::chrono::sys_days{std::chrono::year{2026} / 11 / 22} + 10h};
-const std::string k_room = "0123456789abcdef0123456789abcdef";
-
-Policy limits(int64_t total, int64_t per_minute, std::chrono::minutes session = 5min) {
-    Policy policy;
-    policy.total_active_users = total;
-    policy.new_users_per_minute = per_minute;
-    policy.session_duration = session;
-    return policy;
-}
+const TimePoint k_clock_start{std::chrono::sys_days{std::chrono::year{2026} / 11 / 22} + 10h};
+const std::string k_room_id = "0123456789abcdef0123456789abcdef";
 
 // A store that can be made unreachable, before sending or after (the answer lost).
 class FlakyStore final : public wr::state::SharedStore {
@@ -59,9 +53,9 @@ private:
 };
 
 // K nodes with one replica each of the same room, on one store and one virtual clock.
-struct Cluster {
-    explicit Cluster(int nodes, FailureMode mode = FailureMode::local_share, wr::util::Milliseconds interval = 250ms)
-        : clock(k_start), store(clock), flaky(store) {
+struct ReplicaCluster {
+    explicit ReplicaCluster(int nodes, FailureMode mode = FailureMode::local_share, wr::util::Milliseconds interval = 250ms)
+        : clock(k_clock_start), store(clock), flaky(store) {
         wr::state::ReplicaSettings settings;
         settings.sync_interval = interval;
         settings.failure_mode = mode;
@@ -72,7 +66,7 @@ struct Cluster {
     // One round trip of node `i`; false when the store failed it.
     bool sync(int i) {
         const TimePoint now = clock.now();
-        const wr::state::RoomPush push = replicas[i]->begin_sync(k_room, now);
+        const wr::state::RoomPush push = replicas[i]->begin_sync(k_room_id, now);
         try {
             const auto replies = flaky.exchange("node-" + std::to_string(i), {push}, timing);
             replicas[i]->end_sync(replies.at(0), now);
@@ -89,7 +83,7 @@ struct Cluster {
     // The store's counts, read as a node that serves none of the room would.
     wr::queue::RoomFigures global(const Policy& policy) {
         RoomReplica reader(wr::state::ReplicaSettings{});
-        const auto replies = store.exchange("reader", {reader.begin_sync(k_room, clock.now(), true)}, timing);
+        const auto replies = store.exchange("reader", {reader.begin_sync(k_room_id, clock.now(), true)}, timing);
         reader.end_sync(replies.at(0), clock.now());
         return reader.figures(policy, clock.now());
     }
@@ -127,7 +121,7 @@ struct Crowd {
     std::vector<std::pair<TimePoint, int>> session_edges; // (time, +1 start / −1 end of the cookie)
     std::vector<int64_t> admitted_at_node = std::vector<int64_t>(8, 0);
 
-    void visit(Cluster& cluster, int node, const Policy& policy, const std::optional<Ticket>& ticket) {
+    void visit(ReplicaCluster& cluster, int node, const Policy& policy, const std::optional<Ticket>& ticket) {
         const TimePoint now = cluster.clock.now();
         const Outcome outcome = cluster.visit(node, policy, ticket);
         if (outcome.newly_admitted) {
@@ -141,7 +135,7 @@ struct Crowd {
     }
     // New arrivals, then every waiting browser whose page has refreshed.
     template <typename Route>
-    void step(Cluster& cluster, const Policy& policy, int arrivals, Route route) {
+    void step(ReplicaCluster& cluster, const Policy& policy, int arrivals, Route route) {
         const TimePoint now = cluster.clock.now();
         for (int i = 0; i < arrivals; ++i) visit(cluster, route(), policy, std::nullopt);
         std::vector<Waiting> due;
@@ -166,9 +160,10 @@ struct Crowd {
 TEST_CASE("state: three nodes together admit no more than the limits, and fill them, at even and 90/5/5 traffic") {
     for (const std::vector<double>& shares : {std::vector<double>{1.0 / 3, 1.0 / 3, 1.0 / 3}, std::vector<double>{0.9, 0.05, 0.05}}) {
         CAPTURE(shares[0]);
-        Cluster cluster(3);
+        ReplicaCluster cluster(3);
         // One-minute sessions: each minute frees the last one's places, so both limits bind.
-        const Policy policy = limits(400, 200, 1min);
+        Policy policy = limits(400, 200);
+        policy.session_duration = 1min;
         cluster.sync_all();
         wr::util::SeededRandom traffic(5);
         Crowd crowd;
@@ -180,7 +175,7 @@ TEST_CASE("state: three nodes together admit no more than the limits, and fill t
             const int64_t minute = wr::queue::minute_of(cluster.clock.now());
             cluster.clock.advance(100ms);
             if (wr::queue::minute_of(cluster.clock.now()) != minute) waiting_at_end[minute] = static_cast<int64_t>(crowd.waiting.size());
-            const int64_t elapsed = (cluster.clock.now() - k_start).count();
+            const int64_t elapsed = (cluster.clock.now() - k_clock_start).count();
             for (int node = 0; node < 3; ++node)
                 if ((elapsed + node * 83) % 250 < 100) cluster.sync(node);
         }
@@ -196,7 +191,7 @@ TEST_CASE("state: three nodes together admit no more than the limits, and fill t
 }
 
 TEST_CASE("state: a node with 90 % of the demand lets in about 90 % of a full room, and an idle node strands nothing") {
-    Cluster cluster(3);
+    ReplicaCluster cluster(3);
     const Policy policy = limits(1000, 200);
     cluster.sync_all();
     cluster.clock.set(wr::queue::minute_start(wr::queue::minute_of(cluster.clock.now()) + 1));
@@ -218,7 +213,7 @@ TEST_CASE("state: a node with 90 % of the demand lets in about 90 % of a full ro
 TEST_CASE("state: grants in force never add up to more than the room has free, however the nodes' syncs interleave") {
     // Each node spends its whole allowance between syncs that alternate, before the other hears
     // of it. Only reserving grants keeps the sum within 200.
-    Cluster cluster(2);
+    ReplicaCluster cluster(2);
     const Policy policy = limits(1000, 200);
     cluster.clock.set(wr::queue::minute_start(wr::queue::minute_of(cluster.clock.now()) + 1));
     cluster.sync_all();
@@ -238,7 +233,7 @@ TEST_CASE("state: what a node admits while its push is on its way stays reserved
     // Node 0's answer comes back late; meanwhile it spends what its old grant left, and node 1
     // syncs and spends its new grant. Only reserving node 0's allowance at send time keeps the
     // two within the limit.
-    Cluster cluster(2);
+    ReplicaCluster cluster(2);
     const Policy policy = limits(1000, 200);
     cluster.clock.set(wr::queue::minute_start(wr::queue::minute_of(cluster.clock.now()) + 1));
     cluster.sync_all();
@@ -248,7 +243,7 @@ TEST_CASE("state: what a node admits while its push is on its way stays reserved
             admitted += cluster.visit(node, policy).newly_admitted;
     };
     for (int round = 0; round < 10; ++round) {
-        const wr::state::RoomPush push = cluster.replicas[0]->begin_sync(k_room, cluster.clock.now());
+        const wr::state::RoomPush push = cluster.replicas[0]->begin_sync(k_room_id, cluster.clock.now());
         const auto replies = cluster.store.exchange("node-0", {push}, cluster.timing);
         spend(0); // before the answer arrives
         cluster.sync(1);
@@ -261,7 +256,7 @@ TEST_CASE("state: what a node admits while its push is on its way stays reserved
 }
 
 TEST_CASE("state: a push whose answer was lost is counted once when it is sent again") {
-    Cluster cluster(2);
+    ReplicaCluster cluster(2);
     const Policy policy = limits(1000, 1000);
     cluster.sync_all();
     int admitted = 0;
@@ -279,7 +274,7 @@ TEST_CASE("state: a push whose answer was lost is counted once when it is sent a
 }
 
 TEST_CASE("state: a store that lost everything gets every node's counts again, each once") {
-    Cluster cluster(3);
+    ReplicaCluster cluster(3);
     const Policy policy = limits(1000, 1000);
     cluster.sync_all();
     int admitted = 0;
@@ -298,7 +293,7 @@ TEST_CASE("state: a store that lost everything gets every node's counts again, e
 }
 
 TEST_CASE("state: writes a failover lost after acknowledging them are sent again") {
-    Cluster cluster(2);
+    ReplicaCluster cluster(2);
     const Policy policy = limits(1000, 1000);
     cluster.sync_all();
     cluster.store.save_for_test(); // the replica has everything up to here
@@ -315,7 +310,7 @@ TEST_CASE("state: writes a failover lost after acknowledging them are sent again
 }
 
 TEST_CASE("state: order holds across nodes: a new arrival anywhere waits behind those already waiting elsewhere") {
-    Cluster cluster(2);
+    ReplicaCluster cluster(2);
     const Policy full = limits(200, 200);
     cluster.sync_all();
     // Fill the room through node 0, as far as its grant goes each time, then three arrivals
@@ -353,7 +348,7 @@ TEST_CASE("state: order holds across nodes: a new arrival anywhere waits behind 
 }
 
 TEST_CASE("state: a session revoked on one node is refused on the others after their next sync") {
-    Cluster cluster(2);
+    ReplicaCluster cluster(2);
     const Policy policy = limits(1000, 1000);
     cluster.sync_all();
     const Outcome admitted = cluster.visit(0, policy);
@@ -370,7 +365,7 @@ TEST_CASE("state: a session revoked on one node is refused on the others after t
 }
 
 TEST_CASE("state: the per-address join limit holds across nodes within a sync per node") {
-    Cluster cluster(3);
+    ReplicaCluster cluster(3);
     cluster.sync_all();
     const wr::queue::ClientAddress client{10, 0, 0, 7};
     int allowed = 0;
@@ -388,11 +383,11 @@ TEST_CASE("state: the per-address join limit holds across nodes within a sync pe
 
 TEST_CASE("state: the random queue's release seed of a minute is the first one any node pushed") {
     using Kind = wr::queue::LedgerChange::Kind;
-    Cluster cluster(2);
+    ReplicaCluster cluster(2);
     cluster.sync_all();
     const int64_t minute = wr::queue::minute_of(cluster.clock.now());
     const auto push_seed = [&](int node, int64_t seed) {
-        wr::state::RoomPush push = cluster.replicas[node]->begin_sync(k_room, cluster.clock.now());
+        wr::state::RoomPush push = cluster.replicas[node]->begin_sync(k_room_id, cluster.clock.now());
         push.batches.push_back({1000, {{Kind::release_seed, minute, seed, 0}}, {}});
         const auto replies = cluster.store.exchange("node-" + std::to_string(node), {push}, cluster.timing);
         for (const auto& change : replies.at(0).counts)
@@ -404,7 +399,7 @@ TEST_CASE("state: the random queue's release seed of a minute is the first one a
 }
 
 TEST_CASE("state: when the store is away, local-share admits this node's share of each limit, minute by minute") {
-    Cluster cluster(2);
+    ReplicaCluster cluster(2);
     const Policy policy = limits(1000, 200);
     // Equal demand on both nodes, then the store goes away.
     for (int round = 0; round < 20; ++round) {
@@ -446,7 +441,7 @@ TEST_CASE("state: when the store is away, local-share admits this node's share o
 TEST_CASE("state: when the store is away, open admits everyone and closed admits no one new") {
     for (const FailureMode mode : {FailureMode::open, FailureMode::closed}) {
         CAPTURE(wr::state::to_string(mode));
-        Cluster cluster(1, mode);
+        ReplicaCluster cluster(1, mode);
         const Policy policy = limits(200, 200);
         cluster.sync_all();
         const Outcome admitted = cluster.visit(0, policy);
@@ -464,7 +459,7 @@ TEST_CASE("state: when the store is away, open admits everyone and closed admits
 }
 
 TEST_CASE("state: a room new on a node admits one visitor before its first sync, then waits for the grant") {
-    Cluster cluster(1);
+    ReplicaCluster cluster(1);
     const Policy policy = limits(200, 200);
     CHECK(cluster.replicas[0]->footing(cluster.clock.now()) == Footing::cold);
     CHECK(cluster.visit(0, policy).verdict == Verdict::admit);
@@ -475,7 +470,7 @@ TEST_CASE("state: a room new on a node admits one visitor before its first sync,
 }
 
 TEST_CASE("state: the per-minute grant does not carry into the next minute") {
-    Cluster cluster(1);
+    ReplicaCluster cluster(1);
     const Policy policy = limits(1000, 200);
     cluster.clock.set(wr::queue::minute_start(wr::queue::minute_of(cluster.clock.now()) + 1) - 200ms);
     cluster.sync(0);
@@ -488,7 +483,7 @@ TEST_CASE("state: the per-minute grant does not carry into the next minute") {
 }
 
 TEST_CASE("state: a visitor who waits only for this node's next grant comes back in seconds; one who waits for the room, or while the store is away, after the usual interval") {
-    Cluster cluster(1);
+    ReplicaCluster cluster(1);
     const Policy policy = limits(200, 200);
     cluster.sync(0);
     // A lone node is granted part of the room at a time; the visitor after its grant waits,
@@ -527,7 +522,7 @@ TEST_CASE("state: a visitor who waits only for this node's next grant comes back
 }
 
 TEST_CASE("state: while the store is away, a visitor past this node's local share waits the usual interval") {
-    Cluster cluster(2);
+    ReplicaCluster cluster(2);
     const Policy policy = limits(1000, 200);
     for (int round = 0; round < 20; ++round) {
         cluster.visit(0, policy);

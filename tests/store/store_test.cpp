@@ -14,11 +14,12 @@
 #include "store/zones_store.h"
 #include "support/temp_dir.h"
 #include "support/test_server.h"
-#include "util/time_format.h"
+#include "support/timestamps.h"
 
 using namespace std::chrono_literals;
 using wr::store::Connection;
 using wr::test::k_test_start;
+using wr::test::at;
 
 namespace {
 
@@ -81,12 +82,6 @@ wr::model::RoomSettings custom_settings() {
     s.turnstile_action = wr::model::TurnstileAction::infinite_queue;
     s.join_limit_per_ip_per_minute = 40;
     return s;
-}
-
-wr::model::Timestamp at(const std::string& text) {
-    const auto time = wr::util::parse_iso8601(text);
-    REQUIRE_MESSAGE(time, text);
-    return {text, *time};
 }
 
 wr::model::Event make_event(const std::string& id, const std::string& room_id, const std::string& name, const std::string& start,

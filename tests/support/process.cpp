@@ -163,4 +163,10 @@ int port_after(const std::string& output, const std::string& marker) {
     return std::stoi(output.substr(colon + 1));
 }
 
+std::string read_admin_token(const std::filesystem::path& data_dir) {
+    std::string token = util::read_text_file(data_dir / "admin.token").value_or("");
+    while (!token.empty() && token.back() == '\n') token.pop_back();
+    return token;
+}
+
 } // namespace wr::test

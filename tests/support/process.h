@@ -1,6 +1,7 @@
 #pragma once
 // Runs the real `wr` binary, as users do, and captures what it prints.
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -85,5 +86,9 @@ namespace wr::test {
 // The port of the first "127.0.0.1:PORT" after `marker` in a process's output (wr logs
 // "edge: … listening on http://127.0.0.1:PORT"); fails the test when the marker is missing.
 int port_after(const std::string& output, const std::string& marker);
+
+// The admin token `wr serve` wrote into `data_dir` (admin.token), without its trailing newline;
+// empty when there is none.
+std::string read_admin_token(const std::filesystem::path& data_dir);
 
 } // namespace wr::test

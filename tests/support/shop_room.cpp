@@ -18,7 +18,7 @@ void set_up_shop(TestServer& wr, const std::string& origin_url, nlohmann::json r
 }
 
 void patch_shop(TestServer& wr, const nlohmann::json& fields) {
-    const auto reply = wr.patch(k_rooms + "/shop", fields);
+    const auto reply = wr.patch(k_shop_path, fields);
     REQUIRE_MESSAGE(reply.status == 200, reply.text);
     wr.sync_edge();
 }

@@ -6,11 +6,10 @@
 
 #include "support/browser.h"
 #include "support/process.h"
+#include "support/shop_paths.h"
 #include "support/test_server.h"
 
 namespace wr::test {
-
-inline const std::string k_rooms = "/client/v4/zones/example.com/waiting_rooms";
 
 // The zone in front of `origin` and the shop room (200 active, 200 new per minute, overridden
 // by `room_fields`), live on the edge when this returns.

@@ -52,6 +52,19 @@ inline size_t admitted_count(const std::vector<SpreadBrowser>& browsers, size_t 
     return count;
 }
 
+// Sends browsers [from, to) once each over three edges, browser i to edges.edge((i - from) % 3),
+// from three threads (one per edge). Counts answers of 500 and above in `server_errors`.
+template <typename Edges>
+void visit_spread(const Edges& edges, std::vector<SpreadBrowser>& browsers, size_t from, size_t to, std::atomic<int>& server_errors) {
+    std::vector<std::thread> threads;
+    for (size_t edge = 0; edge < 3; ++edge)
+        threads.emplace_back([&, edge] {
+            for (size_t i = from + edge; i < to; i += 3)
+                if (browsers[i].get(edges.edge(edge)).first >= 500) ++server_errors;
+        });
+    for (std::thread& thread : threads) thread.join();
+}
+
 // Those of browsers [0, to) still waiting ask again (browser i at edges.edge(i)), as their queue
 // page makes them, a few syncs later, until the room holds `limit` or 10 s have passed (a queue
 // page asks every 20-30 s). Right after a burst an edge may have spent its share while another

@@ -3,7 +3,7 @@
 
 #include <doctest/doctest.h>
 
-#include "util/files.h"
+#include "support/process.h"
 
 namespace wr::test {
 
@@ -23,8 +23,7 @@ TestServer::TestServer(std::filesystem::path data_dir, const std::function<void(
     if (configure) configure(options);
     m_app = std::make_unique<App>(options, m_clock);
     m_app->start();
-    m_admin_token = util::read_text_file(m_data_dir / "admin.token").value_or("");
-    while (!m_admin_token.empty() && m_admin_token.back() == '\n') m_admin_token.pop_back();
+    m_admin_token = read_admin_token(m_data_dir);
 }
 
 TestServer::~TestServer() { m_app->stop(); }
