@@ -78,6 +78,10 @@ run_wrk() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 cpu_seconds() { awk '{ print ($14 + $15) / 100 }' "/proc/$1/stat"; }
+# "user system" CPU seconds of a process, to tell wr's own work from the kernel's on its behalf.
+cpu_split() { awk '{ print $14 / 100, $15 / 100 }' "/proc/$1/stat"; }
+# Microseconds per request of a CPU-seconds difference: per_request before after req/s
+per_request() { awk -v a="$1" -v b="$2" -v r="$3" -v d="$duration" 'BEGIN { if (r > 0) printf "%.1f", (b - a) * 1e6 / (r * d); else print "-" }'; }
 rss_kb() { awk '/VmRSS/ { print $2 }' "/proc/$1/status"; }
 
 # --- nginx as the origin (core 1): one static page for every proxy ---
@@ -155,15 +159,25 @@ forged_cookie="__cfwaitingroom=$(printf 'AAAAAAAAAAAAAAAA%.0s' 1 2 3 4 5)"
 printf '\nwr bench: %ss per run; wr and nginx on core 0 (1 thread/worker), wrk and the origin on core %s\n' "$duration" "$load_cpu"
 printf 'queue page: %s bytes\n\n' "$page_bytes"
 printf '%-42s %6s %10s %11s %6s %9s %9s %7s\n' "workload" "conns" "wr req/s" "nginx req/s" "ratio" "wr p99ms" "ngx p99ms" "errors"
+nginx_worker_pid=$(pgrep -P "$(cat "$work/nginx.pid")" | head -1)
+cpu_lines=()
 for c in "${connections[@]}"; do
-    cpu_before=$(cpu_seconds "$wr_pid")
+    read -r wr_user0 wr_sys0 <<<"$(cpu_split "$wr_pid")"
     read -r q_rps q_p99 q_err <<<"$(run_wrk "$c" "$wr_edge_port" queue.bench.test "$forged_cookie")"
-    cpu_after=$(cpu_seconds "$wr_pid")
+    read -r wr_user1 wr_sys1 <<<"$(cpu_split "$wr_pid")"
+    read -r ngx_user0 ngx_sys0 <<<"$(cpu_split "$nginx_worker_pid")"
     read -r n_rps n_p99 n_err <<<"$(run_wrk "$c" "$nginx_static_port" bench.test)"
-    cpu_us=$(awk -v a="$cpu_before" -v b="$cpu_after" -v r="$q_rps" -v d="$duration" 'BEGIN { if (r > 0) printf "%.1f", (b - a) * 1e6 / (r * d); else print "-" }')
+    read -r ngx_user1 ngx_sys1 <<<"$(cpu_split "$nginx_worker_pid")"
+    cpu_us=$(per_request "$(awk -v u="$wr_user0" -v s="$wr_sys0" 'BEGIN { print u + s }')" \
+                         "$(awk -v u="$wr_user1" -v s="$wr_sys1" 'BEGIN { print u + s }')" "$q_rps")
     printf '%-42s %6s %10.0f %11.0f %6s %9s %9s %7s\n' "queue page vs static (wr ${cpu_us} us cpu/req)" "$c" "$q_rps" "$n_rps" \
         "$(ratio "$q_rps" "$n_rps")" "$q_p99" "$n_p99" "$q_err/$n_err"
+    cpu_lines+=("$(printf '  CPU per request at %s connections: wr %s us (user %s, system %s); nginx static %s us (user %s, system %s)' "$c" \
+        "$cpu_us" "$(per_request "$wr_user0" "$wr_user1" "$q_rps")" "$(per_request "$wr_sys0" "$wr_sys1" "$q_rps")" \
+        "$(per_request "$(awk -v u="$ngx_user0" -v s="$ngx_sys0" 'BEGIN { print u + s }')" "$(awk -v u="$ngx_user1" -v s="$ngx_sys1" 'BEGIN { print u + s }')" "$n_rps")" \
+        "$(per_request "$ngx_user0" "$ngx_user1" "$n_rps")" "$(per_request "$ngx_sys0" "$ngx_sys1" "$n_rps")")")
 done
+printf '%s\n' "${cpu_lines[@]}"
 for c in "${connections[@]}"; do
     read -r a_rps a_p99 a_err <<<"$(run_wrk "$c" "$wr_edge_port" open.bench.test "$admitted_cookie")"
     read -r p_rps p_p99 p_err <<<"$(run_wrk "$c" "$wr_edge_port" bench.test)"

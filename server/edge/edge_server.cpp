@@ -12,6 +12,9 @@
 namespace wr::edge {
 namespace {
 
+// Connections taken from the backlog in one turn of a thread's event loop (accept_loop).
+constexpr int k_accept_batch = 128;
+
 using ReusePort = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
 
 // The peer as an IPv6 address, IPv4 mapped (as on a dual-stack socket).
@@ -113,6 +116,9 @@ int EdgeServer::bind() {
         if (ec)
             throw std::runtime_error("cannot listen on " + m_options.host + ":" + std::to_string(port) + " for the edge: " + ec.message());
         worker->acceptor.listen(4096);
+        // For the accept loop's drain of the backlog (synchronous accepts that must not block);
+        // the asynchronous accept is unaffected.
+        worker->acceptor.non_blocking(true);
         port = worker->acceptor.local_endpoint().port();
     }
     m_port = port;
@@ -186,14 +192,29 @@ Task<> EdgeServer::accept_loop(Worker& worker) {
             }
             continue; // a reset before accept, or after the pause: keep accepting
         }
-        // At the cap the oldest idle visitor makes room for the new one; with none idle, the new one waits for another time.
-        if (m_connections.load() >= m_max_connections && !worker.watches.shed_oldest_idle()) continue;
-        socket.set_option(tcp::no_delay(true), ec);
-        if (tls()) // fixed at start: a reload swaps the context, never whether there is one
-            asio::co_spawn(worker.io, serve_tls(worker, std::move(socket)), asio::detached);
-        else
-            asio::co_spawn(worker.io, serve_plain(worker, std::move(socket)), asio::detached);
+        start_connection(worker, std::move(socket));
+        // Then whatever else waits in the backlog, up to a bound. One accept per turn of the event
+        // loop would leave a crowd that connects at once (a thousand browsers at a sale's start)
+        // waiting many turns, each as long as answering every open connection once: seconds at
+        // the tail. The bound keeps the open connections' turn coming. Errors (descriptors run
+        // out) end the drain and are met by the asynchronous accept above.
+        for (int more = 0; more < k_accept_batch && m_running; ++more) {
+            Socket next = worker.acceptor.accept(ec);
+            if (ec) break;
+            start_connection(worker, std::move(next));
+        }
     }
+}
+
+void EdgeServer::start_connection(Worker& worker, Socket socket) {
+    // At the cap the oldest idle visitor makes room for the new one; with none idle, the new one waits for another time.
+    if (m_connections.load() >= m_max_connections && !worker.watches.shed_oldest_idle()) return;
+    error_code ec;
+    socket.set_option(tcp::no_delay(true), ec);
+    if (tls()) // fixed at start: a reload swaps the context, never whether there is one
+        asio::co_spawn(worker.io, serve_tls(worker, std::move(socket)), asio::detached);
+    else
+        asio::co_spawn(worker.io, serve_plain(worker, std::move(socket)), asio::detached);
 }
 
 Task<> EdgeServer::serve_plain(Worker& worker, Socket socket) {

@@ -51,6 +51,8 @@ public:
 
 private:
     Task<> accept_loop(Worker& worker);
+    // Counts the connection for the cap and starts serving it on the worker's thread.
+    void start_connection(Worker& worker, Socket socket);
     Task<> serve_plain(Worker& worker, Socket socket);
     Task<> serve_tls(Worker& worker, Socket socket);
     std::shared_ptr<asio::ssl::context> current_tls() const;
