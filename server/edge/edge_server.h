@@ -51,7 +51,8 @@ public:
 
 private:
     Task<> accept_loop(Worker& worker);
-    // Counts the connection for the cap and starts serving it on the worker's thread.
+    // Serves a new connection on the worker's thread, unless the connection cap (with no idle
+    // visitor to shed) refuses it.
     void start_connection(Worker& worker, Socket socket);
     Task<> serve_plain(Worker& worker, Socket socket);
     Task<> serve_tls(Worker& worker, Socket socket);

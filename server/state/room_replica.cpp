@@ -76,6 +76,11 @@ bool RoomReplica::counts_as_demand(const queue::Outcome& outcome) const {
     return outcome.newly_admitted || (outcome.verdict == queue::Verdict::queue && outcome.counted);
 }
 
+int grant_retry_seconds(util::Milliseconds sync_interval) {
+    const int64_t two_syncs = (2 * sync_interval.count() + 999) / 1000;
+    return static_cast<int>(std::clamp<int64_t>(two_syncs, 2, queue::k_refresh_interval_seconds));
+}
+
 queue::Outcome RoomReplica::check_in(const queue::Policy& policy, const std::optional<queue::Ticket>& ticket, util::TimePoint now,
                                      util::Random& random, queue::Arrival arrival) {
     touch(&policy, now);
@@ -92,7 +97,7 @@ queue::Outcome RoomReplica::check_in(const queue::Policy& policy, const std::opt
     // Not while the store is away: then the failure mode rules, and a short refresh would only
     // multiply the requests of everyone waiting for the outage.
     if (outcome.short_of_allowance && outcome.counted && where != Footing::degraded)
-        outcome.ticket.refresh_interval_seconds = k_grant_retry_seconds;
+        outcome.ticket.refresh_interval_seconds = grant_retry_seconds(m_settings.sync_interval);
     if (counts_as_demand(outcome)) ++m_demand;
     if (outcome.newly_admitted && where == Footing::cold) ++m_cold_admissions;
     return outcome;

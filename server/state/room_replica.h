@@ -18,8 +18,9 @@
 namespace wr::state {
 
 // The refresh of a visitor who waits only for this node's next grant (the room has a place):
-// long enough for a sync or two at the default interval, short against the usual 20 s.
-inline constexpr int k_grant_retry_seconds = 2;
+// two sync intervals, so the grant has come when they return — 2 s at the default 250 ms and
+// never less, and never more than the usual refresh interval.
+int grant_retry_seconds(util::Milliseconds sync_interval);
 
 struct ReplicaSettings {
     util::Milliseconds sync_interval{250};

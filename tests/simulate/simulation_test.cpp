@@ -28,6 +28,17 @@ Scenario reference(QueueingMethod method, const std::string& arrival = "uniform:
     return scenario;
 }
 
+// An event whose prequeue opens with the simulation and which starts at minute 10, shuffling
+// everyone who prequeued.
+wr::simulate::EventSpec shuffled_event_after_prequeue() {
+    wr::simulate::EventSpec event;
+    event.prequeue_start_minutes = 0;
+    event.start_minutes = 10;
+    event.end_minutes = 120;
+    event.shuffle_at_event_start = true;
+    return event;
+}
+
 // The limits as the browsers saw them (the oracle: each knows when its own cookie let it in and
 // until when it is valid), not as the ledger under test counted them.
 void check_limits(const Report& report) {
@@ -86,12 +97,7 @@ Scenario cell_scenario(const Cell& cell) {
     if (std::string(cell.arrival) == "events") {
         scenario.users = fifo_abandoning ? 3000 : 1500;
         scenario.arrival = "uniform:10m";
-        wr::simulate::EventSpec event;
-        event.prequeue_start_minutes = 0;
-        event.start_minutes = 10;
-        event.end_minutes = 120;
-        event.shuffle_at_event_start = true;
-        scenario.events = {event};
+        scenario.events = {shuffled_event_after_prequeue()};
     }
     scenario.abandon = cell.abandon;
     return scenario;
@@ -256,12 +262,7 @@ TEST_CASE("simulate: shuffle_at_event_start gives prequeued users a uniform orde
     Scenario scenario = reference(QueueingMethod::fifo);
     scenario.users = 3000;
     scenario.arrival = "uniform:10m";
-    wr::simulate::EventSpec event;
-    event.prequeue_start_minutes = 0;
-    event.start_minutes = 10;
-    event.end_minutes = 120;
-    event.shuffle_at_event_start = true;
-    scenario.events = {event};
+    scenario.events = {shuffled_event_after_prequeue()};
     const Report shuffled = wr::simulate::run(scenario);
     check_limits(shuffled);
     for (const auto& user : shuffled.users) CHECK(*user.admitted_seconds >= 600); // no one before the start

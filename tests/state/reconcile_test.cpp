@@ -87,6 +87,14 @@ struct ReplicaCluster {
         reader.end_sync(replies.at(0), clock.now());
         return reader.figures(policy, clock.now());
     }
+    // Five seconds of equal demand on every node, each syncing every 250 ms.
+    void even_demand(const Policy& policy) {
+        for (int round = 0; round < 20; ++round) {
+            for (size_t i = 0; i < replicas.size(); ++i) visit(static_cast<int>(i), policy);
+            clock.advance(250ms);
+            sync_all();
+        }
+    }
     Outcome visit(int i, const Policy& policy, std::optional<Ticket> ticket = std::nullopt) {
         return replicas[i]->check_in(policy, ticket, clock.now(), random, wr::queue::Arrival::join);
     }
@@ -402,12 +410,7 @@ TEST_CASE("state: when the store is away, local-share admits this node's share o
     ReplicaCluster cluster(2);
     const Policy policy = limits(1000, 200);
     // Equal demand on both nodes, then the store goes away.
-    for (int round = 0; round < 20; ++round) {
-        cluster.visit(0, policy);
-        cluster.visit(1, policy);
-        cluster.clock.advance(250ms);
-        cluster.sync_all();
-    }
+    cluster.even_demand(policy);
     const double share = cluster.replicas[0]->share();
     REQUIRE(share == doctest::Approx(0.5).epsilon(0.1));
     const auto expected = static_cast<int>(std::floor(share * 200 + 1e-9)); // its share of new_users_per_minute
@@ -497,9 +500,9 @@ TEST_CASE("state: a visitor who waits only for this node's next grant comes back
     }
     REQUIRE(short_of_grant);
     REQUIRE(admitted < 200);
-    CHECK(short_of_grant->ticket.refresh_interval_seconds == wr::state::k_grant_retry_seconds);
+    CHECK(short_of_grant->ticket.refresh_interval_seconds == 2); // two syncs of 250 ms, and at least 2 s
     // Back after that short refresh, with the next grant in: let in.
-    cluster.clock.advance(std::chrono::seconds{wr::state::k_grant_retry_seconds});
+    cluster.clock.advance(2s);
     cluster.sync(0);
     CHECK(cluster.visit(0, policy, short_of_grant->ticket).newly_admitted);
 
@@ -512,7 +515,7 @@ TEST_CASE("state: a visitor who waits only for this node's next grant comes back
         for (int i = 0; i < 50; ++i)
             if (const Outcome outcome = cluster.visit(0, policy); outcome.verdict == Verdict::queue) still.push_back(outcome.ticket);
         waiting = std::move(still);
-        cluster.clock.advance(std::chrono::seconds{wr::state::k_grant_retry_seconds});
+        cluster.clock.advance(2s);
         cluster.sync(0);
     }
     const Outcome full = cluster.visit(0, policy);
@@ -524,12 +527,7 @@ TEST_CASE("state: a visitor who waits only for this node's next grant comes back
 TEST_CASE("state: while the store is away, a visitor past this node's local share waits the usual interval") {
     ReplicaCluster cluster(2);
     const Policy policy = limits(1000, 200);
-    for (int round = 0; round < 20; ++round) {
-        cluster.visit(0, policy);
-        cluster.visit(1, policy);
-        cluster.clock.advance(250ms);
-        cluster.sync_all();
-    }
+    cluster.even_demand(policy);
     cluster.flaky.mode = FlakyStore::Mode::down;
     cluster.clock.advance(2s);
     CHECK_FALSE(cluster.sync(0));
@@ -541,4 +539,21 @@ TEST_CASE("state: while the store is away, a visitor past this node's local shar
     }
     REQUIRE(queued);
     CHECK(queued->ticket.refresh_interval_seconds == wr::queue::k_refresh_interval_seconds);
+}
+
+TEST_CASE("state: the refresh of a visitor short of a grant is two sync intervals, between 2 s and the usual interval") {
+    using wr::state::grant_retry_seconds;
+    CHECK(grant_retry_seconds(10ms) == 2);
+    CHECK(grant_retry_seconds(250ms) == 2);
+    CHECK(grant_retry_seconds(1s) == 2);
+    CHECK(grant_retry_seconds(1500ms) == 3);
+    CHECK(grant_retry_seconds(3s) == 6);
+    CHECK(grant_retry_seconds(10s) == wr::queue::k_refresh_interval_seconds);
+    // And a node that syncs every 3 s gives its visitors 6 s.
+    ReplicaCluster cluster(1, FailureMode::local_share, 3s);
+    const Policy policy = limits(200, 200);
+    cluster.visit(0, policy); // the one admission a room new on a node makes before its first sync
+    const Outcome waiting = cluster.visit(0, policy);
+    REQUIRE(waiting.verdict == Verdict::queue);
+    CHECK(waiting.ticket.refresh_interval_seconds == 6);
 }
