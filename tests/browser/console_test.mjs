@@ -32,7 +32,7 @@ before(async () => {
 
 after(async () => {
   if (browser) await browser.close();
-  for (const cleanup of cleanups.reverse()) cleanup();
+  for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
 // An origin that answers every request with a page naming itself.
@@ -54,7 +54,14 @@ async function serveWithRoom() {
   const { admin, edge, log } = await new Promise((resolve, reject) => {
     const child = spawn(wrBinary, ['serve', '--data-dir', dataDir, '--admin-listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0',
                                    '--edge-threads', '1', '--log-level', 'info'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    cleanups.push(() => child.kill('SIGTERM'));
+    // Waits for the exit: the data directory is removed next, and a server still flushing into it
+    // would make that fail (ENOTEMPTY).
+    cleanups.push(() => {
+      if (child.exitCode !== null || child.signalCode !== null) return undefined;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      return exited;
+    });
     let log = '';
     child.stderr.on('data', (chunk) => {
       log += chunk;

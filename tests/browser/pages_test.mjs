@@ -95,6 +95,7 @@ function serve(dataDir, extraArgs = []) {
     const child = spawn(wrBinary, ['serve', '--data-dir', dataDir, '--admin-listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0',
                                    '--edge-threads', '1', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
     servers.push(child);
+    serveByDataDir.set(dataDir, child);
     let log = '';
     child.stderr.on('data', (chunk) => {
       log += chunk;
@@ -104,6 +105,21 @@ function serve(dataDir, extraArgs = []) {
     });
     child.on('exit', (code) => reject(new Error(`wr serve exited with ${code}: ${log}`)));
   });
+}
+
+// `wr serve` processes by data directory, so a test can stop its server before removing the
+// directory (a running server still writes there — its database, the analytics it flushes on
+// SIGTERM — and removing the directory under it can fail with ENOTEMPTY).
+const serveByDataDir = new Map();
+async function removeDataDir(dataDir) {
+  const child = serveByDataDir.get(dataDir);
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  serveByDataDir.delete(dataDir);
+  rmSync(dataDir, { recursive: true, force: true });
 }
 
 // The admin API with the token `wr serve` wrote: call(method, route, body) → the v4 result.
@@ -156,7 +172,7 @@ test('the dashboard lists rooms with their status and chart, with no console err
     assert.deepEqual(problems, []);
     await tab.close();
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    await removeDataDir(dataDir);
   }
 });
 
@@ -237,6 +253,6 @@ test('Turnstile in a real browser: the widget answers, the token is verified, an
     assert.deepEqual(problems, []);
     await mapped.close();
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    await removeDataDir(dataDir);
   }
 });
