@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "support/browser.h"
+#include "support/eventually.h"
 #include "support/fleet_nodes.h"
 #include "support/process.h"
 #include "support/prometheus_parser.h"
@@ -234,7 +235,8 @@ TEST_CASE("roles: with the control node down the edges serve on, an edge restart
             kept.push_back(std::make_unique<wr::test::Browser>(edge->edge_port, "shop.example.com"));
             CHECK(visit(*kept.back(), tally).from_origin());
         }
-    std::this_thread::sleep_for(1500ms); // a poll notices
+    // Its next poll (once a second) notices.
+    wr::test::eventually([&] { return json::parse(health(edge_1->admin_port))["control"]["reachable"] == false; });
     CHECK(json::parse(health(edge_1->admin_port))["control"]["reachable"] == false);
 
     // edge-2 restarts meanwhile: it keeps what it could not push, and starts from its copy.

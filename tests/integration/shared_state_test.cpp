@@ -17,6 +17,7 @@
 #include "state/memory_store.h"
 #include "state/redis_store.h"
 #include "state/room_replica.h"
+#include "support/eventually.h"
 #include "support/prometheus_parser.h"
 #include "support/process.h"
 #include "support/redis_server.h"
@@ -125,6 +126,16 @@ void warm_up(ThreeEdges& edges, std::vector<SpreadBrowser>& browsers, std::atomi
 
 
 
+// Until every edge reports `active` people in the room, for up to 5 s (each learns the others'
+// admissions at its next sync; the caller checks the figures then).
+void wait_until_every_edge_reports(const ThreeEdges& edges, size_t active) {
+    wr::test::eventually([&] {
+        for (const auto& node : edges.nodes)
+            if (node->status()["estimated_total_active_users"] != active) return false;
+        return true;
+    });
+}
+
 } // namespace
 
 TEST_SUITE("integration") {
@@ -148,7 +159,7 @@ TEST_CASE("shared state: three edges on one Redis hold the room's limits togethe
     CHECK(admitted_count(browsers) >= 196);
     CHECK(origin.served() == admitted_count(browsers));
     // Everyone sees the same room: each edge reports every admitted visitor.
-    std::this_thread::sleep_for(300ms);
+    wait_until_every_edge_reports(edges, admitted_count(browsers)); // a sync or two, longer on a busy machine
     for (const auto& node : edges.nodes) CHECK(node->status()["estimated_total_active_users"] == admitted_count(browsers));
     // So does a node that serves none of it (as a control node would): it reads the room from Redis.
     TempDir quiet_dir;
@@ -200,7 +211,7 @@ TEST_CASE("shared state: Redis killed mid-run: no 5xx, admission goes on from lo
 
     // Back, empty (no persistence): every edge pushes what it counts; every status agrees.
     redis.restart();
-    std::this_thread::sleep_for(1500ms);
+    wait_until_every_edge_reports(edges, admitted_count(browsers));
     for (const auto& node : edges.nodes) CHECK(node->status()["estimated_total_active_users"] == admitted_count(browsers));
     // And the room is full: a new arrival anywhere waits.
     for (size_t i = 330; i < 336; ++i) CHECK_FALSE(browsers[i].get(edges.edge(i)).second);
@@ -234,7 +245,16 @@ TEST_CASE("shared state: under Sentinel, the edges follow a failover to the new 
     }
     REQUIRE_MESSAGE(sentinel.cli({"SENTINEL", "get-master-addr-by-name", "shop-state"}).find(std::to_string(replica.port())) != std::string::npos,
                     "Sentinel did not fail over");
-    std::this_thread::sleep_for(1500ms); // the edges find the new master
+    // The edges find the new master (at their next sync after Sentinel names it), and learn of
+    // every admission from it.
+    wr::test::eventually([&] {
+        for (size_t i = 0; i < 3; ++i)
+            if (wr::test::parse_prometheus(edges.nodes[i]->metrics())
+                    .value("wr_state_connected", {{"node", "edge-" + std::to_string(i + 1)}, {"backend", "redis-sentinel"}}) != 1)
+                return false;
+        return true;
+    });
+    wait_until_every_edge_reports(edges, admitted_count(browsers));
     for (size_t i = 0; i < 3; ++i)
         CHECK(wr::test::parse_prometheus(edges.nodes[i]->metrics())
                   .value("wr_state_connected", {{"node", "edge-" + std::to_string(i + 1)}, {"backend", "redis-sentinel"}}) == 1);
