@@ -73,6 +73,12 @@ void CookieCodec::next_nonce(uint8_t* nonce) {
 }
 
 std::string CookieCodec::seal(const queue::Ticket& ticket, std::string_view room_id, const KeyRing& keys) {
+    std::string sealed;
+    seal_into(sealed, ticket, room_id, keys);
+    return sealed;
+}
+
+void CookieCodec::seal_into(std::string& out, const queue::Ticket& ticket, std::string_view room_id, const KeyRing& keys) {
     const CookieKey& key = keys.current();
     uint8_t plaintext[k_plaintext_size];
     uint8_t* at = plaintext;
@@ -101,7 +107,7 @@ std::string CookieCodec::seal(const queue::Ticket& ticket, std::string_view room
               EVP_EncryptFinal_ex(m_encrypt, ciphertext + length, &length) == 1 &&
               EVP_CIPHER_CTX_ctrl(m_encrypt, EVP_CTRL_GCM_GET_TAG, k_tag_size, ciphertext + k_plaintext_size) == 1;
     if (!ok) throw std::runtime_error("sealing a cookie failed");
-    return util::base64url_encode(sealed, k_sealed_size);
+    util::base64url_append(sealed, k_sealed_size, out);
 }
 
 std::optional<queue::Ticket> CookieCodec::open(std::string_view cookie, std::string_view room_id, const KeyRing& keys) {

@@ -26,6 +26,8 @@ public:
     CookieCodec& operator=(const CookieCodec&) = delete;
 
     std::string seal(const queue::Ticket& ticket, std::string_view room_id, const KeyRing& keys);
+    // The same, appended to `out`: the edge writes it straight into the Set-Cookie it reuses.
+    void seal_into(std::string& out, const queue::Ticket& ticket, std::string_view room_id, const KeyRing& keys);
     std::optional<queue::Ticket> open(std::string_view cookie, std::string_view room_id, const KeyRing& keys);
 
 private:

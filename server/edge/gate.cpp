@@ -1,6 +1,8 @@
 // Decides each edge request: route, cookie, admission, and the response for those who wait.
 #include "edge/gate.h"
 
+#include <charconv>
+
 #include "edge/request_path.h"
 #include "expr/evaluate.h"
 #include "page/variables.h"
@@ -39,6 +41,28 @@ page::QueueView queue_view(const RoomConfig& room, const Phase& phase, const que
 
 } // namespace
 
+PageText own_page(std::string text) { return std::make_shared<const std::string>(std::move(text)); }
+
+// No owner: the catalog's pages live as long as the program, so sharing one counts nothing.
+PageText built_in_page(const std::string& text) { return PageText(PageText(), &text); }
+
+void GateResult::reset() {
+    action = Action::respond;
+    zone = nullptr;
+    room = nullptr;
+    status = 200;
+    body.reset();
+    content_type = "text/html; charset=utf-8";
+    refresh_seconds = 0;
+    retry_after_seconds = 0;
+    location.clear();
+    turnstile.reset();
+    set_cookie.clear();
+    admitted_ticket.reset();
+    policy = {};
+    secure_cookie = false;
+}
+
 const std::string& default_queue_page(std::string_view language) { return page::Catalog::embedded().locale(language).queue_page; }
 const std::string& reject_page(std::string_view language) { return page::Catalog::embedded().locale(language).reject_page; }
 
@@ -71,7 +95,8 @@ Gate::Gate(state::Counters& counters, uint64_t seed, GateServices services)
             m_widgets[static_cast<size_t>(mode)] = turnstile_widget(mode, *m_services.turnstile);
 }
 
-std::string Gate::set_cookie(const RoomConfig& room, const std::string& value, int64_t max_age_seconds, bool https) const {
+void Gate::set_cookie(std::string& out, const Snapshot* snapshot, const RoomConfig& room, const queue::Ticket* ticket,
+                      int64_t max_age_seconds, bool https) {
     const model::CookieAttributes& attributes = room.settings.cookie_attributes;
     bool secure = attributes.secure == model::SecureAttribute::always ||
                   (attributes.secure == model::SecureAttribute::automatic && https);
@@ -84,15 +109,15 @@ std::string Gate::set_cookie(const RoomConfig& room, const std::string& value, i
     }
     // Browsers drop SameSite=None cookies that are not Secure.
     if (same_site == "None") secure = true;
-    std::string cookie = room.cookie_name;
-    cookie += '=';
-    cookie += value;
-    cookie += "; Max-Age=";
-    cookie += std::to_string(max_age_seconds);
-    cookie += "; Path=/; HttpOnly; SameSite=";
-    cookie += same_site;
-    if (secure) cookie += "; Secure";
-    return cookie;
+    out.assign(room.cookie_name);
+    out += '=';
+    if (ticket && snapshot) m_codec.seal_into(out, *ticket, room.id, *snapshot->keys);
+    out += "; Max-Age=";
+    char digits[24];
+    out.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, max_age_seconds).ptr - digits));
+    out += "; Path=/; HttpOnly; SameSite=";
+    out += same_site;
+    if (secure) out += "; Secure";
 }
 
 page::CompiledTemplate& Gate::compiled(const Snapshot& snapshot, const std::string& html) {
@@ -109,27 +134,27 @@ page::CompiledTemplate& Gate::compiled(const Snapshot& snapshot, const std::stri
 
 const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result,
                               Route& route) const {
-    route.host = normalize_host(request.host);
+    normalize_host_into(request.host, route.host);
     // RFC 9112 §3.2: one Host, and it names the authority of an absolute-form target.
     if (request.host_headers != 1 || !host_matches_target(request.target, route.host)) {
         result.status = 400;
-        result.body = bad_host_page();
+        result.body = own_page(bad_host_page());
         return nullptr;
     }
     result.zone = snapshot.config->find_zone(route.host);
     if (!result.zone) {
         result.status = 421;
-        result.body = misdirected_page(route.host);
+        result.body = own_page(misdirected_page(route.host));
         return nullptr;
     }
     const SplitTarget target = split_target(request.target);
     if (ambiguous_path(target.path)) {
         result.zone = nullptr;
         result.status = 400;
-        result.body = ambiguous_path_page();
+        result.body = own_page(ambiguous_path_page());
         return nullptr;
     }
-    route.path = normalize_path(target.path);
+    normalize_path_into(target.path, route.path, route.scratch);
     route.query = target.query;
     result.room = snapshot.config->find_room(route.host, route.path);
     return result.room;
@@ -178,19 +203,24 @@ std::optional<queue::Outcome> Gate::check_in(const RoomConfig& room, const Phase
 
 GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util::TimePoint now) {
     GateResult result;
-    Route where;
-    const RoomConfig* room = route(snapshot, request, result, where);
-    if (!result.zone) return result;
+    handle(snapshot, request, now, result);
+    return result;
+}
+
+void Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util::TimePoint now, GateResult& result) {
+    result.reset();
+    const RoomConfig* room = route(snapshot, request, result, m_route);
+    if (!result.zone) return;
     result.action = GateResult::Action::proxy;
-    if (!room) return result;
+    if (!room) return;
     if (room->settings.suspended) {
         room->stats->record_request(now, analytics::Outcome::passthrough);
-        return result;
+        return;
     }
     // Bypassed traffic is not the room's business: no cookie, no counts, whatever the phase.
-    if (bypasses(*room, request, where)) {
+    if (bypasses(*room, request, m_route)) {
         room->stats->record_request(now, analytics::Outcome::bypassed);
-        return result;
+        return;
     }
 
     const Phase& phase = room->phase_at(now);
@@ -202,14 +232,14 @@ GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request
         if (auto token = take_turnstile_token(request.target)) {
             result.action = GateResult::Action::verify_turnstile;
             result.turnstile = std::move(token);
-            return result;
+            return;
         }
     }
 
     // A new visitor may have to pass the challenge, or get under the join limit, before joining.
     const bool must_pass_first = challenging && phase.turnstile_action == model::TurnstileAction::infinite_queue;
     const std::optional<queue::Outcome> checked_in = check_in(*room, phase, ticket, request, now, must_pass_first);
-    if (!checked_in) return too_many_joins(*room, now);
+    if (!checked_in) return too_many_joins(*room, now, result);
     const queue::Outcome& outcome = *checked_in;
     result.policy = phase.policy;
     result.secure_cookie = request.https;
@@ -219,18 +249,17 @@ GateResult Gate::handle(const Snapshot& snapshot, const IncomingRequest& request
                                                                                                     : analytics::Outcome::admitted);
         result.admitted_ticket = outcome.ticket;
         if (outcome.counted || outcome.new_user || outcome.ticket != ticket)
-            result.set_cookie = set_cookie(*room, m_codec.seal(outcome.ticket, room->id, *snapshot.keys),
-                                           seconds_until(now, queue::ticket_expiry(outcome.ticket, phase.policy)), request.https);
-        return result;
+            set_cookie(result.set_cookie, &snapshot, *room, &outcome.ticket, seconds_until(now, queue::ticket_expiry(outcome.ticket, phase.policy)),
+                       request.https);
+        return;
     }
-    return queue_response(snapshot, *room, phase, outcome, request, now);
+    queue_response(snapshot, *room, phase, outcome, request, now, result);
 }
 
 GateResult Gate::answer_turnstile(const Snapshot& snapshot, const IncomingRequest& request, const TokenInTarget& token,
                                   bool passed, util::TimePoint now) {
     GateResult result;
-    Route where;
-    const RoomConfig* room = route(snapshot, request, result, where);
+    const RoomConfig* room = route(snapshot, request, result, m_route);
     result.status = 303;
     result.location = same_site_location(token.target_without);
     result.content_type = "text/plain; charset=utf-8";
@@ -249,29 +278,30 @@ GateResult Gate::answer_turnstile(const Snapshot& snapshot, const IncomingReques
     } else if (!ticket) {
         // Passed (or only logged): into the real queue, now.
         const std::optional<queue::Outcome> outcome = check_in(*room, phase, std::nullopt, request, now, false);
-        if (!outcome) return too_many_joins(*room, now);
+        if (!outcome) {
+            too_many_joins(*room, now, result);
+            return result;
+        }
         ticket = outcome->ticket;
     }
     ticket->turnstile_answered = true;
-    result.set_cookie = set_cookie(*room, m_codec.seal(*ticket, room->id, *snapshot.keys),
-                                   seconds_until(now, queue::ticket_expiry(*ticket, phase.policy)), request.https);
+    set_cookie(result.set_cookie, &snapshot, *room, &*ticket, seconds_until(now, queue::ticket_expiry(*ticket, phase.policy)), request.https);
     return result;
 }
 
-GateResult Gate::too_many_joins(const RoomConfig& room, util::TimePoint now) const {
-    GateResult result;
+void Gate::too_many_joins(const RoomConfig& room, util::TimePoint now, GateResult& result) const {
+    result.reset();
     result.zone = room.zone;
     result.room = &room;
     result.status = 429;
     result.retry_after_seconds = static_cast<int>(queue::JoinLimiter::seconds_to_next_window(now));
-    result.body = too_many_joins_page();
+    result.body = own_page(too_many_joins_page());
     room.stats->record_request(now, analytics::Outcome::rejected);
-    return result;
 }
 
-GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room, const Phase& phase,
-                                const queue::Outcome& outcome, const IncomingRequest& request, util::TimePoint now) {
-    GateResult result;
+void Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room, const Phase& phase, const queue::Outcome& outcome,
+                          const IncomingRequest& request, util::TimePoint now, GateResult& result) {
+    result.reset();
     result.zone = room.zone;
     result.room = &room;
     result.status = room.settings.queueing_status_code;
@@ -295,8 +325,8 @@ GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room
     }
     if (!reject) {
         if ((outcome.counted || infinite) && !outcome.held) {
-            result.set_cookie = set_cookie(room, m_codec.seal(outcome.ticket, room.id, *snapshot.keys),
-                                           seconds_until(now, queue::ticket_expiry(outcome.ticket, phase.policy)), request.https);
+            set_cookie(result.set_cookie, &snapshot, room, &outcome.ticket, seconds_until(now, queue::ticket_expiry(outcome.ticket, phase.policy)),
+                       request.https);
         }
         // Come back when the next check-in counts.
         const util::TimePoint due = outcome.ticket.last_check_in + std::chrono::seconds{outcome.ticket.refresh_interval_seconds};
@@ -308,36 +338,37 @@ GateResult Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room
         result.content_type = "application/json";
         static const char k_json_source = 0;
         const page::RenderKey key = page::render_key(view, &k_json_source);
-        const std::string* cached = m_rendered.find(key);
+        const PageText* cached = m_rendered.find(key);
         result.body = cached ? *cached : m_rendered.store(key, page::json_response(view).dump());
-        return result;
+        return;
     }
     const std::string* custom = phase.custom_page_html;
     const bool has_custom = custom && !custom->empty();
     const std::string& language = room.settings.default_template_language;
     if (reject && !has_custom) {
-        result.body = reject_page(language);
-        return result;
+        result.body = built_in_page(reject_page(language));
+        return;
     }
     if (!has_custom) custom = &default_queue_page(language);
     page::CompiledTemplate& page_template = compiled(snapshot, *custom);
     const page::RenderKey key = page::render_key(view, custom);
-    if (const std::string* cached = m_rendered.find(key)) {
+    if (const PageText* cached = m_rendered.find(key)) {
         result.body = *cached;
     } else if (auto rendered = page_template.render(view)) {
         result.body = m_rendered.store(key, std::move(*rendered));
     } else {
         // A template that parsed when stored always renders; this guards a hand-edited database.
-        result.body = reject ? reject_page(language) : default_queue_page(language);
+        result.body = built_in_page(reject ? reject_page(language) : default_queue_page(language));
     }
-    return result;
 }
 
 std::string Gate::revoke(const GateResult& admitted, util::TimePoint now) {
     if (!admitted.room || !admitted.admitted_ticket) return "";
     if (m_counters.revoke(admitted.room->id, admitted.policy, *admitted.admitted_ticket, now))
         admitted.room->stats->record_revocation(now);
-    return set_cookie(*admitted.room, "", 0, admitted.secure_cookie);
+    std::string expired;
+    set_cookie(expired, nullptr, *admitted.room, nullptr, 0, admitted.secure_cookie);
+    return expired;
 }
 
 } // namespace wr::edge

@@ -6,6 +6,7 @@
 // the edge server does and then calls answer_turnstile). One Gate per edge thread: it owns that
 // thread's cipher context, random source and compiled templates.
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,13 +47,23 @@ struct GateServices {
     CrawlerVerifier* crawlers = nullptr;         // nullptr: crawlers are never verified
 };
 
+// A page to answer with, shared rather than copied for each request: a rendered page stays in
+// the thread's render cache, a built-in one in the program's catalog; the few pages made for one
+// request alone (400, 421, 429, 500) are owned by their answer.
+using PageText = std::shared_ptr<const std::string>;
+PageText own_page(std::string text);
+PageText built_in_page(const std::string& text); // text that lives as long as the program
+inline std::string_view page_text(const PageText& page) { return page ? std::string_view(*page) : std::string_view(); }
+
+// What to do with one request. A connection keeps one and the Gate fills it for each request,
+// so that its strings keep their room and a decision allocates nothing (reset() clears it).
 struct GateResult {
     enum class Action { proxy, respond, verify_turnstile } action = Action::respond;
     const ZoneConfig* zone = nullptr;
     const RoomConfig* room = nullptr;
     // respond
     int status = 200;
-    std::string body;
+    PageText body;
     std::string_view content_type = "text/html; charset=utf-8"; // always a literal: no allocation per request
     int refresh_seconds = 0;  // Refresh header when > 0
     int retry_after_seconds = 0; // Retry-After header when > 0
@@ -65,12 +76,17 @@ struct GateResult {
     std::optional<queue::Ticket> admitted_ticket;
     queue::Policy policy;
     bool secure_cookie = false;
+
+    // Back to a fresh result, keeping the strings' room. Every field above is reset here.
+    void reset();
 };
 
 class Gate {
 public:
     Gate(state::Counters& counters, uint64_t seed, GateServices services = {});
 
+    // Decides into `result` (reset first), which the caller keeps from request to request.
+    void handle(const Snapshot& snapshot, const IncomingRequest& request, util::TimePoint now, GateResult& result);
     GateResult handle(const Snapshot& snapshot, const IncomingRequest& request, util::TimePoint now);
 
     // After handle() asked for a Turnstile token to be verified: counts the outcome, issues the
@@ -84,11 +100,13 @@ public:
     std::string revoke(const GateResult& admitted, util::TimePoint now);
 
 private:
-    // Where a request goes: its normalised host and path, which the rules read too.
+    // Where a request goes: its normalised host and path, which the rules read too. The Gate
+    // keeps one (m_route) whose strings keep their room from request to request.
     struct Route {
         std::string host;
         std::string path;
         std::string_view query; // into the request's target
+        std::string scratch;    // normalize_path's working copy
     };
     // The zone and room of the request (result.zone/room set), or a 421 in result.
     const RoomConfig* route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result, Route& route) const;
@@ -98,10 +116,13 @@ private:
     std::optional<queue::Outcome> check_in(const RoomConfig& room, const Phase& phase, const std::optional<queue::Ticket>& ticket,
                                            const IncomingRequest& request, util::TimePoint now, bool hold_new);
     bool turnstile_applies(const Phase& phase) const;
-    GateResult queue_response(const Snapshot& snapshot, const RoomConfig& room, const Phase& phase,
-                              const queue::Outcome& outcome, const IncomingRequest& request, util::TimePoint now);
-    GateResult too_many_joins(const RoomConfig& room, util::TimePoint now) const;
-    std::string set_cookie(const RoomConfig& room, const std::string& value, int64_t max_age_seconds, bool https) const;
+    void queue_response(const Snapshot& snapshot, const RoomConfig& room, const Phase& phase, const queue::Outcome& outcome,
+                        const IncomingRequest& request, util::TimePoint now, GateResult& result);
+    void too_many_joins(const RoomConfig& room, util::TimePoint now, GateResult& result) const;
+    // Writes the Set-Cookie value into `out`: the ticket sealed (nullptr: an empty value, which
+    // with a Max-Age of 0 removes the cookie).
+    void set_cookie(std::string& out, const Snapshot* snapshot, const RoomConfig& room, const queue::Ticket* ticket,
+                    int64_t max_age_seconds, bool https);
     page::CompiledTemplate& compiled(const Snapshot& snapshot, const std::string& html);
 
     state::Counters& m_counters;
@@ -112,6 +133,7 @@ private:
     uint64_t m_templates_version = 0;
     std::unordered_map<const std::string*, page::CompiledTemplate> m_templates;
     page::RenderCache m_rendered;
+    Route m_route;
 };
 
 // The built-in pages, in a room's default_template_language.

@@ -12,7 +12,7 @@ bool is_unreserved(unsigned char c) { return std::isalnum(c) || c == '-' || c ==
 
 } // namespace
 
-std::string normalize_host(std::string_view host) {
+void normalize_host_into(std::string_view host, std::string& out) {
     if (host.starts_with("[")) {
         const size_t close = host.find(']');
         host = host.substr(0, close == std::string_view::npos ? host.size() : close + 1);
@@ -20,8 +20,15 @@ std::string normalize_host(std::string_view host) {
         host = host.substr(0, colon);
     }
     while (!host.empty() && host.back() == '.') host.remove_suffix(1);
-    std::string out(host);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out.assign(host);
+    // ASCII only: host names are ASCII on the wire (IDNs travel as punycode), whatever the locale.
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+}
+
+std::string normalize_host(std::string_view host) {
+    std::string out;
+    normalize_host_into(host, out);
     return out;
 }
 
@@ -38,9 +45,9 @@ SplitTarget split_target(std::string_view target) {
     return {target.substr(0, question), target.substr(question + 1)};
 }
 
-std::string normalize_path(std::string_view raw) {
+void normalize_path_into(std::string_view raw, std::string& out, std::string& decoded) {
     // 1. Decode escapes of unreserved characters; keep (upper-cased) the others.
-    std::string decoded;
+    decoded.clear();
     decoded.reserve(raw.size() + 1);
     for (size_t i = 0; i < raw.size(); ++i) {
         if (raw[i] == '%' && i + 2 < raw.size() + 0 && util::hex_digit_value(raw[i + 1]) >= 0 && util::hex_digit_value(raw[i + 2]) >= 0) {
@@ -60,7 +67,7 @@ std::string normalize_path(std::string_view raw) {
     if (decoded.empty() || decoded[0] != '/') decoded.insert(decoded.begin(), '/');
 
     // 2. Remove dot segments and empty segments, segment by segment.
-    std::string out;
+    out.clear();
     out.reserve(decoded.size());
     size_t at = 1;
     bool trailing_slash = false;
@@ -84,11 +91,18 @@ std::string normalize_path(std::string_view raw) {
         at = slash + 1;
     }
     if (out.empty() || trailing_slash) out += '/';
+}
+
+std::string normalize_path(std::string_view raw) {
+    std::string out;
+    std::string scratch;
+    normalize_path_into(raw, out, scratch);
     return out;
 }
 
 bool ambiguous_path(std::string_view raw) {
     if (raw.find('\\') != std::string_view::npos) return true;
+    if (raw.find('%') == std::string_view::npos) return false; // nothing encoded: nothing for an origin to read otherwise
     // Decode everything an origin might, then look for what routing did not see.
     std::string decoded;
     decoded.reserve(raw.size());

@@ -9,6 +9,8 @@ namespace wr::edge {
 
 // "Shop.Example.com:8080" → "shop.example.com"; also strips a trailing dot and IPv6 brackets' port.
 std::string normalize_host(std::string_view host_header);
+// The same into `out`, whose room is reused (the Gate's per-request route).
+void normalize_host_into(std::string_view host_header, std::string& out);
 
 struct SplitTarget {
     std::string_view path;  // raw, as sent
@@ -19,6 +21,8 @@ SplitTarget split_target(std::string_view target);
 
 // "/shop/%7Euser/./a/../b//c" → "/shop/~user/b/c"; "%2F" stays encoded.
 std::string normalize_path(std::string_view raw_path);
+// The same into `out`, with `scratch` for the decoded path; both keep their room for the next request.
+void normalize_path_into(std::string_view raw_path, std::string& out, std::string& scratch);
 
 // False when `target` is in absolute form ("http://host/...") and its host is not `host`
 // (normalised as by normalize_host); true for every other target.

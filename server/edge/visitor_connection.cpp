@@ -157,10 +157,10 @@ template <typename Stream> Task<> VisitorConnection<Stream>::serve() {
         const Snapshot snapshot = m_worker.current(m_shared.config);
         const util::TimePoint now = m_shared.clock.now();
         const IncomingRequest incoming = describe_request(request, m_cookies, m_peer, m_https, m_shared.trusted_proxies);
-        GateResult result;
+        GateResult& result = m_result;
         try {
             const auto decision_start = std::chrono::steady_clock::now();
-            result = m_worker.gate.handle(snapshot, incoming, now);
+            m_worker.gate.handle(snapshot, incoming, now, result);
             m_shared.analytics.decision_time().observe(std::chrono::steady_clock::now() - decision_start);
             if (result.action == GateResult::Action::verify_turnstile) {
                 // The only decision that waits for the network; other requests on this thread go on meanwhile.
@@ -172,9 +172,9 @@ template <typename Stream> Task<> VisitorConnection<Stream>::serve() {
             // The data plane does not throw by design; if something does, fail closed for this
             // request and keep serving.
             util::log_error("edge", std::string("deciding a request failed: ") + error.what());
-            result = GateResult{};
+            result.reset();
             result.status = 500;
-            result.body = error_page(500, "Something went wrong", "Please try again in a moment.");
+            result.body = own_page(error_page(500, "Something went wrong", "Please try again in a moment."));
         }
 
         if (result.action == GateResult::Action::proxy) {
@@ -185,7 +185,7 @@ template <typename Stream> Task<> VisitorConnection<Stream>::serve() {
         // read: the connection closes after the answer.
         if (body_pending) keep_alive = false;
         const size_t head_size = request.size;
-        if (!co_await answer(result.status, result.body, keep_alive, head_method, &result)) co_return;
+        if (!co_await answer(result.status, page_text(result.body), keep_alive, head_method, &result)) co_return;
         m_in.consume(head_size);
     }
 }

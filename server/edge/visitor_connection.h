@@ -60,6 +60,7 @@ private:
     HttpParser m_response{HttpParser::Kind::response};
     std::string m_out;            // heads and wr's own pages; its capacity stays for the next request
     std::string m_cookies;        // the Cookie headers joined, when a request has several
+    GateResult m_result;          // the Gate's decision, filled afresh for each request
     std::vector<std::string_view> m_pieces;     // response body pieces of one read
     std::vector<asio::const_buffer> m_gather;   // what one write sends
     char m_chunk_head[20];        // "<hex size>\r\n" of the chunk being written to the visitor

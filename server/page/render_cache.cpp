@@ -43,13 +43,13 @@ RenderKey render_key(const QueueView& view, const void* source) {
     return key;
 }
 
-const std::string* RenderCache::find(const RenderKey& key) const {
+const std::shared_ptr<const std::string>* RenderCache::find(const RenderKey& key) const {
     const Slot& slot = m_slots[hash_of(key) % k_slots];
     if (slot.used && slot.key == key) return &slot.body;
     return nullptr;
 }
 
-const std::string& RenderCache::store(const RenderKey& key, std::string body) {
+const std::shared_ptr<const std::string>& RenderCache::store(const RenderKey& key, std::string body) {
     Slot& slot = m_slots[hash_of(key) % k_slots];
     slot.used = true;
     slot.turnstile = key.turnstile;
@@ -57,7 +57,7 @@ const std::string& RenderCache::store(const RenderKey& key, std::string body) {
     slot.key = key;
     slot.key.turnstile = slot.turnstile;
     slot.key.language = slot.language;
-    slot.body = std::move(body);
+    slot.body = std::make_shared<const std::string>(std::move(body));
     return slot.body;
 }
 

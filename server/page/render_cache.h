@@ -3,6 +3,7 @@
 // visitors a second see the same few states (same wait, same second, same interval), so most
 // queue pages are a lookup instead of a Mustache render. Per thread, not shared.
 #include <array>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,8 +30,10 @@ class RenderCache {
 public:
     static constexpr size_t k_slots = 64;
 
-    const std::string* find(const RenderKey& key) const;
-    const std::string& store(const RenderKey& key, std::string body);
+    // Pages are shared with the answers that send them: an answer still being written keeps its
+    // page when the slot is taken by another.
+    const std::shared_ptr<const std::string>* find(const RenderKey& key) const;
+    const std::shared_ptr<const std::string>& store(const RenderKey& key, std::string body);
     void clear();
 
 private:
@@ -39,7 +42,7 @@ private:
         RenderKey key;
         std::string turnstile; // owns the views the key points at
         std::string language;
-        std::string body;
+        std::shared_ptr<const std::string> body;
     };
     std::array<Slot, k_slots> m_slots;
 };

@@ -19,27 +19,33 @@ constexpr std::array<int8_t, 256> k_decoding = decoding_table();
 
 } // namespace
 
-std::string base64url_encode(const uint8_t* data, size_t size) {
-    std::string out;
-    out.reserve((size * 4 + 2) / 3);
+void base64url_append(const uint8_t* data, size_t size, std::string& out) {
+    const size_t start = out.size();
+    out.resize(start + (size * 4 + 2) / 3);
+    char* at = out.data() + start;
     size_t i = 0;
     for (; i + 3 <= size; i += 3) {
         const uint32_t n = (uint32_t{data[i]} << 16) | (uint32_t{data[i + 1]} << 8) | data[i + 2];
-        out += k_alphabet[(n >> 18) & 63];
-        out += k_alphabet[(n >> 12) & 63];
-        out += k_alphabet[(n >> 6) & 63];
-        out += k_alphabet[n & 63];
+        *at++ = k_alphabet[(n >> 18) & 63];
+        *at++ = k_alphabet[(n >> 12) & 63];
+        *at++ = k_alphabet[(n >> 6) & 63];
+        *at++ = k_alphabet[n & 63];
     }
     if (size - i == 1) {
         const uint32_t n = uint32_t{data[i]} << 16;
-        out += k_alphabet[(n >> 18) & 63];
-        out += k_alphabet[(n >> 12) & 63];
+        *at++ = k_alphabet[(n >> 18) & 63];
+        *at++ = k_alphabet[(n >> 12) & 63];
     } else if (size - i == 2) {
         const uint32_t n = (uint32_t{data[i]} << 16) | (uint32_t{data[i + 1]} << 8);
-        out += k_alphabet[(n >> 18) & 63];
-        out += k_alphabet[(n >> 12) & 63];
-        out += k_alphabet[(n >> 6) & 63];
+        *at++ = k_alphabet[(n >> 18) & 63];
+        *at++ = k_alphabet[(n >> 12) & 63];
+        *at++ = k_alphabet[(n >> 6) & 63];
     }
+}
+
+std::string base64url_encode(const uint8_t* data, size_t size) {
+    std::string out;
+    base64url_append(data, size, out);
     return out;
 }
 

@@ -199,3 +199,63 @@ TEST_CASE("gate: more new-queue joins from one address than the limit get 429 un
     CHECK(gate.handle(snapshot, get("/"), k_now + std::chrono::minutes{1}).status == 200);
     CHECK(count(snapshot, wr::analytics::Outcome::rejected) == 1);
 }
+
+namespace {
+
+// What a caller sees of a result, but for the sealed cookie's value (a fresh nonce each time).
+std::string visible(const GateResult& result) {
+    const std::string cookie_attributes = result.set_cookie.empty() ? "" : result.set_cookie.substr(result.set_cookie.find(';'));
+    return std::to_string(static_cast<int>(result.action)) + "|" + std::to_string(result.status) + "|" +
+           std::string(wr::edge::page_text(result.body)) + "|" + std::string(result.content_type) + "|" +
+           std::to_string(result.refresh_seconds) + "|" + std::to_string(result.retry_after_seconds) + "|" + result.location + "|" +
+           (result.turnstile ? result.turnstile->token : "-") + "|" + std::to_string(result.set_cookie.empty()) + cookie_attributes +
+           "|" + std::to_string(result.admitted_ticket.has_value()) + "|" + std::to_string(result.policy.total_active_users) + "|" +
+           std::to_string(result.policy.queue_all) + "|" + std::to_string(result.secure_cookie) + "|" +
+           std::to_string(result.zone != nullptr) + std::to_string(result.room != nullptr);
+}
+
+} // namespace
+
+TEST_CASE("gate: a result kept from request to request (as a connection keeps it) answers each as a fresh one would") {
+    const Snapshot snapshot = shop([](ZoneConfig&, RoomConfig& room) {
+        room.settings.total_active_users = 1;
+        room.settings.join_limit_per_ip_per_minute = 1;
+    });
+    wr::state::MemoryCounters fresh_counters;
+    wr::state::MemoryCounters kept_counters;
+    Gate fresh_gate(fresh_counters, 3);
+    Gate kept_gate(kept_counters, 3);
+    GateResult kept;
+    std::string admitted_cookie;
+    IncomingRequest unknown_host = get("/");
+    unknown_host.host = "other.example.net";
+    IncomingRequest json = get("/");
+    json.accept = "application/json";
+    // Admitted (proxy, a cookie), queued (page, refresh), over the join limit (429), an unknown
+    // host (421), an ambiguous path (400), JSON, then the admitted visitor again.
+    std::vector<IncomingRequest> requests{get("/"), get("/", "203.0.113.10"), get("/", "203.0.113.10"), unknown_host,
+                                          get("/a%2F..%2Fb"), json, get("/")};
+    for (size_t i = 0; i < requests.size(); ++i) {
+        CAPTURE(i);
+        if (i == requests.size() - 1) requests[i].cookie_header = admitted_cookie;
+        const TimePoint now = k_now + std::chrono::seconds{static_cast<int>(i)};
+        const GateResult fresh = fresh_gate.handle(snapshot, requests[i], now);
+        kept_gate.handle(snapshot, requests[i], now, kept);
+        CHECK(visible(kept) == visible(fresh));
+        if (i == 0) admitted_cookie = kept.set_cookie.substr(0, kept.set_cookie.find(';'));
+    }
+}
+
+TEST_CASE("gate: a page being sent keeps its text when its render-cache slot is taken by another page") {
+    wr::page::RenderCache cache;
+    wr::page::RenderKey first;
+    first.numbers[0] = -1;
+    const wr::edge::PageText sent = cache.store(first, "the first page");
+    for (int64_t i = 0; i < 1000 && cache.find(first); ++i) {
+        wr::page::RenderKey other;
+        other.numbers[0] = i;
+        cache.store(other, "page " + std::to_string(i));
+    }
+    CHECK(cache.find(first) == nullptr); // its slot was taken
+    CHECK(*sent == "the first page");
+}

@@ -15,9 +15,15 @@ TEST_CASE("edge: paths are normalised so no encoding slips past a room") {
         {"//shop//item", "/shop/item"}, {"/shop/%2e%2e/admin", "/admin"}, {"/a%2Fb", "/a%2Fb"},
         {"/a%2fb", "/a%2Fb"},         {"/%zz", "/%zz"},             {"/shop/..", "/"},
     };
+    // The Gate normalises into strings it keeps from request to request: what one path left
+    // there must not show in the next (long paths first, then short ones).
+    std::string kept = "/a-long-path-left-by-an-earlier-request/with/segments";
+    std::string scratch = kept + "%2F%2F";
     for (const Case& c : cases) {
         CAPTURE(c.raw);
         CHECK(wr::edge::normalize_path(c.raw) == c.normalized);
+        wr::edge::normalize_path_into(c.raw, kept, scratch);
+        CHECK(kept == c.normalized);
     }
 }
 
@@ -25,6 +31,11 @@ TEST_CASE("edge: hosts lose case, port and trailing dot; targets split at the qu
     CHECK(wr::edge::normalize_host("Shop.Example.COM:8080") == "shop.example.com");
     CHECK(wr::edge::normalize_host("example.com.") == "example.com");
     CHECK(wr::edge::normalize_host("[::1]:8080") == "[::1]");
+    // ASCII case only, whatever the locale; a longer host before leaves nothing behind.
+    std::string kept = "a-much-longer-host-name.example.org";
+    wr::edge::normalize_host_into("SHOP.example.com", kept);
+    CHECK(kept == "shop.example.com");
+    CHECK(wr::edge::normalize_host("XN--BCHER-KVA.EXAMPLE") == "xn--bcher-kva.example");
     const auto split = wr::edge::split_target("/a/b?x=1&y#frag");
     CHECK(split.path == "/a/b");
     CHECK(split.query == "x=1&y");
