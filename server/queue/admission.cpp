@@ -230,8 +230,7 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
         outcome.verdict = Verdict::admit;
         outcome.ticket = *presented;
         if (!policy.disable_session_renewal) {
-            ledger.remove_active(presented->last_check_in, now);
-            ledger.add_active(now);
+            ledger.renew_active(presented->last_check_in, now);
             outcome.ticket.last_check_in = now;
             outcome.counted = true;
         }

@@ -158,6 +158,12 @@ void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
     record(LedgerChange::Kind::active, minute, 0, -1);
 }
 
+void Ledger::renew_active(util::TimePoint counted_at, util::TimePoint now) {
+    if (minute_of(counted_at) == minute_of(now) && m_active_by_minute.contains(minute_of(now))) return;
+    remove_active(counted_at, now);
+    add_active(now);
+}
+
 void Ledger::add_waiting(util::TimePoint bucket, util::TimePoint checked_in) {
     const int64_t slot = check_in_slot_of(checked_in);
     ++m_waiting[ms_of(bucket)][slot];

@@ -99,6 +99,10 @@ public:
     void add_active(util::TimePoint counted_at);
     // Forgets a user counted at `counted_at`, if that minute is still kept.
     void remove_active(util::TimePoint counted_at, util::TimePoint now);
+    // An active user renewed at `now` who was counted at `counted_at`: moved to now's minute. A
+    // renewal within the minute they are counted in changes nothing (and journals nothing, so a
+    // shared room's push does not grow with every request of an admitted visitor).
+    void renew_active(util::TimePoint counted_at, util::TimePoint now);
     void add_waiting(util::TimePoint bucket, util::TimePoint checked_in);
     // Forgets a waiting user last seen at `checked_in`, counted or (back after a gap) not, if
     // that slot is still kept.

@@ -488,3 +488,39 @@ TEST_CASE("queue: the join limiter counts joins per address per clock minute") {
     CHECK(limiter.try_join(a, 0, now + 51s));        // no limit
     CHECK(limiter.try_join(a, -1, now + 51s));
 }
+
+namespace {
+
+// Every change a ledger journals, as a shared room's node would push it.
+struct RecordedChanges final : wr::queue::LedgerJournal {
+    void record(const wr::queue::LedgerChange& change) override { changes.push_back(change); }
+    std::vector<wr::queue::LedgerChange> changes;
+};
+
+} // namespace
+
+TEST_CASE("ledger: a renewal within the minute its user is counted in changes and journals nothing; across minutes it moves them") {
+    Ledger ledger;
+    RecordedChanges journal;
+    ledger.set_journal(&journal);
+    const int64_t minute = wr::queue::minute_of(k_1554);
+    ledger.add_active(k_1554);
+    journal.changes.clear();
+
+    ledger.renew_active(k_1554, k_1554 + 30s);
+    CHECK(journal.changes.empty());
+    CHECK(ledger.active_counted_in_minute(minute) == 1);
+
+    ledger.renew_active(k_1554 + 30s, k_1554 + 70s);
+    CHECK(ledger.active_counted_in_minute(minute) == 0);
+    CHECK(ledger.active_counted_in_minute(minute + 1) == 1);
+    REQUIRE(journal.changes.size() == 2);
+    CHECK(journal.changes[0].delta == -1);
+    CHECK(journal.changes[1].delta == 1);
+
+    // A user this ledger never counted (a node restarted, a ticket from before) is counted now,
+    // even within the minute of their last check-in.
+    Ledger empty;
+    empty.renew_active(k_1554, k_1554 + 10s);
+    CHECK(empty.active_counted_in_minute(minute) == 1);
+}
