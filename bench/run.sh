@@ -16,6 +16,8 @@ cleanup() {
     [[ -n $wr_pid ]] && kill "$wr_pid" 2>/dev/null
     [[ -n ${stream_origin_pid:-} ]] && kill "$stream_origin_pid" 2>/dev/null
     [[ -n $wr_redis_pid ]] && kill "$wr_redis_pid" 2>/dev/null
+    [[ -n ${wr_twin_pid:-} ]] && kill "$wr_twin_pid" 2>/dev/null
+    [[ -n ${floor_pid:-} ]] && kill "$floor_pid" 2>/dev/null
     [[ -f $work/redis.pid ]] && kill "$(cat "$work/redis.pid")" 2>/dev/null
     for pidfile in "$work"/nginx*.pid; do [[ -f $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null; done
     wait 2>/dev/null || true
@@ -36,6 +38,7 @@ origin_port=$base nginx_static_port=$((base + 1)) nginx_proxy_port=$((base + 2))
 wr_edge_port=$((base + 3)) wr_admin_port=$((base + 4))
 stream_origin_port=$((base + 5)) nginx_stream_port=$((base + 6))
 redis_port=$((base + 7)) wr_redis_edge_port=$((base + 8)) wr_redis_admin_port=$((base + 9))
+floor_port=$((base + 10)) wr_twin_edge_port=$((base + 11)) wr_twin_admin_port=$((base + 12))
 
 wait_for_port() {
     for _ in $(seq 200); do
@@ -128,6 +131,14 @@ queued=$("${api[@]}" -o json rooms status queue | awk -F: '/estimated_queued_use
 
 # --- the pages nginx serves beside wr ---
 queue_page=$(http_get "$wr_edge_port" queue.bench.test / | sed '1,/^\r$/d')
+# The kernel's floor (bench/floor_server.cpp) answers every request with wr's whole queue-page
+# response for a forged cookie, head and body, byte for byte but for the close wr added for
+# http_get's "Connection: close".
+forged_cookie="__cfwaitingroom=$(printf 'AAAAAAAAAAAAAAAA%.0s' 1 2 3 4 5)"
+http_get "$wr_edge_port" queue.bench.test / "$forged_cookie" | grep -av '^Connection: close' > "$work/queue-response.bin"
+"${pin_server[@]}" "$build/wr_bench_floor" "$floor_port" "$work/queue-response.bin" &
+floor_pid=$!
+wait_for_port "$floor_port"
 printf '%s' "$queue_page" > "$work/www/queue.html"
 page_bytes=$(wc -c < "$work/www/queue.html")
 cat > "$work/nginx.conf" <<CONF
@@ -153,8 +164,7 @@ wait_for_port "$nginx_proxy_port"
 
 # An admitted visitor's cookie: every proxied request opens, decides (renews) and seals it.
 admitted_cookie=$(http_get "$wr_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
-# A well-formed cookie that does not open: every queue request decrypts, decides, seals, renders.
-forged_cookie="__cfwaitingroom=$(printf 'AAAAAAAAAAAAAAAA%.0s' 1 2 3 4 5)"
+# forged_cookie (above), well-formed but not opening: every queue request decrypts, decides, seals, renders.
 
 printf '\nwr bench: %ss per run; wr and nginx on core 0 (1 thread/worker), wrk and the origin on core %s\n' "$duration" "$load_cpu"
 printf 'queue page: %s bytes\n\n' "$page_bytes"
@@ -168,6 +178,9 @@ for c in "${connections[@]}"; do
     read -r ngx_user0 ngx_sys0 <<<"$(cpu_split "$nginx_worker_pid")"
     read -r n_rps n_p99 n_err <<<"$(run_wrk "$c" "$nginx_static_port" bench.test)"
     read -r ngx_user1 ngx_sys1 <<<"$(cpu_split "$nginx_worker_pid")"
+    read -r floor_user0 floor_sys0 <<<"$(cpu_split "$floor_pid")"
+    read -r f_rps f_p99 f_err <<<"$(run_wrk "$c" "$floor_port" queue.bench.test)"
+    read -r floor_user1 floor_sys1 <<<"$(cpu_split "$floor_pid")"
     cpu_us=$(per_request "$(awk -v u="$wr_user0" -v s="$wr_sys0" 'BEGIN { print u + s }')" \
                          "$(awk -v u="$wr_user1" -v s="$wr_sys1" 'BEGIN { print u + s }')" "$q_rps")
     printf '%-42s %6s %10.0f %11.0f %6s %9s %9s %7s\n' "queue page vs static (wr ${cpu_us} us cpu/req)" "$c" "$q_rps" "$n_rps" \
@@ -176,6 +189,11 @@ for c in "${connections[@]}"; do
         "$cpu_us" "$(per_request "$wr_user0" "$wr_user1" "$q_rps")" "$(per_request "$wr_sys0" "$wr_sys1" "$q_rps")" \
         "$(per_request "$(awk -v u="$ngx_user0" -v s="$ngx_sys0" 'BEGIN { print u + s }')" "$(awk -v u="$ngx_user1" -v s="$ngx_sys1" 'BEGIN { print u + s }')" "$n_rps")" \
         "$(per_request "$ngx_user0" "$ngx_user1" "$n_rps")" "$(per_request "$ngx_sys0" "$ngx_sys1" "$n_rps")")")
+    floor_us=$(per_request "$(awk -v u="$floor_user0" -v s="$floor_sys0" 'BEGIN { print u + s }')" \
+                           "$(awk -v u="$floor_user1" -v s="$floor_sys1" 'BEGIN { print u + s }')" "$f_rps")
+    cpu_lines+=("$(printf '    kernel floor (an epoll server sending the same bytes, no work of its own): %s us (user %s, system %s), %.0f req/s; wr above it: %s us' \
+        "$floor_us" "$(per_request "$floor_user0" "$floor_user1" "$f_rps")" "$(per_request "$floor_sys0" "$floor_sys1" "$f_rps")" "$f_rps" \
+        "$(awk -v w="$cpu_us" -v f="$floor_us" 'BEGIN { printf "%.1f", w - f }')")")
 done
 printf '%s\n' "${cpu_lines[@]}"
 for c in "${connections[@]}"; do
@@ -260,8 +278,9 @@ wait $! 2>/dev/null || true
 printf '1,000 WebSocket tunnels echoing once a second for 10 s: %s; wr RSS %s kB before, %s kB with them open\n' \
     "$(cat "$work/websockets.txt")" "$rss_before" "$rss_open"
 # --- shared state: the same admitted path with --state redis, beside in-memory state ---
-# A second wr with the same rooms, its counts in a redis-server on core 1 (with wrk and the
-# origin); the first wr keeps its in-memory state. Each serves one room's admitted visitors.
+# Two fresh wr processes, alike but for --state: one keeps its counts in memory, the other in a
+# redis-server on core 1 (with wrk and the origin). Both serve the same one room's admitted
+# visitors, so neither carries the first wr's history (100,000 visitors, streams, tunnels).
 if command -v redis-server >/dev/null; then
     "${pin_load[@]}" redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
         --daemonize yes --pidfile "$work/redis.pid" --logfile "$work/redis.log"
@@ -270,21 +289,28 @@ if command -v redis-server >/dev/null; then
         --admin-listen "127.0.0.1:$wr_redis_admin_port" --edge-threads 1 --log-level warn \
         --state "redis://127.0.0.1:$redis_port/0" --node-name bench &
     wr_redis_pid=$!
-    wait_for_port "$wr_redis_admin_port"
-    "$wr" --data-dir "$work/wr-redis-data" --api "http://127.0.0.1:$wr_redis_admin_port" apply -f - >/dev/null <<JSON
+    "${pin_server[@]}" "$wr" serve --data-dir "$work/wr-twin-data" --edge-listen "127.0.0.1:$wr_twin_edge_port" \
+        --admin-listen "127.0.0.1:$wr_twin_admin_port" --edge-threads 1 --log-level warn --node-name bench &
+    wr_twin_pid=$!
+    for port in "$wr_redis_admin_port" "$wr_twin_admin_port"; do
+        wait_for_port "$port"
+        "$wr" --data-dir "$work/wr-$([[ $port == "$wr_redis_admin_port" ]] && echo redis || echo twin)-data" \
+            --api "http://127.0.0.1:$port" apply -f - >/dev/null <<JSON
 {"zones": [{"name": "bench.test", "origin": "http://127.0.0.1:$origin_port", "waiting_rooms": [
   {"name": "open", "host": "open.bench.test", "total_active_users": 2147483647, "new_users_per_minute": 2147483647}]}]}
 JSON
+    done
     sleep 0.5
     redis_cookie=$(http_get "$wr_redis_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
+    twin_cookie=$(http_get "$wr_twin_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
     printf '\n%-42s %6s %10s %11s %6s %9s %9s %7s\n' "shared state" "conns" "redis" "memory" "ratio" "redis p99" "mem p99" "errors"
     # The two are measured one after the other, so a tail that moves from run to run by more than
-    # the budget would decide the comparison: three alternating runs each, the medians compared.
-    median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+    # the budget would decide the comparison: five alternating runs each, the medians compared.
+    median() { printf '%s\n' "$@" | sort -g | sed -n 3p; }
     for c in "${connections[@]}"; do
         m_rpss=() m_p99s=() r_rpss=() r_p99s=() m_err=0 r_err=0
-        for round in 1 2 3; do
-            read -r rps p99 errors <<<"$(run_wrk "$c" "$wr_edge_port" open.bench.test "$admitted_cookie")"
+        for round in 1 2 3 4 5; do
+            read -r rps p99 errors <<<"$(run_wrk "$c" "$wr_twin_edge_port" open.bench.test "$twin_cookie")"
             m_rpss+=("$rps") m_p99s+=("$p99") m_err=$((m_err + errors))
             read -r rps p99 errors <<<"$(run_wrk "$c" "$wr_redis_edge_port" open.bench.test "$redis_cookie")"
             r_rpss+=("$rps") r_p99s+=("$p99") r_err=$((r_err + errors))
@@ -302,10 +328,11 @@ fi
 
 printf '\nin-process admission path (one core):\n'
 "${pin_server[@]}" "$decision_bin" 2>/dev/null | tee "$work/decision.txt"
-awk '/^floor/ { f = $2 } /^admitted/ { a = $2 } END { if (f > 0) printf "admitted / floor = %.2f (budget <= 2.00)\n", a / f }' "$work/decision.txt"
-awk '/^admitted/ { a = $2 } /^shared/ { s = $2 } END { if (s > 0) printf "admitted, shared state / in memory = %.2f x the time (+%.0f ns a decision)\n", s / a, s - a }' "$work/decision.txt"
-awk '/^rules .*allocations/ { printf "rule evaluation allocations per request = %s (budget 0)\n", $2 }' "$work/decision.txt"
-awk '/^head .*allocations/ { printf "head parsing and rewriting allocations per request = %s (budget 0)\n", $2 }' "$work/decision.txt"
+awk '$1 == "floor" && $3 == "ns/op" { f = $2 } $1 == "admitted" && $3 == "ns/op" { a = $2 } END { if (f > 0) printf "admitted / floor = %.2f (budget <= 2.00)\n", a / f }' "$work/decision.txt"
+awk '$1 == "admitted" && $3 == "ns/op" { a = $2 } $1 == "shared" && $3 == "ns/op" { s = $2 } END { if (s > 0) printf "admitted, shared state / in memory = %.2f x the time (+%.0f ns a decision)\n", s / a, s - a }' "$work/decision.txt"
+for line in admitted shared queued rules head; do
+    awk -v name="$line" '$1 == name && /allocations/ { printf "%s: heap allocations per request = %s (budget 0)\n", name, $2 }' "$work/decision.txt"
+done
 
 printf '\nmemory: wr RSS %s kB after 1,000 distinct visitors, %s kB after 100,000 (%s counted as queued)\n' "$rss_1k" "$rss_100k" "$queued"
 awk -v a="$rss_1k" -v b="$rss_100k" 'BEGIN { printf "RSS(100k) / RSS(1k) = %.3f (budget <= 1.10)\n", b / a }'
