@@ -11,6 +11,15 @@ int64_t ms_of(util::TimePoint time) { return time.time_since_epoch().count(); }
 // The oldest check-in slot still kept: the window and the departures measured behind it.
 int64_t oldest_kept_slot(int64_t now_slot) { return now_slot - k_check_in_retention_slots; }
 
+// The minute an admitted user's request is counted in: that of the instant just before it. The
+// cookie it sets is valid while now < t + session, so its last valid moment lies in minute
+// minute_of(t − 1 ms) + session, and counted there the user holds their slot through exactly
+// the minutes in which their cookie is valid at some moment. Counted in minute_of(t), a request
+// at a minute's very first millisecond (12:00:00.000) would hold its slot through 12:05 as well,
+// a minute at whose start its cookie has already run out: a full room to the ledger, a place
+// left to the browsers, and someone waiting through it.
+int64_t active_minute_of(util::TimePoint counted_at) { return minute_of(counted_at - util::Milliseconds{1}); }
+
 } // namespace
 
 int64_t minute_of(util::TimePoint time) {
@@ -27,8 +36,9 @@ int64_t check_in_slot_of(util::TimePoint time) {
 }
 
 int64_t Ledger::active_users(util::TimePoint now, std::chrono::minutes session_duration) const {
-    // A user counted in minute m checked in at the latest just before m + 1; they are active
-    // until that instant plus the session, so the minute counts while m + 1 + session > now.
+    // A user counted in minute m checked in after m began and at the latest as m + 1 began (see
+    // active_minute_of); they are active until that instant plus the session, so the minute
+    // counts while m + 1 + session > now.
     const int64_t oldest = minute_of(now) - session_duration.count();
     int64_t total = 0;
     for (auto it = m_active_by_minute.lower_bound(oldest); it != m_active_by_minute.end(); ++it) total += it->second;
@@ -144,12 +154,13 @@ void Ledger::apply(const LedgerChange& change) {
 }
 
 void Ledger::add_active(util::TimePoint counted_at) {
-    ++m_active_by_minute[minute_of(counted_at)];
-    record(LedgerChange::Kind::active, minute_of(counted_at), 0, 1);
+    const int64_t minute = active_minute_of(counted_at);
+    ++m_active_by_minute[minute];
+    record(LedgerChange::Kind::active, minute, 0, 1);
 }
 
 void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
-    const int64_t minute = minute_of(counted_at);
+    const int64_t minute = active_minute_of(counted_at);
     if (minute < minute_of(now) - k_active_retention_minutes) return;
     const auto it = m_active_by_minute.find(minute);
     // Absent means already forgotten (or never counted here); counts never go below zero.

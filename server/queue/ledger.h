@@ -96,6 +96,9 @@ public:
     // two check-ins. 0 until such check-ins exist.
     double stop_share(util::TimePoint now) const;
 
+    // Counts an admitted user's request at `counted_at` in its minute; one at a minute's first
+    // millisecond counts in the minute before, as its cookie runs out a session later just as a
+    // minute begins (the slot is held through the minutes the cookie is valid in, no more).
     void add_active(util::TimePoint counted_at);
     // Forgets a user counted at `counted_at`, if that minute is still kept.
     void remove_active(util::TimePoint counted_at, util::TimePoint now);

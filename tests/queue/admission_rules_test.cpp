@@ -1,6 +1,7 @@
 // Admission rules one at a time, each at its boundary: tickets from the future, the early
 // check-in tolerance, random queueing's spare slots, refresh jitter, the shuffle's edges, the
-// rate's partial minute, the held arrival's place, the full queue, and revocation replay.
+// rate's partial minute, the held arrival's place, the full queue, revocation replay, and a
+// session let in at a minute's first millisecond.
 #include <doctest/doctest.h>
 
 #include <set>
@@ -204,5 +205,27 @@ TEST_CASE("queue rules: a revoked cookie is refused for as long as it would have
         const Outcome replay = wr::queue::check_in(ledger, policy, admitted, k_start + replay_after, random);
         CHECK(replay.new_user);
         CHECK(replay.ticket.session_id != admitted.session_id);
+    }
+}
+
+TEST_CASE("queue rules: a session holds its slot through the minutes its cookie is valid in, to the millisecond") {
+    // Let in at 10:00:00.000, a 5-minute cookie runs out as 10:05 begins: the slot is free for
+    // the whole of 10:05, or the room would be full to the ledger while no browser holds it.
+    // Let in a millisecond later, the cookie is still valid at 10:05:00.000 and keeps the slot
+    // through that minute.
+    const Policy policy = limits(1, 200);
+    for (const auto let_in : {0ms, 1ms}) {
+        CAPTURE(let_in.count());
+        Ledger ledger;
+        wr::util::SeededRandom random(29);
+        const Outcome first = wr::queue::check_in(ledger, policy, std::nullopt, k_start + let_in, random);
+        REQUIRE(first.verdict == Verdict::admit);
+        const Outcome queued = wr::queue::check_in(ledger, policy, std::nullopt, k_start + 4min + 40s, random);
+        REQUIRE(queued.verdict == Verdict::queue);
+        const TimePoint minute_five = k_start + 5min;
+        CHECK((wr::queue::ticket_expiry(first.ticket, policy) > minute_five) == (let_in == 1ms));
+        CHECK(ledger.active_users(minute_five, policy.session_duration) == (let_in == 1ms ? 1 : 0));
+        const Outcome next = wr::queue::check_in(ledger, policy, queued.ticket, minute_five, random);
+        CHECK(next.verdict == (let_in == 1ms ? Verdict::queue : Verdict::admit));
     }
 }
