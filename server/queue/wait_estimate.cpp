@@ -53,13 +53,17 @@ public:
     }
 
 private:
-    // The user's first check-in at or after `free_at` (minutes from now), on their own cadence.
+    // The user's first check-in at or after `free_at` (minutes from now), on their own cadence:
+    // the k-th after their last one comes k refreshes, each with its delay, after it. (Counted in
+    // bare intervals, the delays piled up over a long wait — 10 s over 35 minutes — were left
+    // out of how many refreshes it takes to pass `free_at`, and half the time one refresh too
+    // many was taken: the wait shown 20 s long for whoever waited long.)
     double own_check_in(double free_at) const {
-        const double interval = m_place.refresh_minutes;
-        if (interval <= 0) return free_at;
+        if (m_place.refresh_minutes <= 0) return free_at;
+        const double refresh = m_place.refresh_minutes + k_refresh_delay_minutes;
         const double since = std::max(0.0, m_place.since_check_in_minutes);
-        const double refreshes = std::max(1.0, std::ceil((free_at + since) / interval - 1e-9));
-        return refreshes * (interval + k_refresh_delay_minutes) - since;
+        const double refreshes = std::max(1.0, std::ceil((free_at + since) / refresh - 1e-9));
+        return refreshes * refresh - since;
     }
 
     ForecastCursor m_forecast;

@@ -85,6 +85,16 @@ TEST_CASE("wait estimate: FIFO waits for the admissions that reach the user's pl
     CHECK(wr::queue::fifo_estimate(steady(30), place, 0, 0.0).minutes == 4);
 }
 
+TEST_CASE("wait estimate: FIFO counts the user's refreshes with the delay each one brings") {
+    // 990 ahead at 30 a minute: the 34th admission, 33.75 minutes from now, reaches the place.
+    // Refreshing every 20 s, each a tenth of a second late, the user's 101st refresh comes at
+    // 2030.1 s (33.84 minutes), the first after it: shown 34. Counted in bare 20-second
+    // intervals, 33.75 minutes would take 101.25 refreshes, and the 102nd (34.17 minutes) shows 35.
+    ForecastInputs inputs = steady(30);
+    inputs.minute_offset = 0.25;
+    CHECK(wr::queue::fifo_estimate(inputs, FifoPlace{990, 1, 20.0 / 60, 0}, 0, 0.0).minutes == 34);
+}
+
 TEST_CASE("wait estimate: a room that can never admit shows the horizon") {
     ForecastInputs closed = steady(0);
     const WaitEstimate fifo = wr::queue::fifo_estimate(closed, FifoPlace{10, 1, 0, 0}, 0, 0.5);
