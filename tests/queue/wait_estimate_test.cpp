@@ -65,6 +65,32 @@ TEST_CASE("wait estimate: a random pool no one joins any more drains evenly") {
     CHECK(wr::queue::random_estimate(steady(10), pool, 0.0).p75_minutes < late.p75_minutes);
 }
 
+TEST_CASE("wait estimate: a percentile late in one minute's claims counts the next minute's, begun before the whole minute") {
+    // 100 waiting, 10 admitted a minute, nobody arriving; now is 0.3 into a minute, so the
+    // admissions come 0.7, 1.7, … minutes from now, each claimed over the next half minute. The
+    // median is reached as the fifth is all claimed, at 5.2 minutes, between 5 and 6. By 5
+    // minutes 46 % are in (four admissions and 60 % of the fifth); by 6, 56 % (the sixth, from
+    // 5.7, is 60 % claimed): 6 is shown to 40 % of users and 5 to the others, so that half are in
+    // within what they were shown. (Without the sixth, F(6) = 0.5 and everyone was shown 6.)
+    ForecastInputs inputs = steady(10);
+    inputs.minute_offset = 0.3;
+    inputs.claim_minutes = 0.5;
+    const RandomPool pool{100, 0, 0, 0};
+    CHECK(wr::queue::random_estimate(inputs, pool, 0.39).p50_minutes == 6);
+    CHECK(wr::queue::random_estimate(inputs, pool, 0.41).p50_minutes == 5);
+    // The same over a walk too long to keep: one admitted a minute from a pool of 100 (99.3 and
+    // the arrivals of the 0.7 minute before the first admission), so P = 1 % a minute and over
+    // 900 admissions come before the chance of still waiting is negligible. The median lies 69.18
+    // minutes ahead; F(69) = 0.4981, and F(70) = 0.5032 with the first 0.3 minute of the
+    // seventieth admission: 70 is shown to 37 %.
+    inputs = steady(1);
+    inputs.minute_offset = 0.3;
+    inputs.claim_minutes = 0.5;
+    const RandomPool steady_pool{99.3, 1, 1e6, 0};
+    CHECK(wr::queue::random_estimate(inputs, steady_pool, 0.36).p50_minutes == 70);
+    CHECK(wr::queue::random_estimate(inputs, steady_pool, 0.38).p50_minutes == 69);
+}
+
 TEST_CASE("wait estimate: FIFO waits for the admissions that reach the user's place") {
     // 90 ahead in older buckets, alone in their own, 30 let in a minute: the 91st place is
     // reached by the fourth admission, 3.5 minutes from now.
