@@ -85,6 +85,19 @@ double Ledger::admission_rate(util::TimePoint now, int64_t minutes) const {
     return static_cast<double>(admitted) / static_cast<double>(full_minutes);
 }
 
+double Ledger::browse_minutes(util::TimePoint now) const {
+    if (m_first_minute < 0) return 0;
+    const int64_t current = minute_of(now);
+    const int64_t full_minutes = std::min(k_browse_window_minutes, current - m_first_minute);
+    if (full_minutes <= 0) return 0;
+    int64_t admitted = 0, browsed_ms = 0;
+    for (auto it = m_admitted_by_minute.lower_bound(current - full_minutes); it != m_admitted_by_minute.end() && it->first < current; ++it)
+        admitted += it->second;
+    for (auto it = m_browsed_by_minute.lower_bound(current - full_minutes); it != m_browsed_by_minute.end() && it->first < current; ++it)
+        browsed_ms += it->second;
+    return admitted > 0 ? static_cast<double>(browsed_ms) / 60000.0 / static_cast<double>(admitted) : 0;
+}
+
 int64_t Ledger::minutes_admitting(util::TimePoint now) const { return m_first_minute < 0 ? -1 : minute_of(now) - m_first_minute; }
 
 int64_t Ledger::active_counted_in_minute(int64_t minute) const {
@@ -138,6 +151,9 @@ void Ledger::apply(const LedgerChange& change) {
         break;
     case LedgerChange::Kind::checked_in:
         add(m_check_ins_by_slot, change.key, change.delta);
+        break;
+    case LedgerChange::Kind::browsed:
+        add(m_browsed_by_minute, minute_of(util::TimePoint{util::Milliseconds{change.key * k_check_in_slot_ms}}), change.delta);
         break;
     case LedgerChange::Kind::admitted:
         add(m_admitted_by_minute, change.key, change.delta);
@@ -213,6 +229,12 @@ void Ledger::count_check_in(util::TimePoint now) {
     record(LedgerChange::Kind::checked_in, slot, 0, 1);
 }
 
+void Ledger::count_browse(util::TimePoint now, util::Milliseconds since_previous) {
+    if (since_previous.count() <= 0) return;
+    m_browsed_by_minute[minute_of(now)] += since_previous.count();
+    record(LedgerChange::Kind::browsed, check_in_slot_of(now), 0, since_previous.count());
+}
+
 uint64_t Ledger::release_seed(util::TimePoint now, util::Random& random) {
     const int64_t minute = minute_of(now);
     if (minute != m_seed_minute) {
@@ -234,6 +256,7 @@ void Ledger::prune_now(int64_t now_minute, util::TimePoint now) {
     m_active_by_minute.erase(m_active_by_minute.begin(), m_active_by_minute.lower_bound(now_minute - k_active_retention_minutes));
     m_admitted_by_minute.erase(m_admitted_by_minute.begin(), m_admitted_by_minute.lower_bound(now_minute - k_rate_window_minutes - 1));
     m_arrived_by_slot.erase(m_arrived_by_slot.begin(), m_arrived_by_slot.lower_bound(check_in_slot_of(now) - k_arrival_retention_slots - 1));
+    m_browsed_by_minute.erase(m_browsed_by_minute.begin(), m_browsed_by_minute.lower_bound(now_minute - k_browse_window_minutes));
     const int64_t oldest_slot = oldest_kept_slot(check_in_slot_of(now));
     m_check_ins_by_slot.erase(m_check_ins_by_slot.begin(), m_check_ins_by_slot.lower_bound(oldest_slot));
     m_waiting_by_slot.erase(m_waiting_by_slot.begin(), m_waiting_by_slot.lower_bound(oldest_slot));

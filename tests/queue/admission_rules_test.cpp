@@ -1,7 +1,7 @@
 // Admission rules one at a time, each at its boundary: tickets from the future, the early
 // check-in tolerance, random queueing's spare slots, refresh jitter, the shuffle's edges, the
-// rate's partial minute, the held arrival's place, the full queue, revocation replay, and a
-// session let in at a minute's first millisecond.
+// rate's partial minute, the held arrival's place, the full queue, revocation replay, a
+// session let in at a minute's first millisecond, and the browse time.
 #include <doctest/doctest.h>
 
 #include <set>
@@ -228,4 +228,35 @@ TEST_CASE("queue rules: a session holds its slot through the minutes its cookie 
         const Outcome next = wr::queue::check_in(ledger, policy, queued.ticket, minute_five, random);
         CHECK(next.verdict == (let_in == 1ms ? Verdict::queue : Verdict::admit));
     }
+}
+
+namespace {
+struct RecordedChanges final : wr::queue::LedgerJournal {
+    std::vector<wr::queue::LedgerChange> changes;
+    void record(const wr::queue::LedgerChange& change) override { changes.push_back(change); }
+};
+} // namespace
+
+TEST_CASE("queue rules: the browse time is the time between admitted users' counted requests, per admission, over whole minutes") {
+    const Policy policy = limits(10, 10);
+    Ledger ledger;
+    RecordedChanges journal;
+    ledger.set_journal(&journal);
+    wr::util::SeededRandom random(30);
+    // A in at 0:05 and back at 0:25 and 0:45; B in at 0:10 and never back.
+    Ticket a = wr::queue::check_in(ledger, policy, std::nullopt, k_start + 5s, random).ticket;
+    REQUIRE(wr::queue::check_in(ledger, policy, std::nullopt, k_start + 10s, random).verdict == Verdict::admit);
+    a = wr::queue::check_in(ledger, policy, a, k_start + 25s, random).ticket;
+    a = wr::queue::check_in(ledger, policy, a, k_start + 45s, random).ticket;
+    CHECK(ledger.browse_minutes(k_start + 50s) == 0); // no whole minute yet
+    // 40 s of browsing for two admissions: 20 s each.
+    CHECK(ledger.browse_minutes(k_start + 61s) == doctest::Approx(20.0 / 60));
+    // A's request at 1:05 is in the minute under way, left out until it is whole.
+    a = wr::queue::check_in(ledger, policy, a, k_start + 65s, random).ticket;
+    CHECK(ledger.browse_minutes(k_start + 70s) == doctest::Approx(20.0 / 60));
+    CHECK(ledger.browse_minutes(k_start + 2min) == doctest::Approx(30.0 / 60));
+    // The same from the journal, as a shared room's nodes rebuild it.
+    Ledger rebuilt;
+    for (const auto& change : journal.changes) rebuilt.apply(change);
+    CHECK(rebuilt.browse_minutes(k_start + 2min) == doctest::Approx(30.0 / 60));
 }

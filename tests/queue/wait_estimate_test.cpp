@@ -121,6 +121,20 @@ TEST_CASE("wait estimate: FIFO counts the user's refreshes with the delay each o
     CHECK(wr::queue::fifo_estimate(inputs, FifoPlace{990, 1, 20.0 / 60, 0}, 0, 0.0).minutes == 34);
 }
 
+TEST_CASE("wait estimate: a slot is held a session and a minute past the minute of its user's last request") {
+    using wr::queue::slot_hold_minutes;
+    // Five-minute sessions, 40 s of browsing after the admission. FIFO lets the user in within
+    // 20 s of the minute start: the last request stays in that minute, the slot frees 6 minutes
+    // on. Random queueing lets users in over the first 30 s: a third of them make their last
+    // request in the next minute and hold the slot 7 minutes, 6⅓ on average.
+    CHECK(slot_hold_minutes(5, 40.0 / 60, 1.0 / 3) == doctest::Approx(6));
+    CHECK(slot_hold_minutes(5, 40.0 / 60, 0.5) == doctest::Approx(6 + 1.0 / 3));
+    // A user who never comes back, and one who browses 1¾ minutes: a whole minute more, and half
+    // of them (let in during the first half of the minute's claims, before 15 s) one more still.
+    CHECK(slot_hold_minutes(5, 0, 0.5) == doctest::Approx(6));
+    CHECK(slot_hold_minutes(5, 1.75, 0.5) == doctest::Approx(7.5));
+}
+
 TEST_CASE("wait estimate: a room that can never admit shows the horizon") {
     ForecastInputs closed = steady(0);
     const WaitEstimate fifo = wr::queue::fifo_estimate(closed, FifoPlace{10, 1, 0, 0}, 0, 0.5);
