@@ -122,7 +122,8 @@ bool forecast_inputs(const Ledger& ledger, const Policy& policy, util::TimePoint
     inputs.claim_minutes = policy.method == model::QueueingMethod::random
                                ? static_cast<double>(k_release_span_ms) / 60000.0
                                : static_cast<double>(k_refresh_interval_seconds) / 60.0;
-    inputs.hold_minutes = std::max(slot_hold_minutes(session, ledger.browse_minutes(now), inputs.claim_minutes), static_cast<double>(active) / rate);
+    inputs.hold_minutes =
+        std::max(slot_hold_minutes(session, ledger.browse_minutes(now), inputs.claim_minutes), static_cast<double>(active) / rate);
     return true;
 }
 

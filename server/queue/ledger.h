@@ -61,7 +61,7 @@ struct LedgerChange {
         release_seed, // key: minute; minute: the seed (bits); delta unused
         arrived,      // key: check-in slot; delta: new users who joined the queue
         checked_in,   // key: check-in slot; delta: counted check-ins of waiting users
-        browsed,      // key: check-in slot (the ledger sums it by minute); delta: milliseconds since admitted users' previous counted request
+        browsed,      // key: check-in slot (summed by minute here); delta: ms since an admitted user's previous counted request
     };
     Kind kind = Kind::active;
     int64_t key = 0;

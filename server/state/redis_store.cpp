@@ -213,7 +213,8 @@ RoomReply parse_reply(const redisReply* reply) {
     pairs(13, "slots", [&](const std::string& field, const redisReply* count) {
         // v:slot (arrivals into the queue), c:slot (check-ins of waiting users) or b:slot
         // (milliseconds between admitted users' requests)
-        if (field.size() < 3 || field[1] != ':' || (field[0] != 'v' && field[0] != 'c' && field[0] != 'b')) malformed("slot field '" + field + "'");
+        if (field.size() < 3 || field[1] != ':' || (field[0] != 'v' && field[0] != 'c' && field[0] != 'b'))
+            malformed("slot field '" + field + "'");
         const Kind kind = field[0] == 'v' ? Kind::arrived : field[0] == 'c' ? Kind::checked_in : Kind::browsed;
         out.counts.push_back({kind, number_in(std::string_view(field).substr(2), "slot"), 0, integer_of(count, "slot count")});
     });
