@@ -82,12 +82,21 @@ constexpr int64_t k_minutes_before_estimates = 2;
 
 // What the estimates need to know of the room: its counts now, for its admissions to come
 // (queue/admission_forecast.h). A slot given out frees again one hold later: the session, the
-// minute the user is counted in and whatever they browse before their last request, measured as
-// active users ÷ the admission rate (Little's law), and never less than a session and a minute.
-// The rate is that of the last half hour or of the last five minutes, whichever is higher: the
-// long one sees through the waves a full room admits in, the short one forgets a quiet spell
-// before a surge. Right after a surge begins, its first minute (an empty room filling) makes the
-// rate high and the hold the bound: the room's sessions, as the ledger counts them.
+// minute the user is counted in and whatever they browse before their last request, the longer
+// of two measures. Modelled (slot_hold_minutes): the ledger's browse time, how long admitted
+// users go on making requests, taken as the same for everyone, after an admission at a moment
+// spread over the part of a minute in which this method lets users in; a last request that falls
+// in a later minute than the admission holds the slot a minute longer. With 40 s of browsing and
+// 5-minute sessions, FIFO (within 20 s of the minute start) holds a slot 6 minutes and random
+// queueing (over its first 30 s) 6⅓. Seen from the minutes users were last counted in, this
+// would not show early on: the first wave fills an empty room at whatever moments its users
+// come (all in the first second of a burst) and holds its slots 6 minutes under either method.
+// And by Little's law, active users ÷ the admission rate, the rate that of the last half hour or
+// of the last five minutes, whichever is higher (the long one sees through the waves a full room
+// admits in, the short one forgets a quiet spell before a surge): once the room has run a while
+// it shows how long slots are really held, however much browsing varies between users; right
+// after a surge begins, its first minute (an empty room filling) makes the rate high and this
+// hold short.
 constexpr int64_t k_recent_rate_minutes = 5;
 
 bool forecast_inputs(const Ledger& ledger, const Policy& policy, util::TimePoint now, ForecastInputs& inputs) {
@@ -108,12 +117,13 @@ bool forecast_inputs(const Ledger& ledger, const Policy& policy, util::TimePoint
         inputs.counted_minutes_ago[static_cast<size_t>(k)] = ledger.active_counted_in_minute(current - k);
         active += inputs.counted_minutes_ago[static_cast<size_t>(k)];
     }
-    inputs.hold_minutes = std::max(static_cast<double>(session + 1), static_cast<double>(active) / rate);
     // FIFO: the waiting users' next check-ins (one refresh interval) claim a freed slot; random
     // queueing releases a minute's slots over its first part.
     inputs.claim_minutes = policy.method == model::QueueingMethod::random
                                ? static_cast<double>(k_release_span_ms) / 60000.0
                                : static_cast<double>(k_refresh_interval_seconds) / 60.0;
+    inputs.hold_minutes =
+        std::max(slot_hold_minutes(session, ledger.browse_minutes(now), inputs.claim_minutes), static_cast<double>(active) / rate);
     return true;
 }
 
@@ -231,6 +241,8 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
         outcome.ticket = *presented;
         if (!policy.disable_session_renewal) {
             ledger.renew_active(presented->last_check_in, now);
+            // How long admitted users go on browsing decides how long their slots are held (estimates).
+            ledger.count_browse(now, now - presented->last_check_in);
             outcome.ticket.last_check_in = now;
             outcome.counted = true;
         }

@@ -58,6 +58,16 @@ bool AdmissionForecast::next(ForecastAdmission& admission) {
     return false;
 }
 
+double slot_hold_minutes(int64_t session_minutes, double browse_minutes, double claim_minutes) {
+    // Let in at s, uniform over [0, claim), the last request at s + b lies in minute
+    // floor(s + b): on average floor(b), and one more for the share of s past 1 − frac(b).
+    const double browse = std::clamp(browse_minutes, 0.0, static_cast<double>(k_forecast_session_minutes));
+    const double claim = std::clamp(claim_minutes, 1e-6, 1.0);
+    const double whole = std::floor(browse);
+    const double crossing = std::clamp((browse - whole + claim - 1) / claim, 0.0, 1.0);
+    return static_cast<double>(std::max<int64_t>(0, session_minutes) + 1) + whole + crossing;
+}
+
 bool ForecastInputs::same_room_as(const ForecastInputs& other) const {
     return total_active_users == other.total_active_users && new_users_per_minute == other.new_users_per_minute &&
            admitted_this_minute == other.admitted_this_minute && session_minutes == other.session_minutes &&

@@ -34,6 +34,15 @@ struct ForecastInputs {
     bool same_room_as(const ForecastInputs& other) const;
 };
 
+// How long a slot given out now stays held, from the minute it is given out in to the minute it
+// frees (what ForecastInputs::hold_minutes takes): a session and a minute past the minute of the
+// user's last request, which comes `browse_minutes` after they were let in, at a moment spread
+// evenly over the first `claim_minutes` of the minute. A last request that falls in a later
+// minute than the admission holds the slot a minute longer for every minute it crosses: with 40 s
+// of browsing, none of FIFO's admissions do (claimed within 20 s of the minute start), a third of
+// random queueing's (released over its first 30 s).
+double slot_hold_minutes(int64_t session_minutes, double browse_minutes, double claim_minutes);
+
 struct ForecastAdmission {
     double at_minutes = 0; // from now: 0 for the rest of this minute, else a minute start
     double users = 0;

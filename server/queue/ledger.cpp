@@ -11,6 +11,15 @@ int64_t ms_of(util::TimePoint time) { return time.time_since_epoch().count(); }
 // The oldest check-in slot still kept: the window and the departures measured behind it.
 int64_t oldest_kept_slot(int64_t now_slot) { return now_slot - k_check_in_retention_slots; }
 
+// The minute an admitted user's request is counted in: that of the instant just before it. The
+// cookie it sets is valid while now < t + session, so its last valid moment lies in minute
+// minute_of(t − 1 ms) + session, and counted there the user holds their slot through exactly
+// the minutes in which their cookie is valid at some moment. Counted in minute_of(t), a request
+// at a minute's very first millisecond (12:00:00.000) would hold its slot through 12:05 as well,
+// a minute at whose start its cookie has already run out: a full room to the ledger, a place
+// left to the browsers, and someone waiting through it.
+int64_t active_minute_of(util::TimePoint counted_at) { return minute_of(counted_at - util::Milliseconds{1}); }
+
 } // namespace
 
 int64_t minute_of(util::TimePoint time) {
@@ -27,8 +36,9 @@ int64_t check_in_slot_of(util::TimePoint time) {
 }
 
 int64_t Ledger::active_users(util::TimePoint now, std::chrono::minutes session_duration) const {
-    // A user counted in minute m checked in at the latest just before m + 1; they are active
-    // until that instant plus the session, so the minute counts while m + 1 + session > now.
+    // A user counted in minute m checked in after m began and at the latest as m + 1 began (see
+    // active_minute_of); they are active until that instant plus the session, so the minute
+    // counts while m + 1 + session > now.
     const int64_t oldest = minute_of(now) - session_duration.count();
     int64_t total = 0;
     for (auto it = m_active_by_minute.lower_bound(oldest); it != m_active_by_minute.end(); ++it) total += it->second;
@@ -73,6 +83,19 @@ double Ledger::admission_rate(util::TimePoint now, int64_t minutes) const {
     for (auto it = m_admitted_by_minute.lower_bound(current - full_minutes); it != m_admitted_by_minute.end() && it->first < current; ++it)
         admitted += it->second;
     return static_cast<double>(admitted) / static_cast<double>(full_minutes);
+}
+
+double Ledger::browse_minutes(util::TimePoint now) const {
+    if (m_first_minute < 0) return 0;
+    const int64_t current = minute_of(now);
+    const int64_t full_minutes = std::min(k_browse_window_minutes, current - m_first_minute);
+    if (full_minutes <= 0) return 0;
+    int64_t admitted = 0, browsed_ms = 0;
+    for (auto it = m_admitted_by_minute.lower_bound(current - full_minutes); it != m_admitted_by_minute.end() && it->first < current; ++it)
+        admitted += it->second;
+    for (auto it = m_browsed_by_minute.lower_bound(current - full_minutes); it != m_browsed_by_minute.end() && it->first < current; ++it)
+        browsed_ms += it->second;
+    return admitted > 0 ? static_cast<double>(browsed_ms) / 60000.0 / static_cast<double>(admitted) : 0;
 }
 
 int64_t Ledger::minutes_admitting(util::TimePoint now) const { return m_first_minute < 0 ? -1 : minute_of(now) - m_first_minute; }
@@ -129,6 +152,9 @@ void Ledger::apply(const LedgerChange& change) {
     case LedgerChange::Kind::checked_in:
         add(m_check_ins_by_slot, change.key, change.delta);
         break;
+    case LedgerChange::Kind::browsed:
+        add(m_browsed_by_minute, minute_of(util::TimePoint{util::Milliseconds{change.key * k_check_in_slot_ms}}), change.delta);
+        break;
     case LedgerChange::Kind::admitted:
         add(m_admitted_by_minute, change.key, change.delta);
         if (change.delta > 0 && (m_first_minute < 0 || change.key < m_first_minute)) m_first_minute = change.key;
@@ -144,12 +170,13 @@ void Ledger::apply(const LedgerChange& change) {
 }
 
 void Ledger::add_active(util::TimePoint counted_at) {
-    ++m_active_by_minute[minute_of(counted_at)];
-    record(LedgerChange::Kind::active, minute_of(counted_at), 0, 1);
+    const int64_t minute = active_minute_of(counted_at);
+    ++m_active_by_minute[minute];
+    record(LedgerChange::Kind::active, minute, 0, 1);
 }
 
 void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
-    const int64_t minute = minute_of(counted_at);
+    const int64_t minute = active_minute_of(counted_at);
     if (minute < minute_of(now) - k_active_retention_minutes) return;
     const auto it = m_active_by_minute.find(minute);
     // Absent means already forgotten (or never counted here); counts never go below zero.
@@ -159,7 +186,8 @@ void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
 }
 
 void Ledger::renew_active(util::TimePoint counted_at, util::TimePoint now) {
-    if (minute_of(counted_at) == minute_of(now) && m_active_by_minute.contains(minute_of(now))) return;
+    const int64_t minute = active_minute_of(now);
+    if (active_minute_of(counted_at) == minute && m_active_by_minute.contains(minute)) return;
     remove_active(counted_at, now);
     add_active(now);
 }
@@ -208,6 +236,12 @@ void Ledger::count_check_in(util::TimePoint now) {
     record(LedgerChange::Kind::checked_in, slot, 0, 1);
 }
 
+void Ledger::count_browse(util::TimePoint now, util::Milliseconds since_previous) {
+    if (since_previous.count() <= 0) return;
+    m_browsed_by_minute[minute_of(now)] += since_previous.count();
+    record(LedgerChange::Kind::browsed, check_in_slot_of(now), 0, since_previous.count());
+}
+
 uint64_t Ledger::release_seed(util::TimePoint now, util::Random& random) {
     const int64_t minute = minute_of(now);
     if (minute != m_seed_minute) {
@@ -229,6 +263,7 @@ void Ledger::prune_now(int64_t now_minute, util::TimePoint now) {
     m_active_by_minute.erase(m_active_by_minute.begin(), m_active_by_minute.lower_bound(now_minute - k_active_retention_minutes));
     m_admitted_by_minute.erase(m_admitted_by_minute.begin(), m_admitted_by_minute.lower_bound(now_minute - k_rate_window_minutes - 1));
     m_arrived_by_slot.erase(m_arrived_by_slot.begin(), m_arrived_by_slot.lower_bound(check_in_slot_of(now) - k_arrival_retention_slots - 1));
+    m_browsed_by_minute.erase(m_browsed_by_minute.begin(), m_browsed_by_minute.lower_bound(now_minute - k_browse_window_minutes));
     const int64_t oldest_slot = oldest_kept_slot(check_in_slot_of(now));
     m_check_ins_by_slot.erase(m_check_ins_by_slot.begin(), m_check_ins_by_slot.lower_bound(oldest_slot));
     m_waiting_by_slot.erase(m_waiting_by_slot.begin(), m_waiting_by_slot.lower_bound(oldest_slot));

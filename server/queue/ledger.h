@@ -37,6 +37,10 @@ inline constexpr int64_t k_active_retention_minutes = 31;
 inline constexpr int64_t k_rate_window_minutes = 30;
 // Arrivals into the queue are counted per check-in slot and kept half an hour.
 inline constexpr int64_t k_arrival_retention_slots = 30 * 60 * 1000 / k_check_in_slot_ms;
+// Admitted users' browsing is measured over the last 29 whole minutes: a shared store keeps it by
+// check-in slot with the arrivals, and those are the whole minutes all of whose slots it still
+// holds while a minute goes on.
+inline constexpr int64_t k_browse_window_minutes = k_arrival_retention_slots * k_check_in_slot_ms / 60000 - 1;
 // Waiting users and check-ins are kept while their slot is at least this many slots old: the
 // window and the departures measured behind it (for a shared store's pruning too).
 inline constexpr int64_t k_check_in_retention_slots = k_waiting_window_slots + k_departure_window_slots;
@@ -57,6 +61,7 @@ struct LedgerChange {
         release_seed, // key: minute; minute: the seed (bits); delta unused
         arrived,      // key: check-in slot; delta: new users who joined the queue
         checked_in,   // key: check-in slot; delta: counted check-ins of waiting users
+        browsed,      // key: check-in slot (summed by minute here); delta: ms since an admitted user's previous counted request
     };
     Kind kind = Kind::active;
     int64_t key = 0;
@@ -84,6 +89,13 @@ public:
     // k_rate_window_minutes, and none before the first admission); 0 before a whole minute has
     // passed since the first admission.
     double admission_rate(util::TimePoint now, int64_t minutes = k_rate_window_minutes) const;
+    // How long an admitted user goes on making requests after being let in, on average over
+    // the last k_browse_window_minutes whole minutes (at most; none before the first admission):
+    // the time between each one's counted requests summed, per admission. Renewal after renewal
+    // a user's times add up to the time from their admission to their last request, and in a
+    // steady room the browsing counted in a span is what those let in during it browse. 0 until
+    // a whole minute has passed since the first admission.
+    double browse_minutes(util::TimePoint now) const;
     // Whole minutes since the minute of the first admission this ledger counted; -1 before it.
     int64_t minutes_admitting(util::TimePoint now) const;
     // Admitted users whose last counted request was in `minute` (as minute_of numbers it).
@@ -96,6 +108,9 @@ public:
     // two check-ins. 0 until such check-ins exist.
     double stop_share(util::TimePoint now) const;
 
+    // Counts an admitted user's request at `counted_at` in its minute; one at a minute's first
+    // millisecond counts in the minute before, as its cookie runs out a session later just as a
+    // minute begins (the slot is held through the minutes the cookie is valid in, no more).
     void add_active(util::TimePoint counted_at);
     // Forgets a user counted at `counted_at`, if that minute is still kept.
     void remove_active(util::TimePoint counted_at, util::TimePoint now);
@@ -112,6 +127,8 @@ public:
     void count_admission(util::TimePoint now);
     void count_arrival(util::TimePoint now);   // a new user joined the queue
     void count_check_in(util::TimePoint now);  // a waiting user's check-in was counted
+    // An admitted user's request was counted, `since_previous` after their previous one.
+    void count_browse(util::TimePoint now, util::Milliseconds since_previous);
 
     bool is_revoked(uint64_t session_id) const { return m_revoked.contains(session_id); }
     void revoke(uint64_t session_id, util::TimePoint until);
@@ -147,6 +164,7 @@ private:
     std::map<int64_t, int64_t> m_admitted_by_minute;
     std::map<int64_t, int64_t> m_arrived_by_slot;
     std::map<int64_t, int64_t> m_check_ins_by_slot;
+    std::map<int64_t, int64_t> m_browsed_by_minute; // milliseconds between admitted users' requests
     std::unordered_map<uint64_t, util::TimePoint> m_revoked;
     int64_t m_first_minute = -1;   // when the ledger first saw an admission
     int64_t m_pruned_minute = -1;

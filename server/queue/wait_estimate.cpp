@@ -53,13 +53,17 @@ public:
     }
 
 private:
-    // The user's first check-in at or after `free_at` (minutes from now), on their own cadence.
+    // The user's first check-in at or after `free_at` (minutes from now), on their own cadence:
+    // the k-th after their last one comes k refreshes, each with its delay, after it. (Counted in
+    // bare intervals, the delays piled up over a long wait — 10 s over 35 minutes — were left
+    // out of how many refreshes it takes to pass `free_at`, and half the time one refresh too
+    // many was taken: the wait shown 20 s long for whoever waited long.)
     double own_check_in(double free_at) const {
-        const double interval = m_place.refresh_minutes;
-        if (interval <= 0) return free_at;
+        if (m_place.refresh_minutes <= 0) return free_at;
+        const double refresh = m_place.refresh_minutes + k_refresh_delay_minutes;
         const double since = std::max(0.0, m_place.since_check_in_minutes);
-        const double refreshes = std::max(1.0, std::ceil((free_at + since) / interval - 1e-9));
-        return refreshes * (interval + k_refresh_delay_minutes) - since;
+        const double refreshes = std::max(1.0, std::ceil((free_at + since) / refresh - 1e-9));
+        return refreshes * refresh - since;
     }
 
     ForecastCursor m_forecast;
@@ -136,7 +140,10 @@ private:
 // The shown minutes for the p-th percentile of the chances `Chances` yields, each admission's
 // share spread evenly over the claim time after it. The percentile falls between whole minutes
 // k − 1 and k; the user is shown k with the probability that makes the share in within what
-// they were shown p over all users, F(k−1)·(1−π) + F(k)·π = p, and k − 1 otherwise.
+// they were shown p over all users, F(k−1)·(1−π) + F(k)·π = p, and k − 1 otherwise. F counts
+// every chance's part before the minute: now lies within a minute, so the next minute's
+// admissions begin before the whole minute after a percentile that falls late in one minute's
+// claim time (left out, F(k) was too low and k shown to too many: in within too often).
 // The chances one estimate walks through, kept so that the walk runs once: enough for a wait
 // of days at minute steps; a longer walk is taken again instead.
 constexpr size_t k_kept_chances = 512;
@@ -182,19 +189,30 @@ std::array<ShownPercentile, N> shown_percentiles(const Chances& start, const std
         }
         return again.next(c);
     };
+    // F(x) near the chance found: everything before it, less what of the last few lies after
+    // x, plus what of it and of the chances after it lies before x.
+    const auto distribution_at = [&](const Chance& found, double x) {
+        double below = cumulative + cdf_from(found, x);
+        for (size_t i = 0; i < std::min<size_t>(seen, recent.size()); ++i) {
+            const Chance& r = recent[(seen - 1 - i) % recent.size()];
+            below -= r.weight - cdf_from(r, x);
+        }
+        if (count <= kept.size()) {
+            for (size_t i = seen + 1; i < count && kept[i].at_minutes < x; ++i) below += cdf_from(kept[i], x);
+        } else {
+            Chances ahead = again;
+            Chance c;
+            while (ahead.next(c) && c.at_minutes < x) below += cdf_from(c, x);
+        }
+        return below;
+    };
     while (target < N && next(chance)) {
         while (target < N && cumulative + chance.weight >= percentiles[target] * total - 1e-12) {
             const double wanted = percentiles[target] * total;
             const double at = chance.at_minutes + claim * std::clamp((wanted - cumulative) / chance.weight, 0.0, 1.0);
             const int64_t k = std::max<int64_t>(1, whole_minutes(at));
-            // F(k − 1): everything before, less what of the last few lies after k − 1.
-            const double x = static_cast<double>(k - 1);
-            double below = cumulative + cdf_from(chance, x);
-            for (size_t i = 0; i < std::min<size_t>(seen, recent.size()); ++i) {
-                const Chance& r = recent[(seen - 1 - i) % recent.size()];
-                below -= r.weight - cdf_from(r, x);
-            }
-            const double at_k = cumulative + cdf_from(chance, static_cast<double>(k));
+            const double below = distribution_at(chance, static_cast<double>(k - 1));
+            const double at_k = distribution_at(chance, static_cast<double>(k));
             const double later_share = at_k > below ? (wanted - below) / (at_k - below) : 1.0;
             shown[target] = {k, later_share};
             ++target;

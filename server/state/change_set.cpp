@@ -13,7 +13,8 @@ void ChangeSet::record(const queue::LedgerChange& change) {
     case Kind::waiting:
     case Kind::admitted:
     case Kind::arrived:
-    case Kind::checked_in: {
+    case Kind::checked_in:
+    case Kind::browsed: {
         const auto [it, inserted] = m_counts.try_emplace(CountKey{change.kind, change.key, change.minute}, 0);
         if ((it->second += change.delta) == 0) m_counts.erase(it);
         break;
@@ -112,6 +113,7 @@ void ChangeSet::prune(util::TimePoint now) {
         case Kind::admitted: return entry.first.key < minute - queue::k_rate_window_minutes - 1;
         case Kind::arrived: return entry.first.key < slot - queue::k_arrival_retention_slots - 1;
         case Kind::checked_in: return entry.first.key < slot - queue::k_check_in_retention_slots;
+        case Kind::browsed: return entry.first.key < slot - queue::k_arrival_retention_slots - 1;
         default: return false;
         }
     });

@@ -89,6 +89,7 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
                         case Kind::release_seed: room.seeds.try_emplace(change.key, change.minute); break;
                         case Kind::arrived: add(room.arrived, change.key, change.delta); break;
                         case Kind::checked_in: add(room.checked_in, change.key, change.delta); break;
+                        case Kind::browsed: add(room.browsed, change.key, change.delta); break;
                         }
                     }
                 }
@@ -112,13 +113,14 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
     const auto plain = [](int64_t minute) { return minute; };
     keep(room.active, plain, now_minute - 31);
     // Waiting users and check-ins by ten-second slot: the window and the departures measured
-    // behind it (21 slots); arrivals half an hour (181 slots).
+    // behind it (21 slots); arrivals and admitted users' browsing half an hour (181 slots).
     const int64_t now_slot = slot_of_ms(push.now_ms);
     keep(room.waiting, [](const std::pair<int64_t, int64_t>& key) { return key.second; }, now_slot - 21);
     keep(room.admitted, plain, now_minute - 31);
     keep(room.seeds, plain, now_minute - 1);
     keep(room.arrived, plain, now_slot - 181);
     keep(room.checked_in, plain, now_slot - 181);
+    keep(room.browsed, plain, now_slot - 181);
     for (const auto& [minute, users] : room.active)
         if (minute >= now_minute - 31) reply.counts.push_back({Kind::active, minute, 0, users});
     for (const auto& [key, users] : room.waiting)
@@ -131,6 +133,8 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
         if (slot >= now_slot - 181) reply.counts.push_back({Kind::arrived, slot, 0, users});
     for (const auto& [slot, check_ins] : room.checked_in)
         if (slot >= now_slot - 181) reply.counts.push_back({Kind::checked_in, slot, 0, check_ins});
+    for (const auto& [slot, ms] : room.browsed)
+        if (slot >= now_slot - 181) reply.counts.push_back({Kind::browsed, slot, 0, ms});
 
     if (!push.read_only) {
         int popped = 0;

@@ -42,6 +42,7 @@ private:
         std::map<int64_t, int64_t> admitted;
         std::map<int64_t, int64_t> arrived;    // check-in slot → new users in the queue
         std::map<int64_t, int64_t> checked_in; // check-in slot → check-ins of waiting users
+        std::map<int64_t, int64_t> browsed;    // check-in slot → milliseconds between admitted users' requests
         std::map<int64_t, int64_t> seeds;
         std::deque<std::pair<uint64_t, int64_t>> revoked;
         int64_t revocation_base = 0;

@@ -8,7 +8,8 @@
 --       3 waiting (bucket_ms:slot -> users, slot = ten seconds), 4 admitted (minute -> admissions),
 --       5 revoked (list of session:until_ms), 6 nodes (node -> weight:seen:grant_total:
 --       grant_minute:minute:expires), 7 seq (node -> last_batch:seen), 8 slots (v:slot -> arrivals
---       into the queue, c:slot -> check-ins of waiting users), 9.. joins of a minute
+--       into the queue, c:slot -> check-ins of waiting users, b:slot -> milliseconds between
+--       admitted users' requests), 9.. joins of a minute
 --       (address -> joins). Every key carries the room id as a hash tag.
 -- ARGV: 1 node, 2 epoch, 3 now_ms (the node's clock), 4 total_active_users,
 --       5 new_users_per_minute, 6 session minutes, 7 demand rate now, 8 liveness ms,
@@ -16,7 +17,8 @@
 --       13 demand over the share window, 14 what the node may admit while this push is on its
 --       way, 15 number of join keys, then their minutes, then the number of batches, then per batch:
 --       sequence, number of changes, number of joins, changes as (kind, key, minute, delta)
---       with kind a(ctive) w(aiting) m (admitted) r(evoked) s(eed) v (arrived) c (checked in),
+--       with kind a(ctive) w(aiting) m (admitted) r(evoked) s(eed) v (arrived) c (checked in)
+--       b (browsed),
 --       joins as (minute, address, delta).
 -- Returns: {status ("ok" or "epoch"), epoch, last batch applied before, active, waiting,
 --           admitted, seeds, revocations, revocation cursor, joins, {grant_total, grant_minute,
@@ -89,7 +91,7 @@ if not read_only then
           elseif kind == 'm' then add(KEYS[4], key, delta)
           elseif kind == 'r' then redis.call('RPUSH', KEYS[5], key .. ':' .. minute)
           elseif kind == 's' then redis.call('HSETNX', KEYS[1], 'seed:' .. key, minute)
-          elseif kind == 'v' or kind == 'c' then add(KEYS[8], kind .. ':' .. key, delta)
+          elseif kind == 'v' or kind == 'c' or kind == 'b' then add(KEYS[8], kind .. ':' .. key, delta)
           end
         end
         at = at + 4
@@ -130,7 +132,7 @@ local function plain(field) return tonumber(field) end
 local function after_colon(field) return tonumber(string.match(field, ':(%-?%d+)$')) end
 local active = kept_fields(KEYS[2], now_minute - 31, plain)
 -- Waiting users and check-ins by ten-second slot: the window and the departures measured behind
--- it (21 slots); arrivals half an hour (181 slots).
+-- it (21 slots); arrivals and admitted users' browsing half an hour (181 slots).
 local waiting = kept_fields(KEYS[3], now_slot - 21, after_colon)
 local admitted = kept_fields(KEYS[4], now_minute - 31, plain)
 local slots = kept_fields(KEYS[8], now_slot - 181, after_colon)

@@ -148,6 +148,7 @@ std::vector<std::string> script_arguments(const std::string& sha, const std::str
             case Kind::release_seed: out.insert(out.end(), {"s", std::to_string(change.key), std::to_string(change.minute)}); break;
             case Kind::arrived: out.insert(out.end(), {"v", std::to_string(change.key), "0"}); break;
             case Kind::checked_in: out.insert(out.end(), {"c", std::to_string(change.key), "0"}); break;
+            case Kind::browsed: out.insert(out.end(), {"b", std::to_string(change.key), "0"}); break;
             }
             out.push_back(std::to_string(change.delta));
         }
@@ -210,10 +211,12 @@ RoomReply parse_reply(const redisReply* reply) {
     }
     out.live_nodes = integer_of(reply->element[12], "live nodes");
     pairs(13, "slots", [&](const std::string& field, const redisReply* count) {
-        // v:slot (arrivals into the queue) or c:slot (check-ins of waiting users)
-        if (field.size() < 3 || field[1] != ':' || (field[0] != 'v' && field[0] != 'c')) malformed("slot field '" + field + "'");
-        out.counts.push_back({field[0] == 'v' ? Kind::arrived : Kind::checked_in, number_in(std::string_view(field).substr(2), "slot"), 0,
-                              integer_of(count, "slot count")});
+        // v:slot (arrivals into the queue), c:slot (check-ins of waiting users) or b:slot
+        // (milliseconds between admitted users' requests)
+        if (field.size() < 3 || field[1] != ':' || (field[0] != 'v' && field[0] != 'c' && field[0] != 'b'))
+            malformed("slot field '" + field + "'");
+        const Kind kind = field[0] == 'v' ? Kind::arrived : field[0] == 'c' ? Kind::checked_in : Kind::browsed;
+        out.counts.push_back({kind, number_in(std::string_view(field).substr(2), "slot"), 0, integer_of(count, "slot count")});
     });
     return out;
 }

@@ -341,9 +341,10 @@ TEST_CASE("shared state: the Lua script and its C++ twin give the same answers")
                          std::make_unique<wr::state::RoomReplica>(wr::state::ReplicaSettings{})});
     const auto now = clock.now();
     wr::util::SeededRandom random_a(4), random_b(4);
-    const auto sync = [&](int i) {
-        auto push_a = nodes[i].redis_side->begin_sync(room, now);
-        auto push_b = nodes[i].twin_side->begin_sync(room, now);
+    wr::state::RoomReply last_reply;
+    const auto sync = [&](int i, wr::util::TimePoint at) {
+        auto push_a = nodes[i].redis_side->begin_sync(room, at);
+        auto push_b = nodes[i].twin_side->begin_sync(room, at);
         const auto a = store.exchange("node-" + std::to_string(i), {push_a}, timing).at(0);
         const auto b = twin.exchange("node-" + std::to_string(i), {push_b}, timing).at(0);
         CHECK(a.status == b.status);
@@ -363,10 +364,12 @@ TEST_CASE("shared state: the Lua script and its C++ twin give the same answers")
         CHECK(a.grant.minute == b.grant.minute);
         CHECK(a.share == doctest::Approx(b.share));
         CHECK(a.live_nodes == b.live_nodes);
-        nodes[i].redis_side->end_sync(a, now);
-        nodes[i].twin_side->end_sync(b, now);
+        nodes[i].redis_side->end_sync(a, at);
+        nodes[i].twin_side->end_sync(b, at);
+        last_reply = a;
     };
-    for (int i = 0; i < 3; ++i) sync(i); // first contact
+    for (int i = 0; i < 3; ++i) sync(i, now); // first contact
+    std::vector<std::pair<wr::queue::Ticket, wr::queue::Ticket>> admitted; // (Redis side, twin side), not revoked
     for (int round = 0; round < 6; ++round)
         for (int i = 0; i < 3; ++i) {
             for (int visit = 0; visit < 20 * (i + 1); ++visit) {
@@ -376,6 +379,8 @@ TEST_CASE("shared state: the Lua script and its C++ twin give the same answers")
                 if (a.newly_admitted && visit % 7 == 0) {
                     nodes[i].redis_side->revoke(policy, a.ticket, now);
                     nodes[i].twin_side->revoke(policy, b.ticket, now);
+                } else if (a.newly_admitted) {
+                    admitted.emplace_back(a.ticket, b.ticket);
                 }
             }
             const wr::queue::ClientAddress client{192, 0, 2, static_cast<uint8_t>(round)};
@@ -390,8 +395,25 @@ TEST_CASE("shared state: the Lua script and its C++ twin give the same answers")
                 nodes[i].redis_side->sync_failed(true, now);
                 nodes[i].twin_side->sync_failed(true, now);
             }
-            sync(i);
+            sync(i, now);
         }
+    // Twenty seconds on, the admitted come back: their sessions renewed, and the time between
+    // their requests counted.
+    const auto later = now + std::chrono::seconds{20};
+    for (size_t k = 0; k < admitted.size(); ++k) {
+        const size_t i = k % nodes.size();
+        const auto a = nodes[i].redis_side->check_in(policy, admitted[k].first, later, random_a, wr::queue::Arrival::join);
+        const auto b = nodes[i].twin_side->check_in(policy, admitted[k].second, later, random_b, wr::queue::Arrival::join);
+        REQUIRE(a.verdict == wr::queue::Verdict::admit);
+        REQUIRE(b.verdict == wr::queue::Verdict::admit);
+    }
+    for (int i = 0; i < 3; ++i) sync(i, later);
+    for (int i = 0; i < 3; ++i) sync(i, later); // everyone's renewals, back from the store
+    REQUIRE(!admitted.empty());
+    int64_t browsed_ms = 0;
+    for (const auto& count : last_reply.counts)
+        if (count.kind == wr::queue::LedgerChange::Kind::browsed) browsed_ms += count.delta;
+    CHECK(browsed_ms == 20000 * static_cast<int64_t>(admitted.size()));
 }
 
 } // TEST_SUITE

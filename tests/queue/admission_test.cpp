@@ -168,7 +168,11 @@ TEST_CASE("queue: queued users get in in arrival order as sessions expire") {
             const TimePoint at = start + std::chrono::minutes{minute} + std::chrono::milliseconds{i * 500};
             browsers.push_back({std::nullopt, at, at, std::nullopt});
         }
-    for (TimePoint now = start; now < start + 20min; now += 1s)
+    // The browsers check in a quarter second into each second. A request at a minute's first
+    // millisecond counts in the minute before (its cookie runs out a session later, just as a
+    // minute starts): a wave admitted on whole seconds would free the slots of those let in at
+    // 2:00.000 a minute before the rest, and within a bucket those go to whoever checks in first.
+    for (TimePoint now = start + 250ms; now < start + 20min; now += 1s)
         for (VirtualBrowser& browser : browsers) {
             if (browser.admitted_at || browser.next_visit > now) continue;
             const Outcome outcome = wr::queue::check_in(ledger, policy, browser.ticket, now, random);

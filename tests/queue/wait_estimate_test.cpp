@@ -65,6 +65,32 @@ TEST_CASE("wait estimate: a random pool no one joins any more drains evenly") {
     CHECK(wr::queue::random_estimate(steady(10), pool, 0.0).p75_minutes < late.p75_minutes);
 }
 
+TEST_CASE("wait estimate: a percentile late in one minute's claims counts the next minute's, begun before the whole minute") {
+    // 100 waiting, 10 admitted a minute, nobody arriving; now is 0.3 into a minute, so the
+    // admissions come 0.7, 1.7, … minutes from now, each claimed over the next half minute. The
+    // median is reached as the fifth is all claimed, at 5.2 minutes, between 5 and 6. By 5
+    // minutes 46 % are in (four admissions and 60 % of the fifth); by 6, 56 % (the sixth, from
+    // 5.7, is 60 % claimed): 6 is shown to 40 % of users and 5 to the others, so that half are in
+    // within what they were shown. (Without the sixth, F(6) = 0.5 and everyone was shown 6.)
+    ForecastInputs inputs = steady(10);
+    inputs.minute_offset = 0.3;
+    inputs.claim_minutes = 0.5;
+    const RandomPool pool{100, 0, 0, 0};
+    CHECK(wr::queue::random_estimate(inputs, pool, 0.39).p50_minutes == 6);
+    CHECK(wr::queue::random_estimate(inputs, pool, 0.41).p50_minutes == 5);
+    // The same over a walk too long to keep: one admitted a minute from a pool of 100 (99.3 and
+    // the arrivals of the 0.7 minute before the first admission), so P = 1 % a minute and over
+    // 900 admissions come before the chance of still waiting is negligible. The median lies 69.18
+    // minutes ahead; F(69) = 0.4981, and F(70) = 0.5032 with the first 0.3 minute of the
+    // seventieth admission: 70 is shown to 37 %.
+    inputs = steady(1);
+    inputs.minute_offset = 0.3;
+    inputs.claim_minutes = 0.5;
+    const RandomPool steady_pool{99.3, 1, 1e6, 0};
+    CHECK(wr::queue::random_estimate(inputs, steady_pool, 0.36).p50_minutes == 70);
+    CHECK(wr::queue::random_estimate(inputs, steady_pool, 0.38).p50_minutes == 69);
+}
+
 TEST_CASE("wait estimate: FIFO waits for the admissions that reach the user's place") {
     // 90 ahead in older buckets, alone in their own, 30 let in a minute: the 91st place is
     // reached by the fourth admission, 3.5 minutes from now.
@@ -83,6 +109,30 @@ TEST_CASE("wait estimate: FIFO waits for the admissions that reach the user's pl
     // after the slot frees (3.5 minutes): at 3 min 45 s, still within 4 minutes.
     place = FifoPlace{90, 1, 25.0 / 60, 20.0 / 60};
     CHECK(wr::queue::fifo_estimate(steady(30), place, 0, 0.0).minutes == 4);
+}
+
+TEST_CASE("wait estimate: FIFO counts the user's refreshes with the delay each one brings") {
+    // 990 ahead at 30 a minute: the 34th admission, 33.75 minutes from now, reaches the place.
+    // Refreshing every 20 s, each a tenth of a second late, the user's 101st refresh comes at
+    // 2030.1 s (33.84 minutes), the first after it: shown 34. Counted in bare 20-second
+    // intervals, 33.75 minutes would take 101.25 refreshes, and the 102nd (34.17 minutes) shows 35.
+    ForecastInputs inputs = steady(30);
+    inputs.minute_offset = 0.25;
+    CHECK(wr::queue::fifo_estimate(inputs, FifoPlace{990, 1, 20.0 / 60, 0}, 0, 0.0).minutes == 34);
+}
+
+TEST_CASE("wait estimate: a slot is held a session and a minute past the minute of its user's last request") {
+    using wr::queue::slot_hold_minutes;
+    // Five-minute sessions, 40 s of browsing after the admission. FIFO lets the user in within
+    // 20 s of the minute start: the last request stays in that minute, the slot frees 6 minutes
+    // on. Random queueing lets users in over the first 30 s: a third of them make their last
+    // request in the next minute and hold the slot 7 minutes, 6⅓ on average.
+    CHECK(slot_hold_minutes(5, 40.0 / 60, 1.0 / 3) == doctest::Approx(6));
+    CHECK(slot_hold_minutes(5, 40.0 / 60, 0.5) == doctest::Approx(6 + 1.0 / 3));
+    // A user who never comes back, and one who browses 1¾ minutes: a whole minute more, and half
+    // of them (let in during the first half of the minute's claims, before 15 s) one more still.
+    CHECK(slot_hold_minutes(5, 0, 0.5) == doctest::Approx(6));
+    CHECK(slot_hold_minutes(5, 1.75, 0.5) == doctest::Approx(7.5));
 }
 
 TEST_CASE("wait estimate: a room that can never admit shows the horizon") {

@@ -172,6 +172,10 @@ TEST_CASE("state: a change set sums counts per key, keeps the last revocation an
     changes.record({Kind::revoked, 43, now.time_since_epoch().count() - 1, 0});
     changes.record({Kind::release_seed, minute, 7, 0});
     changes.record({Kind::release_seed, minute, 8, 0});
+    const int64_t slot = wr::queue::check_in_slot_of(now);
+    changes.record({Kind::browsed, slot, 0, 20000});
+    changes.record({Kind::browsed, slot, 0, 15000});
+    changes.record({Kind::browsed, slot - 200, 0, 20000}); // older than half an hour: pruned
     changes.add_join(minute, wr::queue::ClientAddress{1}, 1);
     changes.add_join(minute - 1, wr::queue::ClientAddress{2}, 1);
     CHECK(changes.active_users(now, std::chrono::minutes{5}) == 2);
@@ -181,6 +185,7 @@ TEST_CASE("state: a change set sums counts per key, keeps the last revocation an
     changes.prune(now);
     const std::vector<wr::queue::LedgerChange> expected = {{Kind::active, minute, 0, 2},
                                                             {Kind::admitted, minute, 0, 1},
+                                                            {Kind::browsed, slot, 0, 35000},
                                                             {Kind::revoked, 42, now.time_since_epoch().count() + 5000, 0},
                                                             {Kind::release_seed, minute, 8, 0}};
     CHECK(changes.changes() == expected);
