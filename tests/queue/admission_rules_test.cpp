@@ -8,6 +8,7 @@
 
 #include "queue/admission.h"
 #include "support/queue_policy.h"
+#include "support/recorded_changes.h"
 #include "support/test_server.h"
 
 using namespace std::chrono_literals;
@@ -230,17 +231,10 @@ TEST_CASE("queue rules: a session holds its slot through the minutes its cookie 
     }
 }
 
-namespace {
-struct RecordedChanges final : wr::queue::LedgerJournal {
-    std::vector<wr::queue::LedgerChange> changes;
-    void record(const wr::queue::LedgerChange& change) override { changes.push_back(change); }
-};
-} // namespace
-
 TEST_CASE("queue rules: the browse time is the time between admitted users' counted requests, per admission, over whole minutes") {
     const Policy policy = limits(10, 10);
     Ledger ledger;
-    RecordedChanges journal;
+    wr::test::RecordedChanges journal;
     ledger.set_journal(&journal);
     wr::util::SeededRandom random(30);
     // A in at 0:05 and back at 0:25 and 0:45; B in at 0:10 and never back.

@@ -9,6 +9,7 @@
 #include "queue/admission.h"
 #include "queue/join_limiter.h"
 #include "support/queue_policy.h"
+#include "support/recorded_changes.h"
 #include "support/test_server.h"
 
 using namespace std::chrono_literals;
@@ -493,25 +494,17 @@ TEST_CASE("queue: the join limiter counts joins per address per clock minute") {
     CHECK(limiter.try_join(a, -1, now + 51s));
 }
 
-namespace {
-
-// Every change a ledger journals, as a shared room's node would push it.
-struct RecordedChanges final : wr::queue::LedgerJournal {
-    void record(const wr::queue::LedgerChange& change) override { changes.push_back(change); }
-    std::vector<wr::queue::LedgerChange> changes;
-};
-
-} // namespace
-
 TEST_CASE("ledger: a renewal within the minute its user is counted in changes and journals nothing; across minutes it moves them") {
     Ledger ledger;
-    RecordedChanges journal;
+    wr::test::RecordedChanges journal;
     ledger.set_journal(&journal);
-    const int64_t minute = wr::queue::minute_of(k_1554);
-    ledger.add_active(k_1554);
+    // 15:54:01, not 15:54:00.000: a request at a minute's first millisecond counts in the minute before.
+    const TimePoint first = k_1554 + 1s;
+    const int64_t minute = wr::queue::minute_of(first);
+    ledger.add_active(first);
     journal.changes.clear();
 
-    ledger.renew_active(k_1554, k_1554 + 30s);
+    ledger.renew_active(first, k_1554 + 30s);
     CHECK(journal.changes.empty());
     CHECK(ledger.active_counted_in_minute(minute) == 1);
 
@@ -525,6 +518,6 @@ TEST_CASE("ledger: a renewal within the minute its user is counted in changes an
     // A user this ledger never counted (a node restarted, a ticket from before) is counted now,
     // even within the minute of their last check-in.
     Ledger empty;
-    empty.renew_active(k_1554, k_1554 + 10s);
+    empty.renew_active(first, k_1554 + 10s);
     CHECK(empty.active_counted_in_minute(minute) == 1);
 }
