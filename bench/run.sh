@@ -348,6 +348,10 @@ JSON
         decision_buckets "$wr_redis_admin_port" "$work/wr-redis-data" > "$work/redis-decisions.after"
         decision_buckets "$wr_twin_admin_port" "$work/wr-twin-data" > "$work/twin-decisions.after"
         awk -v r="$r_p99" -v m="$m_p99" -v c="$c" 'BEGIN { printf "  p99 added by --state redis at %s connections: %+.2f ms (budget <= 1 ms)\n", c, r - m }'
+        # How far one binary's p99 moves between its own five runs: a difference of medians inside
+        # that spread is the machine's, not the shared state's.
+        printf '    p99 over the five runs, lowest to highest: redis %s, memory %s ms\n' \
+            "$(printf '%s\n' "${r_p99s[@]}" | sort -g | paste -sd ' ')" "$(printf '%s\n' "${m_p99s[@]}" | sort -g | paste -sd ' ')"
         printf '    the edge'"'"'s decision alone, 99 %% within: %s us with redis, %s us in memory\n' \
             "$(decision_p99 "$work/redis-decisions.before" "$work/redis-decisions.after")" \
             "$(decision_p99 "$work/twin-decisions.before" "$work/twin-decisions.after")"
