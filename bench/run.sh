@@ -17,6 +17,7 @@ cleanup() {
     [[ -n ${stream_origin_pid:-} ]] && kill "$stream_origin_pid" 2>/dev/null
     [[ -n $wr_redis_pid ]] && kill "$wr_redis_pid" 2>/dev/null
     [[ -n ${wr_twin_pid:-} ]] && kill "$wr_twin_pid" 2>/dev/null
+    [[ -n ${wr_twin2_pid:-} ]] && kill "$wr_twin2_pid" 2>/dev/null
     [[ -n ${floor_pid:-} ]] && kill "$floor_pid" 2>/dev/null
     [[ -f $work/redis.pid ]] && kill "$(cat "$work/redis.pid")" 2>/dev/null
     for pidfile in "$work"/nginx*.pid; do [[ -f $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null; done
@@ -39,6 +40,7 @@ wr_edge_port=$((base + 3)) wr_admin_port=$((base + 4))
 stream_origin_port=$((base + 5)) nginx_stream_port=$((base + 6))
 redis_port=$((base + 7)) wr_redis_edge_port=$((base + 8)) wr_redis_admin_port=$((base + 9))
 floor_port=$((base + 10)) wr_twin_edge_port=$((base + 11)) wr_twin_admin_port=$((base + 12))
+wr_twin2_edge_port=$((base + 13)) wr_twin2_admin_port=$((base + 14))
 
 wait_for_port() {
     for _ in $(seq 200); do
@@ -305,10 +307,15 @@ if command -v redis-server >/dev/null; then
     "${pin_server[@]}" "$wr" serve --data-dir "$work/wr-twin-data" --edge-listen "127.0.0.1:$wr_twin_edge_port" \
         --admin-listen "127.0.0.1:$wr_twin_admin_port" --edge-threads 1 --log-level warn --node-name bench &
     wr_twin_pid=$!
-    for port in "$wr_redis_admin_port" "$wr_twin_admin_port"; do
+    # A second twin, the same as the first: the p99 the two differ by is what the machine alone
+    # moves a comparison by (an A/A run), the yardstick for "p99 added".
+    "${pin_server[@]}" "$wr" serve --data-dir "$work/wr-twin2-data" --edge-listen "127.0.0.1:$wr_twin2_edge_port" \
+        --admin-listen "127.0.0.1:$wr_twin2_admin_port" --edge-threads 1 --log-level warn --node-name bench &
+    wr_twin2_pid=$!
+    for name_port in "redis:$wr_redis_admin_port" "twin:$wr_twin_admin_port" "twin2:$wr_twin2_admin_port"; do
+        port=${name_port#*:}
         wait_for_port "$port"
-        "$wr" --data-dir "$work/wr-$([[ $port == "$wr_redis_admin_port" ]] && echo redis || echo twin)-data" \
-            --api "http://127.0.0.1:$port" apply -f - >/dev/null <<JSON
+        "$wr" --data-dir "$work/wr-${name_port%%:*}-data" --api "http://127.0.0.1:$port" apply -f - >/dev/null <<JSON
 {"zones": [{"name": "bench.test", "origin": "http://127.0.0.1:$origin_port", "waiting_rooms": [
   {"name": "open", "host": "open.bench.test", "total_active_users": 2147483647, "new_users_per_minute": 2147483647}]}]}
 JSON
@@ -316,6 +323,7 @@ JSON
     sleep 0.5
     redis_cookie=$(http_get "$wr_redis_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
     twin_cookie=$(http_get "$wr_twin_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
+    twin2_cookie=$(http_get "$wr_twin2_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
     # The end-to-end p99 of a proxied request at 256 and more connections is tens of milliseconds,
     # set mostly by the origin and wrk sharing core 1, and moves by more than the 1 ms budget
     # from run to run. What the shared state could add is in the edge's decision (the request
@@ -333,7 +341,7 @@ JSON
     # The two are measured one after the other, so a tail that moves from run to run by more than
     # the budget would decide the comparison: five alternating runs each, the medians compared.
     for c in "${connections[@]}"; do
-        m_rpss=() m_p99s=() r_rpss=() r_p99s=() m_err=0 r_err=0
+        m_rpss=() m_p99s=() r_rpss=() r_p99s=() a_p99s=() m_err=0 r_err=0
         decision_buckets "$wr_redis_admin_port" "$work/wr-redis-data" > "$work/redis-decisions.before"
         decision_buckets "$wr_twin_admin_port" "$work/wr-twin-data" > "$work/twin-decisions.before"
         for round in 1 2 3 4 5; do
@@ -341,6 +349,8 @@ JSON
             m_rpss+=("$rps") m_p99s+=("$p99") m_err=$((m_err + errors))
             read -r rps p99 errors <<<"$(run_wrk "$c" "$wr_redis_edge_port" open.bench.test "$redis_cookie")"
             r_rpss+=("$rps") r_p99s+=("$p99") r_err=$((r_err + errors))
+            read -r rps p99 errors <<<"$(run_wrk "$c" "$wr_twin2_edge_port" open.bench.test "$twin2_cookie")"
+            a_p99s+=("$p99")
         done
         m_rps=$(median_of "${m_rpss[@]}") m_p99=$(median_of "${m_p99s[@]}") r_rps=$(median_of "${r_rpss[@]}") r_p99=$(median_of "${r_p99s[@]}")
         printf '%-42s %6s %10.0f %11.0f %6s %9s %9s %7s\n' "admitted path, --state redis vs memory" "$c" "$r_rps" "$m_rps" \
@@ -348,10 +358,11 @@ JSON
         decision_buckets "$wr_redis_admin_port" "$work/wr-redis-data" > "$work/redis-decisions.after"
         decision_buckets "$wr_twin_admin_port" "$work/wr-twin-data" > "$work/twin-decisions.after"
         awk -v r="$r_p99" -v m="$m_p99" -v c="$c" 'BEGIN { printf "  p99 added by --state redis at %s connections: %+.2f ms (budget <= 1 ms)\n", c, r - m }'
-        # How far one binary's p99 moves between its own five runs: a difference of medians inside
-        # that spread is the machine's, not the shared state's.
+        # How far one binary's p99 moves between its own five runs, and what two identical ones
+        # differ by: a "p99 added" within that is the machine's, not the shared state's.
         printf '    p99 over the five runs, lowest to highest: redis %s, memory %s ms\n' \
             "$(printf '%s\n' "${r_p99s[@]}" | sort -g | paste -sd ' ')" "$(printf '%s\n' "${m_p99s[@]}" | sort -g | paste -sd ' ')"
+        awk -v a="$(median_of "${a_p99s[@]}")" -v m="$m_p99" 'BEGIN { printf "    A/A, a second in-memory twin against the first (the same binary): %+.2f ms\n", a - m }'
         printf '    the edge'"'"'s decision alone, 99 %% within: %s us with redis, %s us in memory\n' \
             "$(decision_p99 "$work/redis-decisions.before" "$work/redis-decisions.after")" \
             "$(decision_p99 "$work/twin-decisions.before" "$work/twin-decisions.after")"
