@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
         const wr::edge::IncomingRequest incoming = wr::edge::describe_request(request_parser.head(), cookie_storage, {}, false, no_proxies);
         sink += incoming.user_agent.size();
         wr::edge::write_forwarded_request(forwarded, request_parser.head(),
-                                          {.target = request_parser.head().target, .path_prefix = "", .client = "203.0.113.77", .room_cookie = "__cfwaitingroom"});
+                                          {.target = request_parser.head().target, .client = "203.0.113.77", .room_cookie = "__cfwaitingroom"});
         response_parser.begin();
         response_parser.parse_head(response_bytes.data(), response_bytes.size());
         wr::edge::write_visitor_response(answer, response_parser.head(),

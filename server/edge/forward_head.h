@@ -19,22 +19,22 @@
 namespace wr::edge {
 
 struct ForwardedRequest {
-    std::string_view target;        // the visitor's target (Turnstile parameter removed when needed)
-    std::string_view path_prefix;   // the origin URL's path, put before the path ("" or "/base")
-    std::string_view client;        // the address appended to X-Forwarded-For
-    bool https = false;             // X-Forwarded-Proto
-    std::string_view room_cookie;   // the room's cookie name, removed from every Cookie header; "" keeps all
+    std::string_view target = {};            // the visitor's target (Turnstile parameter removed when needed)
+    std::string_view path_prefix = {};       // the origin URL's path, put before the path ("" or "/base")
+    std::string_view client = {};            // the address appended to X-Forwarded-For
+    bool https = false;                      // X-Forwarded-Proto
+    std::string_view room_cookie = {};       // the room's cookie name, removed from every Cookie header; "" keeps all
     BodyFraming framing = BodyFraming::none; // none, length or chunked
     uint64_t content_length = 0;
-    bool upgrade = false;           // keep Upgrade and say Connection: upgrade
+    bool upgrade = false;                    // keep Upgrade and say Connection: upgrade
 };
 
 // Replaces `out` with the HTTP/1.1 request head for the origin.
 void write_forwarded_request(std::string& out, const MessageHead& request, const ForwardedRequest& how);
 
 struct VisitorResponse {
-    int version_minor = 1;        // the visitor's HTTP/1.x
-    std::string_view set_cookie;  // a Set-Cookie value to add, or ""
+    int version_minor = 1;                   // the visitor's HTTP/1.x
+    std::string_view set_cookie = {};        // a Set-Cookie value to add, or ""
     BodyFraming framing = BodyFraming::none; // what the edge sends; none keeps the origin's Content-Length (HEAD, 304)
     uint64_t content_length = 0;
     bool keep_alive = true;
