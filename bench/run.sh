@@ -19,6 +19,8 @@ cleanup() {
     [[ -n ${wr_twin_pid:-} ]] && kill "$wr_twin_pid" 2>/dev/null
     [[ -n ${wr_twin2_pid:-} ]] && kill "$wr_twin2_pid" 2>/dev/null
     [[ -n ${floor_pid:-} ]] && kill "$floor_pid" 2>/dev/null
+    # redis-server last, once the wr using it has exited (else it logs an outage on its way out)
+    [[ -n $wr_redis_pid ]] && { wait "$wr_redis_pid" 2>/dev/null || true; }
     [[ -f $work/redis.pid ]] && kill "$(cat "$work/redis.pid")" 2>/dev/null
     for pidfile in "$work"/nginx*.pid; do [[ -f $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null; done
     wait 2>/dev/null || true
