@@ -67,6 +67,8 @@ http_get() { # port host path [cookie]: the whole response on stdout
     cat <&3
     exec 3<&-
 }
+# port host → the name=value of the cookie wr sets on a first visit (an admitted visitor's, in an open room)
+first_cookie() { http_get "$1" "$2" / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p'; }
 
 # run_wrk connections port host [cookie] → "requests/s p99_ms errors"
 run_wrk() {
@@ -169,7 +171,7 @@ wait_for_port "$nginx_static_port"
 wait_for_port "$nginx_proxy_port"
 
 # An admitted visitor's cookie: every proxied request opens, decides (renews) and seals it.
-admitted_cookie=$(http_get "$wr_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
+admitted_cookie=$(first_cookie "$wr_edge_port" open.bench.test)
 # forged_cookie (above), well-formed but not opening: every queue request decrypts, decides, seals, renders.
 
 printf '\nwr bench: %ss per run; wr and nginx on core 0 (1 thread/worker), wrk and the origin on core %s\n' "$duration" "$load_cpu"
@@ -258,7 +260,7 @@ wait_for_port "$nginx_stream_port"
   {"name": "stream", "host": "stream.bench.test", "total_active_users": 2147483647, "new_users_per_minute": 2147483647}]}]}
 JSON
 sleep 0.5
-stream_cookie=$(http_get "$wr_edge_port" stream.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
+stream_cookie=$(first_cookie "$wr_edge_port" stream.bench.test)
 head -c 100000000 /dev/urandom > "$work/upload.bin"
 
 watch_rss() { # pid file: the peak RSS (kB) until "$2.stop" exists
@@ -323,9 +325,9 @@ if command -v redis-server >/dev/null; then
 JSON
     done
     sleep 0.5
-    redis_cookie=$(http_get "$wr_redis_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
-    twin_cookie=$(http_get "$wr_twin_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
-    twin2_cookie=$(http_get "$wr_twin2_edge_port" open.bench.test / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p')
+    redis_cookie=$(first_cookie "$wr_redis_edge_port" open.bench.test)
+    twin_cookie=$(first_cookie "$wr_twin_edge_port" open.bench.test)
+    twin2_cookie=$(first_cookie "$wr_twin2_edge_port" open.bench.test)
     # The end-to-end p99 of a proxied request at 256 and more connections is tens of milliseconds,
     # set mostly by the origin and wrk sharing core 1, and moves by more than the 1 ms budget
     # from run to run. What the shared state could add is in the edge's decision (the request
@@ -378,7 +380,7 @@ fi
 printf '\nin-process admission path (one core):\n'
 "${pin_server[@]}" "$decision_bin" 2>/dev/null | tee "$work/decision.txt"
 awk '$1 == "floor" && $3 == "ns/op" { f = $2 } $1 == "admitted" && $3 == "ns/op" { a = $2 } END { if (f > 0) printf "admitted / floor = %.2f (budget <= 2.00)\n", a / f }' "$work/decision.txt"
-awk '$1 == "admitted" && $3 == "ns/op" { a = $2 } $1 == "shared" && $3 == "ns/op" { s = $2 } END { if (s > 0) printf "admitted, shared state / in memory = %.2f x the time (+%.0f ns a decision)\n", s / a, s - a }' "$work/decision.txt"
+awk '$1 == "admitted" && $3 == "ns/op" { a = $2 } $1 == "shared" && $3 == "ns/op" { s = $2 } END { if (s > 0) printf "admitted, shared state / in memory = %.2f x the time (%+.0f ns a decision)\n", s / a, s - a }' "$work/decision.txt"
 for line in admitted shared queued rules head; do
     awk -v name="$line" '$1 == name && /allocations/ { printf "%s: heap allocations per request = %s (budget 0)\n", name, $2 }' "$work/decision.txt"
 done

@@ -77,7 +77,7 @@ struct GateResult {
     queue::Policy policy;
     bool secure_cookie = false;
 
-    // Back to a fresh result, keeping the strings' room. Every field above is reset here.
+    // Back to a fresh result (every field its initializer), keeping the strings' room.
     void reset();
 };
 
