@@ -28,7 +28,7 @@
 #include "edge/cookie.h"
 #include "edge/forward_head.h"
 #include "edge/gate.h"
-#include "edge/http_parser.h"
+#include "net/http_parser.h"
 #include "edge/incoming_request.h"
 #include "expr/evaluate.h"
 #include "expr/parser.h"
@@ -91,7 +91,7 @@ std::unique_ptr<wr::edge::RoomConfig> room(const char* id, const char* host, int
 
 int main(int argc, char** argv) {
     const int iterations = argc > 1 ? std::stoi(argv[1]) : 300000;
-    std::vector<wr::edge::CookieKey> keys(1);
+    std::vector<wr::util::CookieKey> keys(1);
     keys[0].id = 1;
     for (size_t i = 0; i < keys[0].key.size(); ++i) keys[0].key[i] = static_cast<uint8_t>(i * 7 + 3);
 
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     config->rooms.push_back(room("ffeeddccbbaa99887766554433221100", "random.bench.test", 200, false, config->zones[0].get(),
                                  wr::model::QueueingMethod::random));
     config->index();
-    const wr::edge::Snapshot snapshot{config, std::make_shared<const wr::edge::KeyRing>(keys), 1};
+    const wr::edge::Snapshot snapshot{config, std::make_shared<const wr::util::KeyRing>(keys), 1};
 
     wr::state::MemoryCounters counters;
     wr::edge::Gate gate(counters, 7);
@@ -219,8 +219,8 @@ int main(int argc, char** argv) {
     const std::string response_bytes = "HTTP/1.1 200 OK\r\nServer: nginx\r\nDate: Sun, 22 Nov 2026 10:00:00 GMT\r\n"
                                        "Content-Type: text/html\r\nContent-Length: 61\r\nConnection: keep-alive\r\n"
                                        "ETag: \"abc\"\r\nAccept-Ranges: bytes\r\n\r\n";
-    wr::edge::HttpParser request_parser(wr::edge::HttpParser::Kind::request);
-    wr::edge::HttpParser response_parser(wr::edge::HttpParser::Kind::response);
+    wr::net::HttpParser request_parser(wr::net::HttpParser::Kind::request);
+    wr::net::HttpParser response_parser(wr::net::HttpParser::Kind::response);
     std::string forwarded;
     std::string answer;
     std::string cookie_storage;
@@ -236,7 +236,7 @@ int main(int argc, char** argv) {
         response_parser.parse_head(response_bytes.data(), response_bytes.size());
         wr::edge::write_visitor_response(answer, response_parser.head(),
                                          {.set_cookie = "__cfwaitingroom=x; Max-Age=300; Path=/; HttpOnly; SameSite=Lax",
-                                          .framing = wr::edge::BodyFraming::length, .content_length = 61});
+                                          .framing = wr::net::BodyFraming::length, .content_length = 61});
         sink += forwarded.size() + answer.size();
     };
     head_work(0); // the connection's buffers reach their size once

@@ -9,7 +9,7 @@
 
 #include "commands.h"
 #include "app.h"
-#include "edge/key_ring.h"
+#include "util/key_ring.h"
 #include "state/state_url.h"
 #include "store/database.h"
 #include "store/migrate.h"
@@ -370,10 +370,10 @@ void add_serve_commands(CLI::App& root, Context& context) {
     CLI::App* rotate = keys->add_subcommand("rotate", "Add a new cookie key; cookies sealed with older keys keep working");
     rotate->footer("Example:\n  wr keys rotate --data-dir /var/lib/wr\n\n"
                    "A running `wr serve` picks the new key up within a second. The newest " +
-                   std::to_string(edge::k_kept_keys) + " keys are kept.");
+                   std::to_string(util::k_kept_keys) + " keys are kept.");
     rotate->callback([&context] {
         util::create_private_directory(context.data_dir);
-        const edge::KeyRing ring = edge::KeyRing::rotate(context.data_dir / "cookie.key");
+        const util::KeyRing ring = util::KeyRing::rotate(context.data_dir / "cookie.key");
         std::cout << "new cookie key " << static_cast<int>(ring.current().id) << " in " << (context.data_dir / "cookie.key").string()
                   << "; " << ring.keys().size() << " key(s) open cookies\n";
     });

@@ -16,15 +16,15 @@ void check(bool condition, const char* what) {
     std::abort();
 }
 
-const wr::edge::KeyRing& keys() {
-    static const wr::edge::KeyRing ring = [] {
-        wr::edge::CookieKey first{1, {}};
-        wr::edge::CookieKey second{2, {}};
+const wr::util::KeyRing& keys() {
+    static const wr::util::KeyRing ring = [] {
+        wr::util::CookieKey first{1, {}};
+        wr::util::CookieKey second{2, {}};
         for (size_t i = 0; i < 32; ++i) {
             first.key[i] = static_cast<uint8_t>(i);
             second.key[i] = static_cast<uint8_t>(255 - i);
         }
-        return wr::edge::KeyRing({first, second});
+        return wr::util::KeyRing({first, second});
     }();
     return ring;
 }

@@ -1,5 +1,5 @@
 // libFuzzer target for the edge's handling of a raw request: the bytes are parsed as the edge
-// parses them (edge/http_parser — llhttp, strict — within the edge's head limit), described for the Gate as the edge describes them
+// parses them (net/http_parser — llhttp, strict — within the edge's head limit), described for the Gate as the edge describes them
 // (edge/incoming_request), and decided by a Gate over rooms that use every path — FIFO with
 // bypass rules that read headers, cookies and addresses, a lottery room, a queue_all room, a
 // reject room, a JSON-speaking room. When the answer sets a cookie, the same request comes back
@@ -15,7 +15,7 @@
 
 #include "edge/edge_config.h"
 #include "edge/gate.h"
-#include "edge/http_parser.h"
+#include "net/http_parser.h"
 #include "edge/incoming_request.h"
 #include "expr/evaluate.h"
 #include "state/memory_counters.h"
@@ -77,10 +77,10 @@ Snapshot snapshot() {
     }
     config->zones.push_back(std::move(zone));
     config->index();
-    std::vector<CookieKey> keys(1);
+    std::vector<wr::util::CookieKey> keys(1);
     keys[0].id = 1;
     keys[0].key.fill(42);
-    return Snapshot{config, std::make_shared<const KeyRing>(keys), 1};
+    return Snapshot{config, std::make_shared<const wr::util::KeyRing>(keys), 1};
 }
 
 wr::queue::ClientAddress address(const char* text) {
@@ -91,12 +91,12 @@ wr::queue::ClientAddress address(const char* text) {
 
 // The edge's own reading of a head: its 16 KiB head limit, the header only. `bytes` keeps the
 // head's text alive for the views.
-bool parse_head(HttpParser& parser, const std::string& bytes) {
+bool parse_head(wr::net::HttpParser& parser, const std::string& bytes) {
     parser.begin();
-    return parser.parse_head(bytes.data(), std::min(bytes.size(), k_max_request_head)) == HeadStatus::complete;
+    return parser.parse_head(bytes.data(), std::min(bytes.size(), wr::net::k_max_request_head)) == wr::net::HeadStatus::complete;
 }
 
-void decide(Gate& gate, const Snapshot& config, const MessageHead& head, const wr::queue::ClientAddress& peer, bool https,
+void decide(Gate& gate, const Snapshot& config, const wr::net::MessageHead& head, const wr::queue::ClientAddress& peer, bool https,
             const TrustedProxies& trusted, wr::util::TimePoint now) {
     std::string cookies;
     const IncomingRequest request = describe_request(head, cookies, peer, https, trusted);
@@ -113,14 +113,14 @@ void decide(Gate& gate, const Snapshot& config, const MessageHead& head, const w
     std::string again = "GET ";
     again += head.target;
     again += " HTTP/1.1\r\n";
-    for (const HeaderField& field : head.headers) {
+    for (const wr::net::HeaderField& field : head.headers) {
         again += field.name;
         again += ": ";
         again += field.value;
         again += "\r\n";
     }
     again += "Cookie: " + result.set_cookie.substr(0, result.set_cookie.find(';')) + "\r\n\r\n";
-    HttpParser parser(HttpParser::Kind::request);
+    wr::net::HttpParser parser(wr::net::HttpParser::Kind::request);
     if (!parse_head(parser, again)) return;
     std::string joined;
     const IncomingRequest returning = describe_request(parser.head(), joined, peer, https, trusted);
@@ -137,7 +137,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 1) return 0;
     const uint8_t flags = data[0];
     const std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
-    HttpParser parser(HttpParser::Kind::request);
+    wr::net::HttpParser parser(wr::net::HttpParser::Kind::request);
     if (!parse_head(parser, bytes)) return 0;
 
     // Fresh counters per input: the outcome depends on the input alone, so a crash reproduces.
@@ -148,7 +148,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto now = k_start + std::chrono::minutes{flags >> 2};
     // Fill the FIFO room first so the request meets a queue as often as a free room.
     const std::string filler_bytes = "GET / HTTP/1.1\r\nHost: shop.example.com\r\n\r\n";
-    HttpParser filler(HttpParser::Kind::request);
+    wr::net::HttpParser filler(wr::net::HttpParser::Kind::request);
     if (!parse_head(filler, filler_bytes)) check(false, "the filler request parses");
     for (int i = 0; i < ((flags >> 2) & 3); ++i) decide(gate, config, filler.head(), address("198.51.100.1"), false, trusted, now);
     decide(gate, config, parser.head(), peer, https, trusted, now);

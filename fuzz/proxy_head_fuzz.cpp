@@ -1,5 +1,5 @@
 // libFuzzer target for the edge's head parser and rewriter: arbitrary bytes are read as a
-// request head (edge/http_parser, strict llhttp, 16 KiB limit) and its body as the edge would
+// request head (net/http_parser, strict llhttp, 16 KiB limit) and its body as the edge would
 // stream it, rewritten for the origin (edge/forward_head), and read again as an origin's answer
 // rewritten for the visitor. The rewritten heads must be well-formed HTTP/1.1 that the same strict
 // parser accepts, with no header smuggled in through a value, the room's cookie gone, and the
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "edge/forward_head.h"
-#include "edge/http_parser.h"
+#include "net/http_parser.h"
 
 namespace {
 
@@ -28,17 +28,17 @@ void check(bool condition, const char* what) {
 
 // A head the edge wrote: CRLF lines, no bare CR or LF, one blank line at the very end, and
 // readable again by the strict parser as the same number of messages.
-void check_written(const std::string& head, HttpParser::Kind kind, bool to_head) {
+void check_written(const std::string& head, wr::net::HttpParser::Kind kind, bool to_head) {
     check(head.size() >= 4 && head.compare(head.size() - 4, 4, "\r\n\r\n") == 0, "a head ends with one blank line");
     check(head.find("\r\n\r\n") == head.size() - 4, "no blank line inside a head");
     for (size_t i = 0; i < head.size(); ++i) {
         if (head[i] == '\n') check(i > 0 && head[i - 1] == '\r', "no bare LF");
         if (head[i] == '\r') check(i + 1 < head.size() && head[i + 1] == '\n', "no bare CR");
     }
-    HttpParser again(kind);
+    wr::net::HttpParser again(kind);
     again.begin(to_head);
-    const HeadStatus status = again.parse_head(head.data(), head.size());
-    check(status == HeadStatus::complete, "the edge's own head parses");
+    const wr::net::HeadStatus status = again.parse_head(head.data(), head.size());
+    check(status == wr::net::HeadStatus::complete, "the edge's own head parses");
     check(again.head().size == head.size(), "and ends where it says");
 }
 
@@ -50,10 +50,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
 
     // As a request.
-    HttpParser request_parser(HttpParser::Kind::request);
+    wr::net::HttpParser request_parser(wr::net::HttpParser::Kind::request);
     request_parser.begin();
-    if (request_parser.parse_head(bytes.data(), std::min(bytes.size(), k_max_request_head)) == HeadStatus::complete) {
-        const MessageHead& request = request_parser.head();
+    if (request_parser.parse_head(bytes.data(), std::min(bytes.size(), wr::net::k_max_request_head)) == wr::net::HeadStatus::complete) {
+        const wr::net::MessageHead& request = request_parser.head();
         check(request.size <= bytes.size(), "a head within its bytes");
         // The body as the edge would stream it, a piece at a time.
         std::vector<std::string_view> pieces;
@@ -61,25 +61,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (int round = 0; round < 64 && at < bytes.size(); ++round) {
             size_t consumed = 0;
             const size_t step = std::min<size_t>(bytes.size() - at, 1 + (at * 7) % 97);
-            const BodyStatus status = request_parser.parse_body(bytes.data() + at, step, consumed, pieces);
+            const wr::net::BodyStatus status = request_parser.parse_body(bytes.data() + at, step, consumed, pieces);
             check(consumed <= step, "a body never takes more than it was given");
             at += consumed;
-            if (status != BodyStatus::more) break;
+            if (status != wr::net::BodyStatus::more) break;
         }
-        const BodyFraming framing = request.framing;
+        const wr::net::BodyFraming framing = request.framing;
         std::string out;
         write_forwarded_request(out, request,
                                 ForwardedRequest{.target = request.target, .path_prefix = "/base", .client = "192.0.2.1",
                                                  .https = (flags & 4) != 0, .room_cookie = "__cfwaitingroom", .framing = framing,
                                                  .content_length = request.content_length, .upgrade = request.upgrade});
-        check_written(out, HttpParser::Kind::request, false);
-        HttpParser forwarded(HttpParser::Kind::request);
+        check_written(out, wr::net::HttpParser::Kind::request, false);
+        wr::net::HttpParser forwarded(wr::net::HttpParser::Kind::request);
         forwarded.begin();
         forwarded.parse_head(out.data(), out.size());
         check(forwarded.head().framing == framing, "the origin sees the framing the edge chose");
         check(forwarded.head().count("host") == request.count("host"), "Host is never added or dropped");
-        for (const HeaderField& field : forwarded.head().headers) {
-            if (!equals_ignoring_case(field.name, "cookie")) continue;
+        for (const wr::net::HeaderField& field : forwarded.head().headers) {
+            if (!wr::net::equals_ignoring_case(field.name, "cookie")) continue;
             std::string_view rest = field.value;
             while (!rest.empty()) {
                 const size_t end = rest.find("; ");
@@ -91,23 +91,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
 
     // As an origin's answer.
-    HttpParser response_parser(HttpParser::Kind::response);
+    wr::net::HttpParser response_parser(wr::net::HttpParser::Kind::response);
     const bool to_head = (flags & 1) != 0;
     response_parser.begin(to_head);
-    if (response_parser.parse_head(bytes.data(), std::min(bytes.size(), k_max_response_head)) == HeadStatus::complete) {
-        const MessageHead& response = response_parser.head();
+    if (response_parser.parse_head(bytes.data(), std::min(bytes.size(), wr::net::k_max_response_head)) == wr::net::HeadStatus::complete) {
+        const wr::net::MessageHead& response = response_parser.head();
         if (response.status >= 200 && response.status <= 999 && response.status != 101) {
             const int minor = (flags & 2) != 0 ? 0 : 1;
-            BodyFraming out_framing = response.framing;
-            if (out_framing == BodyFraming::chunked || out_framing == BodyFraming::until_close)
-                out_framing = minor == 1 ? BodyFraming::chunked : BodyFraming::until_close;
+            wr::net::BodyFraming out_framing = response.framing;
+            if (out_framing == wr::net::BodyFraming::chunked || out_framing == wr::net::BodyFraming::until_close)
+                out_framing = minor == 1 ? wr::net::BodyFraming::chunked : wr::net::BodyFraming::until_close;
             std::string out;
             write_visitor_response(out, response,
                                    VisitorResponse{.version_minor = minor, .set_cookie = "__cfwaitingroom=x; Path=/",
                                                    .framing = out_framing, .content_length = response.content_length,
-                                                   .keep_alive = out_framing != BodyFraming::until_close});
-            check_written(out, HttpParser::Kind::response, to_head);
-            HttpParser visitor(HttpParser::Kind::response);
+                                                   .keep_alive = out_framing != wr::net::BodyFraming::until_close});
+            check_written(out, wr::net::HttpParser::Kind::response, to_head);
+            wr::net::HttpParser visitor(wr::net::HttpParser::Kind::response);
             visitor.begin(to_head);
             visitor.parse_head(out.data(), out.size());
             check(visitor.head().find("cf-waiting-room-command").empty(), "the origin's command never reaches the visitor");

@@ -139,12 +139,12 @@ void App::build_store_node() {
     // A control node on a shared store reads the whole room from it, under each room's policy.
     const bool shared_state = m_counters->health().backend != "memory";
     std::vector<control::ConfigSubscriber> subscribers{
-        [this](const model::ConfigDocument& document, const std::shared_ptr<const edge::KeyRing>& keys) {
+        [this](const model::ConfigDocument& document, const std::shared_ptr<const util::KeyRing>& keys) {
             m_published_snapshot->update(document, *keys);
         }};
     if (with_edge || shared_state) {
         m_config_source = std::make_unique<edge::ConfigSource>();
-        subscribers.push_back([this](const model::ConfigDocument& document, const std::shared_ptr<const edge::KeyRing>& keys) {
+        subscribers.push_back([this](const model::ConfigDocument& document, const std::shared_ptr<const util::KeyRing>& keys) {
             m_config_source->publish(edge::build_edge_config(document, m_analytics.get()), keys);
         });
     }

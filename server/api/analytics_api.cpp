@@ -120,7 +120,7 @@ Reply metrics(Services& services, Request& request) {
     for (auto& [room_id, metrics] : rooms) {
         if (services.analytics) metrics.totals = services.analytics->room(room_id)->totals();
         if (services.live_status) {
-            const control::LiveFigures live = services.live_status->figures(room_id, now);
+            const model::LiveFigures live = services.live_status->figures(room_id, now);
             metrics.active_users = live.active_users;
             metrics.queued_users = live.queued_users;
             if (live.total_active_users_limit > 0) {

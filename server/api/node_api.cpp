@@ -63,7 +63,7 @@ Reply metrics(NodeServices& services, const model::Token& token) {
             metrics.zone = room->zone ? room->zone->name : "";
             metrics.room = room->settings.name;
             metrics.totals = services.analytics.room(room->id)->totals();
-            const control::LiveFigures live = services.live.figures(room->id, now);
+            const model::LiveFigures live = services.live.figures(room->id, now);
             metrics.active_users = live.active_users;
             metrics.queued_users = live.queued_users;
             metrics.total_active_users_limit = live.total_active_users_limit;

@@ -22,7 +22,7 @@ struct NodeServices {
     const util::Clock& clock;
     std::string node_name;
     const edge::ConfigSource& config;
-    const control::LiveStatus& live;
+    const model::LiveStatus& live;
     analytics::Registry& analytics;
     const state::Counters& counters;
     fleet::RemoteTokens& tokens;

@@ -81,12 +81,12 @@ Reply room_status(Services& services, Request& request) {
         model::Room found = control::resolve_room(connection, *request.zone, request.param("room_id"));
         return std::make_pair(found, store::all_events(connection, found.id));
     });
-    const control::LiveFigures live = services.live_status ? services.live_status->figures(room.id, now) : control::LiveFigures{};
+    const model::LiveFigures live = services.live_status ? services.live_status->figures(room.id, now) : model::LiveFigures{};
     const control::RoomStatus status = control::room_status(room, events, live, now);
     // wr's own: the nodes whose figures these are, and what is wrong with any of them.
     nlohmann::json nodes = nlohmann::json::array();
     if (services.live_status)
-        for (const control::NodeStatus& node : services.live_status->nodes(room.id, now))
+        for (const model::NodeStatus& node : services.live_status->nodes(room.id, now))
             nodes.push_back({{"name", node.node},
                              {"role", node.role},
                              {"condition", node.condition},

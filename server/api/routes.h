@@ -30,7 +30,7 @@ enum class Access { public_access, read, edit, admin_read, admin_edit, edge };
 struct Services {
     store::Database& database;
     const util::Clock& clock;
-    const control::LiveStatus* live_status = nullptr;
+    const model::LiveStatus* live_status = nullptr;
     analytics::Registry* analytics = nullptr;
     // Multi-node (wr serve --role): what edges pull, where their reports go, and this node's
     // name for /metrics. Null where the node serves no edges (the edge routes answer 404).

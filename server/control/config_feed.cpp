@@ -20,7 +20,7 @@ void ConfigFeed::load() {
     std::error_code ignored;
     const auto key_time = std::filesystem::last_write_time(m_key_file, ignored);
     const model::ConfigDocument document = store::read_config_document(m_database);
-    const auto keys = std::make_shared<const edge::KeyRing>(edge::KeyRing::load_or_create(m_key_file));
+    const auto keys = std::make_shared<const util::KeyRing>(util::KeyRing::load_or_create(m_key_file));
     for (const ConfigSubscriber& subscriber : m_subscribers) subscriber(document, keys);
     m_loaded_generation = generation;
     m_key_time = key_time;

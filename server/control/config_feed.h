@@ -12,13 +12,13 @@
 #include <thread>
 #include <vector>
 
-#include "edge/key_ring.h"
+#include "util/key_ring.h"
 #include "model/config_document.h"
 #include "store/database.h"
 
 namespace wr::control {
 
-using ConfigSubscriber = std::function<void(const model::ConfigDocument&, const std::shared_ptr<const edge::KeyRing>&)>;
+using ConfigSubscriber = std::function<void(const model::ConfigDocument&, const std::shared_ptr<const util::KeyRing>&)>;
 
 class ConfigFeed {
 public:

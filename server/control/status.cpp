@@ -5,7 +5,7 @@
 
 namespace wr::control {
 
-RoomStatus room_status(const model::Room& room, const std::vector<model::Event>& events, const LiveFigures& live,
+RoomStatus room_status(const model::Room& room, const std::vector<model::Event>& events, const model::LiveFigures& live,
                        util::TimePoint now) {
     RoomStatus status;
     status.estimated_queued_users = live.queued_users;

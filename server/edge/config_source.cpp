@@ -2,7 +2,7 @@
 
 namespace wr::edge {
 
-void ConfigSource::publish(std::shared_ptr<const EdgeConfig> config, std::shared_ptr<const KeyRing> keys) {
+void ConfigSource::publish(std::shared_ptr<const EdgeConfig> config, std::shared_ptr<const util::KeyRing> keys) {
     std::lock_guard lock(m_mutex);
     m_current = Snapshot{std::move(config), std::move(keys), m_current.version + 1};
     m_version.store(m_current.version, std::memory_order_release);

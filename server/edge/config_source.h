@@ -8,20 +8,20 @@
 #include <mutex>
 
 #include "edge/edge_config.h"
-#include "edge/key_ring.h"
+#include "util/key_ring.h"
 
 namespace wr::edge {
 
 struct Snapshot {
     std::shared_ptr<const EdgeConfig> config;
-    std::shared_ptr<const KeyRing> keys;
+    std::shared_ptr<const util::KeyRing> keys;
     uint64_t version = 0;
 };
 
 class ConfigSource {
 public:
     // Replaces the snapshot; readers pick it up at their next request.
-    void publish(std::shared_ptr<const EdgeConfig> config, std::shared_ptr<const KeyRing> keys);
+    void publish(std::shared_ptr<const EdgeConfig> config, std::shared_ptr<const util::KeyRing> keys);
 
     uint64_t version() const { return m_version.load(std::memory_order_acquire); }
     Snapshot snapshot() const;

@@ -54,7 +54,7 @@ CookieCodec::~CookieCodec() {
     EVP_CIPHER_CTX_free(m_decrypt);
 }
 
-void CookieCodec::use_key(EVP_CIPHER_CTX* context, bool encrypt, const CookieKey& key, std::array<uint8_t, 32>& loaded,
+void CookieCodec::use_key(EVP_CIPHER_CTX* context, bool encrypt, const util::CookieKey& key, std::array<uint8_t, 32>& loaded,
                           bool& has_key) {
     if (has_key && loaded == key.key) return;
     const int ok = encrypt ? EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nullptr, key.key.data(), nullptr)
@@ -72,14 +72,14 @@ void CookieCodec::next_nonce(uint8_t* nonce) {
     std::memcpy(nonce + m_nonce_prefix.size(), &m_nonce_counter, sizeof m_nonce_counter);
 }
 
-std::string CookieCodec::seal(const queue::Ticket& ticket, std::string_view room_id, const KeyRing& keys) {
+std::string CookieCodec::seal(const queue::Ticket& ticket, std::string_view room_id, const util::KeyRing& keys) {
     std::string sealed;
     seal_into(sealed, ticket, room_id, keys);
     return sealed;
 }
 
-void CookieCodec::seal_into(std::string& out, const queue::Ticket& ticket, std::string_view room_id, const KeyRing& keys) {
-    const CookieKey& key = keys.current();
+void CookieCodec::seal_into(std::string& out, const queue::Ticket& ticket, std::string_view room_id, const util::KeyRing& keys) {
+    const util::CookieKey& key = keys.current();
     uint8_t plaintext[k_plaintext_size];
     uint8_t* at = plaintext;
     put(at, k_format_version, 1);
@@ -110,11 +110,11 @@ void CookieCodec::seal_into(std::string& out, const queue::Ticket& ticket, std::
     util::base64url_append(sealed, k_sealed_size, out);
 }
 
-std::optional<queue::Ticket> CookieCodec::open(std::string_view cookie, std::string_view room_id, const KeyRing& keys) {
+std::optional<queue::Ticket> CookieCodec::open(std::string_view cookie, std::string_view room_id, const util::KeyRing& keys) {
     if (cookie.size() != (k_sealed_size * 4 + 2) / 3) return std::nullopt;
     uint8_t sealed[k_sealed_size];
     if (util::base64url_decode(cookie, sealed, k_sealed_size) != k_sealed_size) return std::nullopt;
-    const CookieKey* key = keys.find(sealed[0]);
+    const util::CookieKey* key = keys.find(sealed[0]);
     if (!key) return std::nullopt;
     const uint8_t* nonce = sealed + 1;
     const uint8_t* ciphertext = nonce + k_nonce_size;

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "edge/key_ring.h"
+#include "util/key_ring.h"
 #include "queue/ticket.h"
 
 typedef struct evp_cipher_ctx_st EVP_CIPHER_CTX;
@@ -25,14 +25,14 @@ public:
     CookieCodec(const CookieCodec&) = delete;
     CookieCodec& operator=(const CookieCodec&) = delete;
 
-    std::string seal(const queue::Ticket& ticket, std::string_view room_id, const KeyRing& keys);
+    std::string seal(const queue::Ticket& ticket, std::string_view room_id, const util::KeyRing& keys);
     // The same, appended to `out`: the edge writes it straight into the Set-Cookie it reuses.
-    void seal_into(std::string& out, const queue::Ticket& ticket, std::string_view room_id, const KeyRing& keys);
-    std::optional<queue::Ticket> open(std::string_view cookie, std::string_view room_id, const KeyRing& keys);
+    void seal_into(std::string& out, const queue::Ticket& ticket, std::string_view room_id, const util::KeyRing& keys);
+    std::optional<queue::Ticket> open(std::string_view cookie, std::string_view room_id, const util::KeyRing& keys);
 
 private:
     // Loads the key schedule only when the key changes; each seal or open then sets just the nonce.
-    void use_key(EVP_CIPHER_CTX* context, bool encrypt, const CookieKey& key, std::array<uint8_t, 32>& loaded, bool& has_key);
+    void use_key(EVP_CIPHER_CTX* context, bool encrypt, const util::CookieKey& key, std::array<uint8_t, 32>& loaded, bool& has_key);
     void next_nonce(uint8_t* nonce);
 
     EVP_CIPHER_CTX* m_encrypt;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "edge/crawler.h"
-#include "edge/origin_pool.h"
+#include "origin/origin_pool.h"
 #include "edge/turnstile.h"
 
 namespace wr::edge {
@@ -23,7 +23,7 @@ struct EdgeOptions {
     std::chrono::seconds tunnel_idle_timeout{3600}; // an upgraded connection (WebSocket) silent this long closes
     int max_connections = 0;  // visitor connections at once; 0: derived from RLIMIT_NOFILE
     uint64_t max_request_body = 100 * 1024 * 1024; // larger request bodies get 413; 0: no limit
-    OriginOptions origin;
+    origin::OriginOptions origin;
     TurnstileOptions turnstile;
     std::vector<std::string> trusted_proxies; // CIDRs whose X-Forwarded-For is believed
     std::shared_ptr<Resolver> crawler_resolver; // DNS for crawler checks; nullptr: the system's

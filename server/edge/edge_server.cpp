@@ -18,7 +18,7 @@ constexpr int k_accept_batch = 128;
 using ReusePort = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
 
 // The peer as an IPv6 address, IPv4 mapped (as on a dual-stack socket).
-queue::ClientAddress peer_address(const Socket& socket) {
+queue::ClientAddress peer_address(const net::Socket& socket) {
     error_code ec;
     const auto endpoint = socket.remote_endpoint(ec);
     if (ec) return {};
@@ -61,12 +61,12 @@ private:
 };
 
 // Once a second, the thread's origin pool closes the connections it has not used for a while.
-Task<> close_idle_origin_connections(OriginPool& pool) {
-    Timer timer(co_await asio::this_coro::executor);
+net::Task<> close_idle_origin_connections(origin::OriginPool& pool) {
+    net::Timer timer(co_await asio::this_coro::executor);
     while (true) {
         timer.expires_after(std::chrono::seconds{1});
         error_code ec;
-        co_await timer.async_wait(awaitable(ec));
+        co_await timer.async_wait(net::awaitable(ec));
         if (ec) co_return;
         pool.close_idle(std::chrono::steady_clock::now());
     }
@@ -176,10 +176,10 @@ std::shared_ptr<asio::ssl::context> EdgeServer::current_tls() const {
     return m_tls;
 }
 
-Task<> EdgeServer::accept_loop(Worker& worker) {
+net::Task<> EdgeServer::accept_loop(Worker& worker) {
     while (m_running) {
         error_code ec;
-        Socket socket = co_await worker.acceptor.async_accept(awaitable(ec));
+        net::Socket socket = co_await worker.acceptor.async_accept(net::awaitable(ec));
         if (ec) {
             if (ec == asio::error::operation_aborted) co_return;
             if (ec == asio::error::no_descriptors || ec.value() == ENFILE) {
@@ -187,8 +187,8 @@ Task<> EdgeServer::accept_loop(Worker& worker) {
                 // wait a moment rather than spin on accept. A few, not one: the backlog ahead of
                 // a new visitor may be full of connections that will only sit idle.
                 for (int shed = 0; shed < 8 && worker.watches.shed_oldest_idle(); ++shed) {}
-                Timer pause(worker.io.get_executor(), std::chrono::milliseconds{10});
-                co_await pause.async_wait(awaitable(ec));
+                net::Timer pause(worker.io.get_executor(), std::chrono::milliseconds{10});
+                co_await pause.async_wait(net::awaitable(ec));
             }
             continue; // a reset before accept, or after the pause: keep accepting
         }
@@ -199,14 +199,14 @@ Task<> EdgeServer::accept_loop(Worker& worker) {
         // the tail. The bound keeps the open connections' turn coming. Errors (descriptors run
         // out) end the drain and are met by the asynchronous accept above.
         for (int more = 0; more < k_accept_batch && m_running; ++more) {
-            Socket next = worker.acceptor.accept(ec);
+            net::Socket next = worker.acceptor.accept(ec);
             if (ec) break;
             start_connection(worker, std::move(next));
         }
     }
 }
 
-void EdgeServer::start_connection(Worker& worker, Socket socket) {
+void EdgeServer::start_connection(Worker& worker, net::Socket socket) {
     // At the cap the oldest idle visitor makes room for the new one; with none idle, the new one waits for another time.
     if (m_connections.load() >= m_max_connections && !worker.watches.shed_oldest_idle()) return;
     error_code ec;
@@ -217,10 +217,10 @@ void EdgeServer::start_connection(Worker& worker, Socket socket) {
         asio::co_spawn(worker.io, serve_plain(worker, std::move(socket)), asio::detached);
 }
 
-Task<> EdgeServer::serve_plain(Worker& worker, Socket socket) {
+net::Task<> EdgeServer::serve_plain(Worker& worker, net::Socket socket) {
     const Counted counted(m_connections);
     const queue::ClientAddress peer = peer_address(socket);
-    VisitorConnection<Socket> connection(worker, m_shared, socket, peer, false);
+    VisitorConnection<net::Socket> connection(worker, m_shared, socket, peer, false);
     co_await connection.serve();
     error_code ec;
     socket.shutdown(tcp::socket::shutdown_send, ec);
@@ -230,23 +230,23 @@ Task<> EdgeServer::serve_plain(Worker& worker, Socket socket) {
     std::array<char, 4096> sink;
     size_t drained = 0;
     connection.watch().expire_in(std::chrono::seconds{2});
-    while (!ec && drained < 1024 * 1024) drained += co_await socket.async_read_some(asio::buffer(sink), awaitable(ec));
+    while (!ec && drained < 1024 * 1024) drained += co_await socket.async_read_some(asio::buffer(sink), net::awaitable(ec));
 }
 
-Task<> EdgeServer::serve_tls(Worker& worker, Socket socket) {
+net::Task<> EdgeServer::serve_tls(Worker& worker, net::Socket socket) {
     const Counted counted(m_connections);
     const queue::ClientAddress peer = peer_address(socket);
     // Held for the connection's life: a certificate reload does not pull it from under us.
     const std::shared_ptr<asio::ssl::context> tls = current_tls();
-    TlsStream stream(std::move(socket), *tls);
-    VisitorConnection<TlsStream> connection(worker, m_shared, stream, peer, true);
+    net::TlsStream stream(std::move(socket), *tls);
+    VisitorConnection<net::TlsStream> connection(worker, m_shared, stream, peer, true);
     error_code ec;
     connection.watch().expire_in(std::chrono::seconds{10});
-    co_await stream.async_handshake(asio::ssl::stream_base::server, awaitable(ec));
+    co_await stream.async_handshake(asio::ssl::stream_base::server, net::awaitable(ec));
     if (ec) co_return;
     co_await connection.serve();
     connection.watch().expire_in(std::chrono::seconds{5});
-    co_await stream.async_shutdown(awaitable(ec));
+    co_await stream.async_shutdown(net::awaitable(ec));
 }
 
 std::vector<analytics::RoomSample> EdgeServer::sample(util::TimePoint now) {
@@ -261,13 +261,13 @@ std::vector<analytics::RoomSample> EdgeServer::sample(util::TimePoint now) {
     return samples;
 }
 
-control::LiveFigures EdgeServer::figures(const std::string& room_id, util::TimePoint now) const {
+model::LiveFigures EdgeServer::figures(const std::string& room_id, util::TimePoint now) const {
     const Snapshot snapshot = m_config.snapshot();
     const RoomConfig* room = snapshot.config->find_room_by_id(room_id);
     if (!room) return {};
     const queue::Policy& policy = room->phase_at(now).policy;
     const queue::RoomFigures figures = m_counters.figures(room_id, policy, now);
-    return control::LiveFigures{figures.queued_users, figures.active_users, figures.max_estimated_minutes,
+    return model::LiveFigures{figures.queued_users, figures.active_users, figures.max_estimated_minutes,
                                 policy.total_active_users, policy.new_users_per_minute};
 }
 

@@ -14,7 +14,7 @@
 
 #include "analytics/collector.h"
 #include "analytics/room_stats.h"
-#include "control/status.h"
+#include "model/live_status.h"
 #include "edge/client_address.h"
 #include "edge/config_source.h"
 #include "edge/crawler.h"
@@ -25,7 +25,7 @@
 
 namespace wr::edge {
 
-class EdgeServer final : public control::LiveStatus, public analytics::Sampler {
+class EdgeServer final : public model::LiveStatus, public analytics::Sampler {
 public:
     EdgeServer(EdgeOptions options, ConfigSource& config, state::Counters& counters, analytics::Registry& analytics,
                const util::Clock& clock);
@@ -45,17 +45,17 @@ public:
     bool tls() const { return !m_options.tls_certificate.empty(); }
 
     // Live figures for the admin API's status endpoint.
-    control::LiveFigures figures(const std::string& room_id, util::TimePoint now) const override;
+    model::LiveFigures figures(const std::string& room_id, util::TimePoint now) const override;
     // Every room's live figures and limits, for the analytics collector.
     std::vector<analytics::RoomSample> sample(util::TimePoint now) override;
 
 private:
-    Task<> accept_loop(Worker& worker);
+    net::Task<> accept_loop(Worker& worker);
     // Serves a new connection on the worker's thread, unless the connection cap (with no idle
     // visitor to shed) refuses it.
-    void start_connection(Worker& worker, Socket socket);
-    Task<> serve_plain(Worker& worker, Socket socket);
-    Task<> serve_tls(Worker& worker, Socket socket);
+    void start_connection(Worker& worker, net::Socket socket);
+    net::Task<> serve_plain(Worker& worker, net::Socket socket);
+    net::Task<> serve_tls(Worker& worker, net::Socket socket);
     std::shared_ptr<asio::ssl::context> current_tls() const;
 
     EdgeOptions m_options;

@@ -21,7 +21,7 @@ enum class Known {
 };
 
 Known classify(std::string_view name) {
-    const auto is = [name](std::string_view candidate) { return equals_ignoring_case(name, candidate); };
+    const auto is = [name](std::string_view candidate) { return net::equals_ignoring_case(name, candidate); };
     switch (name.size()) {
     case 2: return is("te") ? Known::te : Known::other;
     case 4: return is("host") ? Known::host : Known::other;
@@ -47,9 +47,9 @@ bool end_to_end(Known kind) { return kind >= Known::host && kind <= Known::cf_wa
 // make more headers hop-by-hop. Most messages list none, and then no header needs looking up.
 class ConnectionNames {
 public:
-    explicit ConnectionNames(const MessageHead& message) : m_message(message) {
-        for (const HeaderField& field : message.headers) {
-            if (field.name.size() != 10 || !equals_ignoring_case(field.name, "connection")) continue;
+    explicit ConnectionNames(const net::MessageHead& message) : m_message(message) {
+        for (const net::HeaderField& field : message.headers) {
+            if (field.name.size() != 10 || !net::equals_ignoring_case(field.name, "connection")) continue;
             std::string_view rest = field.value;
             while (!rest.empty()) {
                 const size_t comma = rest.find(',');
@@ -57,21 +57,21 @@ public:
                 rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
                 while (!token.empty() && (token.front() == ' ' || token.front() == '\t')) token.remove_prefix(1);
                 while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
-                if (!token.empty() && !equals_ignoring_case(token, "close") && !equals_ignoring_case(token, "keep-alive") &&
-                    !equals_ignoring_case(token, "upgrade"))
+                if (!token.empty() && !net::equals_ignoring_case(token, "close") && !net::equals_ignoring_case(token, "keep-alive") &&
+                    !net::equals_ignoring_case(token, "upgrade"))
                     m_any = true;
             }
         }
     }
     bool lists(std::string_view name) const {
         if (!m_any) return false;
-        for (const HeaderField& field : m_message.headers)
-            if (equals_ignoring_case(field.name, "connection") && has_token(field.value, name)) return true;
+        for (const net::HeaderField& field : m_message.headers)
+            if (net::equals_ignoring_case(field.name, "connection") && net::has_token(field.value, name)) return true;
         return false;
     }
 
 private:
-    const MessageHead& m_message;
+    const net::MessageHead& m_message;
     bool m_any = false;
 };
 
@@ -102,12 +102,12 @@ std::string_view trim(std::string_view text) {
 }
 
 // Cookie: every pair of every Cookie header but the room's, joined with "; "; nothing when none is left.
-void write_cookies(std::string& out, const MessageHead& request, std::string_view room_cookie) {
+void write_cookies(std::string& out, const net::MessageHead& request, std::string_view room_cookie) {
     const size_t start = out.size();
     out += "Cookie: ";
     const size_t first = out.size();
-    for (const HeaderField& field : request.headers) {
-        if (!equals_ignoring_case(field.name, "cookie")) continue;
+    for (const net::HeaderField& field : request.headers) {
+        if (!net::equals_ignoring_case(field.name, "cookie")) continue;
         std::string_view rest = field.value;
         while (!rest.empty()) {
             const size_t semicolon = rest.find(';');
@@ -124,7 +124,7 @@ void write_cookies(std::string& out, const MessageHead& request, std::string_vie
     else out += "\r\n";
 }
 
-void status_line(std::string& out, int version_minor, const MessageHead& response) {
+void status_line(std::string& out, int version_minor, const net::MessageHead& response) {
     out += version_minor == 0 ? "HTTP/1.0 " : "HTTP/1.1 ";
     const int status = response.status;
     const char digits[4] = {static_cast<char>('0' + status / 100 % 10), static_cast<char>('0' + status / 10 % 10),
@@ -136,11 +136,11 @@ void status_line(std::string& out, int version_minor, const MessageHead& respons
 
 } // namespace
 
-bool is_hop_by_hop(const MessageHead& message, std::string_view name) {
+bool is_hop_by_hop(const net::MessageHead& message, std::string_view name) {
     return hop_by_hop(classify(name), name, ConnectionNames(message));
 }
 
-void write_forwarded_request(std::string& out, const MessageHead& request, const ForwardedRequest& how) {
+void write_forwarded_request(std::string& out, const net::MessageHead& request, const ForwardedRequest& how) {
     out.clear();
     out += request.method;
     out += ' ';
@@ -155,7 +155,7 @@ void write_forwarded_request(std::string& out, const MessageHead& request, const
 
     std::string_view host;
     bool forwarded_for = false;
-    for (const HeaderField& field : request.headers) {
+    for (const net::HeaderField& field : request.headers) {
         const Known kind = classify(field.name);
         if (kind == Known::host && host.empty()) host = field.value;
         if (kind == Known::x_forwarded_for) {
@@ -176,7 +176,7 @@ void write_forwarded_request(std::string& out, const MessageHead& request, const
     header(out, "X-Forwarded-Host", host);
 
     const ConnectionNames named(request);
-    for (const HeaderField& field : request.headers) {
+    for (const net::HeaderField& field : request.headers) {
         const Known kind = classify(field.name);
         // Written by the edge itself, above or below.
         if (kind == Known::cookie || kind == Known::content_length || kind == Known::expect || kind == Known::x_forwarded_for ||
@@ -186,8 +186,8 @@ void write_forwarded_request(std::string& out, const MessageHead& request, const
         header(out, field.name, field.value);
     }
     write_cookies(out, request, how.room_cookie);
-    if (how.framing == BodyFraming::length) number_header(out, "Content-Length", how.content_length);
-    if (how.framing == BodyFraming::chunked) header(out, "Transfer-Encoding", "chunked");
+    if (how.framing == net::BodyFraming::length) number_header(out, "Content-Length", how.content_length);
+    if (how.framing == net::BodyFraming::chunked) header(out, "Transfer-Encoding", "chunked");
     if (how.upgrade) {
         header(out, "Upgrade", request.find("upgrade"));
         header(out, "Connection", "upgrade");
@@ -195,17 +195,17 @@ void write_forwarded_request(std::string& out, const MessageHead& request, const
     out += "\r\n";
 }
 
-void write_visitor_response(std::string& out, const MessageHead& response, const VisitorResponse& how) {
+void write_visitor_response(std::string& out, const net::MessageHead& response, const VisitorResponse& how) {
     out.clear();
     status_line(out, how.version_minor, response);
     const bool switching = response.status == 101;
     const ConnectionNames named(response);
-    for (const HeaderField& field : response.headers) {
+    for (const net::HeaderField& field : response.headers) {
         const Known kind = classify(field.name);
         if (kind == Known::cf_waiting_room_command) continue; // never shown to visitors
         if (kind == Known::content_length) {
             // HEAD and 304 answers keep the origin's length: it says what a GET would get.
-            if (how.framing == BodyFraming::none && response.status != 204 && !switching) header(out, field.name, field.value);
+            if (how.framing == net::BodyFraming::none && response.status != 204 && !switching) header(out, field.name, field.value);
             continue;
         }
         if (hop_by_hop(kind, field.name, named)) continue;
@@ -218,23 +218,23 @@ void write_visitor_response(std::string& out, const MessageHead& response, const
         out += "\r\n";
         return;
     }
-    if (how.framing == BodyFraming::length) number_header(out, "Content-Length", how.content_length);
-    if (how.framing == BodyFraming::chunked) header(out, "Transfer-Encoding", "chunked");
+    if (how.framing == net::BodyFraming::length) number_header(out, "Content-Length", how.content_length);
+    if (how.framing == net::BodyFraming::chunked) header(out, "Transfer-Encoding", "chunked");
     // HTTP/1.1 keeps connections open unless told; HTTP/1.0 closes them unless told.
     if (how.version_minor == 0 && how.keep_alive) header(out, "Connection", "keep-alive");
     if (how.version_minor != 0 && !how.keep_alive) header(out, "Connection", "close");
     out += "\r\n";
 }
 
-void write_interim_response(std::string& out, const MessageHead& response) {
+void write_interim_response(std::string& out, const net::MessageHead& response) {
     out.clear();
     status_line(out, 1, response);
     const ConnectionNames named(response);
-    for (const HeaderField& field : response.headers)
+    for (const net::HeaderField& field : response.headers)
         if (!hop_by_hop(classify(field.name), field.name, named)) header(out, field.name, field.value);
     out += "\r\n";
 }
 
-std::string_view waiting_room_command(const MessageHead& response) { return response.find("cf-waiting-room-command"); }
+std::string_view waiting_room_command(const net::MessageHead& response) { return response.find("cf-waiting-room-command"); }
 
 } // namespace wr::edge

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "edge/http_message.h"
+#include "net/http_message.h"
 
 namespace wr::edge {
 
@@ -24,34 +24,34 @@ struct ForwardedRequest {
     std::string_view client = {};            // the address appended to X-Forwarded-For
     bool https = false;                      // X-Forwarded-Proto
     std::string_view room_cookie = {};       // the room's cookie name, removed from every Cookie header; "" keeps all
-    BodyFraming framing = BodyFraming::none; // none, length or chunked
+    net::BodyFraming framing = net::BodyFraming::none; // none, length or chunked
     uint64_t content_length = 0;
     bool upgrade = false;                    // keep Upgrade and say Connection: upgrade
 };
 
 // Replaces `out` with the HTTP/1.1 request head for the origin.
-void write_forwarded_request(std::string& out, const MessageHead& request, const ForwardedRequest& how);
+void write_forwarded_request(std::string& out, const net::MessageHead& request, const ForwardedRequest& how);
 
 struct VisitorResponse {
     int version_minor = 1;                   // the visitor's HTTP/1.x
     std::string_view set_cookie = {};        // a Set-Cookie value to add, or ""
-    BodyFraming framing = BodyFraming::none; // what the edge sends; none keeps the origin's Content-Length (HEAD, 304)
+    net::BodyFraming framing = net::BodyFraming::none; // what the edge sends; none keeps the origin's Content-Length (HEAD, 304)
     uint64_t content_length = 0;
     bool keep_alive = true;
 };
 
 // Replaces `out` with the response head for the visitor (a 101 keeps Upgrade and says
 // Connection: upgrade).
-void write_visitor_response(std::string& out, const MessageHead& response, const VisitorResponse& how);
+void write_visitor_response(std::string& out, const net::MessageHead& response, const VisitorResponse& how);
 
 // An interim (1xx) answer passed on to the visitor, hop-by-hop headers removed.
-void write_interim_response(std::string& out, const MessageHead& response);
+void write_interim_response(std::string& out, const net::MessageHead& response);
 
 // The origin's Cf-Waiting-Room-Command value(s), "" when none.
-std::string_view waiting_room_command(const MessageHead& response);
+std::string_view waiting_room_command(const net::MessageHead& response);
 
 // Whether a header is hop-by-hop in this message: one of RFC 9110's, or named in its Connection
 // header (unless wr relies on it end to end).
-bool is_hop_by_hop(const MessageHead& message, std::string_view name);
+bool is_hop_by_hop(const net::MessageHead& message, std::string_view name);
 
 } // namespace wr::edge

@@ -5,15 +5,15 @@ namespace wr::edge {
 namespace {
 
 // IncomingRequest::header for a parsed head: any header by (case-insensitive) name.
-std::string_view find_header(const void* head, std::string_view name) { return static_cast<const MessageHead*>(head)->find(name); }
+std::string_view find_header(const void* head, std::string_view name) { return static_cast<const net::MessageHead*>(head)->find(name); }
 
 } // namespace
 
-std::string_view joined_values(const MessageHead& head, std::string_view name, std::string_view separator, std::string& storage) {
+std::string_view joined_values(const net::MessageHead& head, std::string_view name, std::string_view separator, std::string& storage) {
     std::string_view first;
     bool several = false;
-    for (const HeaderField& field : head.headers) {
-        if (!equals_ignoring_case(field.name, name)) continue;
+    for (const net::HeaderField& field : head.headers) {
+        if (!net::equals_ignoring_case(field.name, name)) continue;
         if (first.data() == nullptr) {
             first = field.value;
             continue;
@@ -28,7 +28,7 @@ std::string_view joined_values(const MessageHead& head, std::string_view name, s
     return several ? std::string_view(storage) : first;
 }
 
-IncomingRequest describe_request(const MessageHead& head, std::string& cookie_storage, const queue::ClientAddress& peer,
+IncomingRequest describe_request(const net::MessageHead& head, std::string& cookie_storage, const queue::ClientAddress& peer,
                                  bool https, const TrustedProxies& trusted_proxies) {
     IncomingRequest incoming;
     incoming.method = head.method;
@@ -36,24 +36,24 @@ IncomingRequest describe_request(const MessageHead& head, std::string& cookie_st
     // One pass over the headers, each name compared only with those of its length.
     int hosts = 0;
     int cookies = 0;
-    for (const HeaderField& field : head.headers) {
+    for (const net::HeaderField& field : head.headers) {
         const std::string_view name = field.name;
         switch (name.size()) {
         case 4:
-            if (equals_ignoring_case(name, "host") && hosts++ == 0) incoming.host = field.value;
+            if (net::equals_ignoring_case(name, "host") && hosts++ == 0) incoming.host = field.value;
             break;
         case 6:
-            if (equals_ignoring_case(name, "cookie")) {
+            if (net::equals_ignoring_case(name, "cookie")) {
                 if (cookies++ == 0) incoming.cookie_header = field.value;
-            } else if (incoming.accept.empty() && equals_ignoring_case(name, "accept")) {
+            } else if (incoming.accept.empty() && net::equals_ignoring_case(name, "accept")) {
                 incoming.accept = field.value;
             }
             break;
         case 7:
-            if (incoming.referer.empty() && equals_ignoring_case(name, "referer")) incoming.referer = field.value;
+            if (incoming.referer.empty() && net::equals_ignoring_case(name, "referer")) incoming.referer = field.value;
             break;
         case 10:
-            if (incoming.user_agent.empty() && equals_ignoring_case(name, "user-agent")) incoming.user_agent = field.value;
+            if (incoming.user_agent.empty() && net::equals_ignoring_case(name, "user-agent")) incoming.user_agent = field.value;
             break;
         default: break;
         }

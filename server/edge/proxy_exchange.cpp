@@ -33,7 +33,7 @@ uint64_t gather_pieces(std::vector<asio::const_buffer>& gather, const std::vecto
 } // namespace
 
 template <typename Stream>
-Task<typename VisitorConnection<Stream>::ResponseHeadRead> VisitorConnection<Stream>::read_response_head(OriginConnection& origin,
+net::Task<typename VisitorConnection<Stream>::ResponseHeadRead> VisitorConnection<Stream>::read_response_head(origin::OriginConnection& origin,
                                                                                                          bool head_request) {
     bool received = !origin.in.empty();
     while (true) {
@@ -41,22 +41,22 @@ Task<typename VisitorConnection<Stream>::ResponseHeadRead> VisitorConnection<Str
         bool complete = false;
         while (!complete) {
             if (!origin.in.empty()) {
-                switch (m_response.parse_head(origin.in.data(), std::min(origin.in.size(), k_max_response_head))) {
-                case HeadStatus::complete: complete = true; continue;
-                case HeadStatus::incomplete:
-                    if (origin.in.size() >= k_max_response_head) co_return ResponseHeadRead::invalid;
+                switch (m_response.parse_head(origin.in.data(), std::min(origin.in.size(), net::k_max_response_head))) {
+                case net::HeadStatus::complete: complete = true; continue;
+                case net::HeadStatus::incomplete:
+                    if (origin.in.size() >= net::k_max_response_head) co_return ResponseHeadRead::invalid;
                     break;
                 default: co_return ResponseHeadRead::invalid;
                 }
             }
-            const auto [space, room] = origin.in.prepare(ReadBuffer::k_initial, k_max_response_head);
+            const auto [space, room] = origin.in.prepare(net::ReadBuffer::k_initial, net::k_max_response_head);
             error_code ec;
             const size_t got = co_await origin.read_some(asio::buffer(space, room), ec);
             if (ec) co_return received ? ResponseHeadRead::failed : ResponseHeadRead::nothing;
             received = true;
             origin.in.commit(got);
         }
-        const MessageHead& response = m_response.head();
+        const net::MessageHead& response = m_response.head();
         if (response.status < 100 || response.status >= 200 || response.status == 101) co_return ResponseHeadRead::complete;
         // An interim answer (103 Early Hints, 102…) goes on to an HTTP/1.1 visitor; 100 Continue
         // does not: the edge answered the visitor's Expect itself.
@@ -64,14 +64,14 @@ Task<typename VisitorConnection<Stream>::ResponseHeadRead> VisitorConnection<Str
             std::string interim;
             write_interim_response(interim, response);
             error_code ec;
-            co_await asio::async_write(m_stream, asio::buffer(interim), awaitable(ec));
+            co_await asio::async_write(m_stream, asio::buffer(interim), net::awaitable(ec));
             if (ec) co_return ResponseHeadRead::failed;
         }
         origin.in.consume(response.size);
     }
 }
 
-template <typename Stream> Task<> VisitorConnection<Stream>::upload_body(OriginConnection& origin, BodyFraming framing) {
+template <typename Stream> net::Task<> VisitorConnection<Stream>::upload_body(origin::OriginConnection& origin, net::BodyFraming framing) {
     Upload& upload = m_upload;
     const uint64_t limit = m_shared.options.max_request_body;
     const auto timeout = m_shared.options.origin.response_timeout;
@@ -79,19 +79,19 @@ template <typename Stream> Task<> VisitorConnection<Stream>::upload_body(OriginC
         while (true) {
             upload.pieces.clear();
             size_t consumed = 0;
-            BodyStatus status = BodyStatus::more;
+            net::BodyStatus status = net::BodyStatus::more;
             if (!m_in.empty()) status = m_request.parse_body(m_in.data(), m_in.size(), consumed, upload.pieces);
-            if (status == BodyStatus::invalid) {
+            if (status == net::BodyStatus::invalid) {
                 upload.end = Upload::End::invalid;
                 break;
             }
             upload.gather.clear();
-            upload.bytes += gather_pieces(upload.gather, upload.pieces, framing == BodyFraming::chunked, upload.chunk_head);
+            upload.bytes += gather_pieces(upload.gather, upload.pieces, framing == net::BodyFraming::chunked, upload.chunk_head);
             if (limit > 0 && upload.bytes > limit) {
                 upload.end = Upload::End::too_large;
                 break;
             }
-            if (status == BodyStatus::complete && framing == BodyFraming::chunked) upload.gather.push_back(buffer_of(k_last_chunk));
+            if (status == net::BodyStatus::complete && framing == net::BodyFraming::chunked) upload.gather.push_back(buffer_of(k_last_chunk));
             if (!upload.gather.empty()) {
                 error_code ec;
                 co_await origin.write(upload.gather, ec);
@@ -102,11 +102,11 @@ template <typename Stream> Task<> VisitorConnection<Stream>::upload_body(OriginC
                 if (!upload.stopping) m_watch.expire_in(timeout);
             }
             m_in.consume(consumed);
-            if (status == BodyStatus::complete) break;
+            if (status == net::BodyStatus::complete) break;
             const auto [space, room] = m_in.prepare(k_stream_buffer, k_stream_buffer);
             error_code ec;
             upload.waiting_for_visitor = true;
-            const size_t got = co_await m_stream.async_read_some(asio::buffer(space, room), awaitable(ec));
+            const size_t got = co_await m_stream.async_read_some(asio::buffer(space, room), net::awaitable(ec));
             upload.waiting_for_visitor = false;
             if (ec) {
                 // The deadline passed while the body was awaited: the visitor is too slow (the
@@ -128,7 +128,7 @@ template <typename Stream> Task<> VisitorConnection<Stream>::upload_body(OriginC
     m_signal.cancel();
 }
 
-template <typename Stream> void VisitorConnection<Stream>::start_upload(OriginConnection& origin, BodyFraming framing) {
+template <typename Stream> void VisitorConnection<Stream>::start_upload(origin::OriginConnection& origin, net::BodyFraming framing) {
     m_upload.running = true;
     m_upload.finished = false;
     m_upload.stopping = false;
@@ -138,32 +138,32 @@ template <typename Stream> void VisitorConnection<Stream>::start_upload(OriginCo
     asio::co_spawn(m_worker.io, upload_body(origin, framing), asio::detached);
 }
 
-template <typename Stream> Task<> VisitorConnection<Stream>::wait_for_upload() {
+template <typename Stream> net::Task<> VisitorConnection<Stream>::wait_for_upload() {
     while (m_upload.running && !m_upload.finished) {
-        m_signal.expires_at(SteadyTime::max());
+        m_signal.expires_at(net::SteadyTime::max());
         error_code ignored;
-        co_await m_signal.async_wait(awaitable(ignored));
+        co_await m_signal.async_wait(net::awaitable(ignored));
     }
     m_upload.running = false;
 }
 
-template <typename Stream> Task<> VisitorConnection<Stream>::stop_upload(OriginConnection& origin) {
+template <typename Stream> net::Task<> VisitorConnection<Stream>::stop_upload(origin::OriginConnection& origin) {
     if (m_upload.running && !m_upload.finished) {
         m_upload.stopping = true;
         error_code ignored;
-        lowest_layer(m_stream).cancel(ignored);
+        net::lowest_layer(m_stream).cancel(ignored);
         origin.tcp_socket().cancel(ignored);
     }
     co_await wait_for_upload();
 }
 
-template <typename Stream> Task<bool> VisitorConnection<Stream>::proxy(GateResult& result, util::TimePoint now, bool keep_alive) {
+template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(GateResult& result, util::TimePoint now, bool keep_alive) {
     const EdgeOptions& options = m_shared.options;
     const auto timeout = options.origin.response_timeout;
-    const MessageHead& request = m_request.head();
+    const net::MessageHead& request = m_request.head();
     const bool head_request = request.method == "HEAD";
     const bool upgrade = request.upgrade;
-    const BodyFraming framing = request.framing;
+    const net::BodyFraming framing = request.framing;
     const uint64_t length = request.content_length;
     m_version_minor = request.version_minor;
     m_upload.running = false;
@@ -181,17 +181,17 @@ template <typename Stream> Task<bool> VisitorConnection<Stream>::proxy(GateResul
                             ForwardedRequest{.target = target, .path_prefix = result.zone->origin.path_prefix, .client = m_peer_text,
                                              .https = m_https, .room_cookie = result.room ? std::string_view(result.room->cookie_name) : "",
                                              .framing = framing, .content_length = length, .upgrade = upgrade});
-    const bool expects_continue = m_version_minor == 1 && framing != BodyFraming::none && has_token(request.find("expect"), "100-continue");
+    const bool expects_continue = m_version_minor == 1 && framing != net::BodyFraming::none && net::has_token(request.find("expect"), "100-continue");
     m_in.consume(request.size); // the head's views are not used past this point
     // A body that is here already goes with the head (and can be sent again on a fresh connection);
     // any other streams beside the answer.
-    const bool body_here = framing == BodyFraming::none || (framing == BodyFraming::length && m_in.size() >= length);
-    const size_t body_here_bytes = framing == BodyFraming::length && body_here ? static_cast<size_t>(length) : 0;
+    const bool body_here = framing == net::BodyFraming::none || (framing == net::BodyFraming::length && m_in.size() >= length);
+    const size_t body_here_bytes = framing == net::BodyFraming::length && body_here ? static_cast<size_t>(length) : 0;
 
     const auto origin_start = std::chrono::steady_clock::now();
-    std::unique_ptr<OriginConnection> origin;
+    std::unique_ptr<origin::OriginConnection> origin;
     ResponseHeadRead read = ResponseHeadRead::nothing;
-    OriginError connect_error = OriginError::none;
+    origin::OriginError connect_error = origin::OriginError::none;
     for (int attempt = 0; attempt < 2; ++attempt) {
         origin = co_await m_worker.origins.acquire(result.zone->origin, m_watch, connect_error, attempt == 0);
         if (!origin) break;
@@ -205,7 +205,7 @@ template <typename Stream> Task<bool> VisitorConnection<Stream>::proxy(GateResul
             co_await origin->write(asio::buffer(m_out), ec);
         }
         if (!ec && !body_here) {
-            if (expects_continue) co_await asio::async_write(m_stream, buffer_of(k_continue), awaitable(ec));
+            if (expects_continue) co_await asio::async_write(m_stream, buffer_of(k_continue), net::awaitable(ec));
             if (!ec) start_upload(*origin, framing);
         }
         read = ec ? ResponseHeadRead::nothing : co_await read_response_head(*origin, head_request);
@@ -219,7 +219,7 @@ template <typename Stream> Task<bool> VisitorConnection<Stream>::proxy(GateResul
 
     if (read != ResponseHeadRead::complete) {
         // No answer to pass on: wr answers with its own page (and no renewed cookie).
-        const bool timed_out = m_watch.expired || connect_error == OriginError::timeout;
+        const bool timed_out = m_watch.expired || connect_error == origin::OriginError::timeout;
         if (origin) co_await stop_upload(*origin);
         m_watch.origin = nullptr;
         const auto end = m_upload.end;
@@ -239,7 +239,7 @@ template <typename Stream> Task<bool> VisitorConnection<Stream>::proxy(GateResul
 
     if (result.room)
         result.room->stats->record_origin_time(now, std::chrono::duration_cast<util::Milliseconds>(std::chrono::steady_clock::now() - origin_start));
-    const MessageHead& response = m_response.head();
+    const net::MessageHead& response = m_response.head();
 
     if (response.status == 101) {
         if (!upgrade) { // a switch nobody asked for
@@ -251,7 +251,7 @@ template <typename Stream> Task<bool> VisitorConnection<Stream>::proxy(GateResul
         origin->in.consume(response.size);
         m_watch.expire_in(timeout);
         error_code ec;
-        co_await asio::async_write(m_stream, asio::buffer(m_out), awaitable(ec));
+        co_await asio::async_write(m_stream, asio::buffer(m_out), net::awaitable(ec));
         if (!ec) co_await tunnel(*origin);
         m_watch.origin = nullptr;
         co_return false;
@@ -266,31 +266,31 @@ template <typename Stream> Task<bool> VisitorConnection<Stream>::proxy(GateResul
     }
     // The edge frames what it sends: the origin's length as it is, anything else chunked for
     // HTTP/1.1 visitors, or to the close for HTTP/1.0 ones.
-    BodyFraming out = response.framing;
-    if (out == BodyFraming::chunked || out == BodyFraming::until_close) out = m_version_minor == 1 ? BodyFraming::chunked : BodyFraming::until_close;
-    if (out == BodyFraming::until_close) keep_alive = false;
+    net::BodyFraming out = response.framing;
+    if (out == net::BodyFraming::chunked || out == net::BodyFraming::until_close) out = m_version_minor == 1 ? net::BodyFraming::chunked : net::BodyFraming::until_close;
+    if (out == net::BodyFraming::until_close) keep_alive = false;
     write_visitor_response(m_out, response,
                            VisitorResponse{.version_minor = m_version_minor, .set_cookie = set_cookie, .framing = out,
                                            .content_length = response.content_length, .keep_alive = keep_alive});
     const bool origin_keeps_alive = response.keep_alive;
-    const bool until_close = response.framing == BodyFraming::until_close;
-    bool complete = response.framing == BodyFraming::none;
+    const bool until_close = response.framing == net::BodyFraming::until_close;
+    bool complete = response.framing == net::BodyFraming::none;
     origin->in.consume(response.size);
 
     // The body: each read from the origin is written to the visitor before the next read.
     bool head_sent = false;
     bool failed = false;
-    const bool chunked = out == BodyFraming::chunked;
+    const bool chunked = out == net::BodyFraming::chunked;
     while (true) {
         m_pieces.clear();
         size_t consumed = 0;
         if (!complete && !origin->in.empty()) {
-            const BodyStatus status = m_response.parse_body(origin->in.data(), origin->in.size(), consumed, m_pieces);
-            if (status == BodyStatus::invalid) {
+            const net::BodyStatus status = m_response.parse_body(origin->in.data(), origin->in.size(), consumed, m_pieces);
+            if (status == net::BodyStatus::invalid) {
                 failed = true;
                 break;
             }
-            complete = status == BodyStatus::complete;
+            complete = status == net::BodyStatus::complete;
         }
         m_gather.clear();
         if (!head_sent) m_gather.push_back(asio::buffer(m_out));
@@ -299,7 +299,7 @@ template <typename Stream> Task<bool> VisitorConnection<Stream>::proxy(GateResul
         if (!m_gather.empty()) {
             m_watch.expire_in(timeout);
             error_code ec;
-            co_await asio::async_write(m_stream, m_gather, awaitable(ec));
+            co_await asio::async_write(m_stream, m_gather, net::awaitable(ec));
             if (ec) {
                 failed = true;
                 break;
@@ -315,7 +315,7 @@ template <typename Stream> Task<bool> VisitorConnection<Stream>::proxy(GateResul
         if (ec) {
             // The end of a body that runs to the close; anything else cut short is a failure, which
             // the visitor sees as a response that stops (never a well-framed wrong one).
-            if (until_close && !m_watch.expired && m_response.finish_body() == BodyStatus::complete) {
+            if (until_close && !m_watch.expired && m_response.finish_body() == net::BodyStatus::complete) {
                 complete = true;
                 continue;
             }
@@ -340,15 +340,15 @@ template <typename Stream> Task<bool> VisitorConnection<Stream>::proxy(GateResul
 // The members above, for both kinds of visitor stream (the class itself is instantiated in
 // visitor_connection.cpp).
 #define WR_INSTANTIATE(Stream)                                                                                                 \
-    template Task<bool> VisitorConnection<Stream>::proxy(GateResult&, util::TimePoint, bool);                                  \
-    template Task<VisitorConnection<Stream>::ResponseHeadRead> VisitorConnection<Stream>::read_response_head(OriginConnection&, \
+    template net::Task<bool> VisitorConnection<Stream>::proxy(GateResult&, util::TimePoint, bool);                                  \
+    template net::Task<VisitorConnection<Stream>::ResponseHeadRead> VisitorConnection<Stream>::read_response_head(origin::OriginConnection&, \
                                                                                                              bool);             \
-    template Task<> VisitorConnection<Stream>::upload_body(OriginConnection&, BodyFraming);                                    \
-    template void VisitorConnection<Stream>::start_upload(OriginConnection&, BodyFraming);                                     \
-    template Task<> VisitorConnection<Stream>::stop_upload(OriginConnection&);                                                 \
-    template Task<> VisitorConnection<Stream>::wait_for_upload();
-WR_INSTANTIATE(Socket)
-WR_INSTANTIATE(TlsStream)
+    template net::Task<> VisitorConnection<Stream>::upload_body(origin::OriginConnection&, net::BodyFraming);                                    \
+    template void VisitorConnection<Stream>::start_upload(origin::OriginConnection&, net::BodyFraming);                                     \
+    template net::Task<> VisitorConnection<Stream>::stop_upload(origin::OriginConnection&);                                                 \
+    template net::Task<> VisitorConnection<Stream>::wait_for_upload();
+WR_INSTANTIATE(net::Socket)
+WR_INSTANTIATE(net::TlsStream)
 #undef WR_INSTANTIATE
 
 } // namespace wr::edge

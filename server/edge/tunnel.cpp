@@ -5,13 +5,13 @@
 
 namespace wr::edge {
 
-template <typename Stream> Task<> VisitorConnection<Stream>::pump_to_visitor(OriginConnection& origin) {
+template <typename Stream> net::Task<> VisitorConnection<Stream>::pump_to_visitor(origin::OriginConnection& origin) {
     const auto idle = m_shared.options.tunnel_idle_timeout;
     error_code ec;
     try {
         while (true) {
             if (!origin.in.empty()) {
-                co_await asio::async_write(m_stream, asio::buffer(origin.in.data(), origin.in.size()), awaitable(ec));
+                co_await asio::async_write(m_stream, asio::buffer(origin.in.data(), origin.in.size()), net::awaitable(ec));
                 if (ec) break;
                 origin.in.consume(origin.in.size());
                 m_watch.expire_in(idle);
@@ -26,13 +26,13 @@ template <typename Stream> Task<> VisitorConnection<Stream>::pump_to_visitor(Ori
     }
     // This side ended: so does the other.
     error_code ignored;
-    lowest_layer(m_stream).cancel(ignored);
+    net::lowest_layer(m_stream).cancel(ignored);
     origin.tcp_socket().cancel(ignored);
     m_upload.finished = true;
     m_signal.cancel();
 }
 
-template <typename Stream> Task<> VisitorConnection<Stream>::tunnel(OriginConnection& origin) {
+template <typename Stream> net::Task<> VisitorConnection<Stream>::tunnel(origin::OriginConnection& origin) {
     analytics::EdgeCounters& counters = m_shared.analytics.edge();
     counters.tunnels_opened.fetch_add(1, std::memory_order_relaxed);
     counters.open_tunnels.fetch_add(1, std::memory_order_relaxed);
@@ -51,21 +51,21 @@ template <typename Stream> Task<> VisitorConnection<Stream>::tunnel(OriginConnec
             m_watch.expire_in(idle);
         }
         const auto [space, room] = m_in.prepare(k_stream_buffer, k_stream_buffer);
-        const size_t got = co_await m_stream.async_read_some(asio::buffer(space, room), awaitable(ec));
+        const size_t got = co_await m_stream.async_read_some(asio::buffer(space, room), net::awaitable(ec));
         if (ec) break;
         m_in.commit(got);
         m_watch.expire_in(idle);
     }
     error_code ignored;
     origin.tcp_socket().cancel(ignored);
-    lowest_layer(m_stream).cancel(ignored);
+    net::lowest_layer(m_stream).cancel(ignored);
     co_await wait_for_upload();
     counters.open_tunnels.fetch_sub(1, std::memory_order_relaxed);
 }
 
-template Task<> VisitorConnection<Socket>::tunnel(OriginConnection&);
-template Task<> VisitorConnection<TlsStream>::tunnel(OriginConnection&);
-template Task<> VisitorConnection<Socket>::pump_to_visitor(OriginConnection&);
-template Task<> VisitorConnection<TlsStream>::pump_to_visitor(OriginConnection&);
+template net::Task<> VisitorConnection<net::Socket>::tunnel(origin::OriginConnection&);
+template net::Task<> VisitorConnection<net::TlsStream>::tunnel(origin::OriginConnection&);
+template net::Task<> VisitorConnection<net::Socket>::pump_to_visitor(origin::OriginConnection&);
+template net::Task<> VisitorConnection<net::TlsStream>::pump_to_visitor(origin::OriginConnection&);
 
 } // namespace wr::edge

@@ -11,14 +11,14 @@ namespace {
 namespace http = boost::beast::http;
 
 template <typename Stream>
-Task<bool> exchange(Stream& stream, http::request<http::string_body>& request, http::response<http::string_body>& response) {
+net::Task<bool> exchange(Stream& stream, http::request<http::string_body>& request, http::response<http::string_body>& response) {
     error_code ec;
-    co_await http::async_write(stream, request, awaitable(ec));
+    co_await http::async_write(stream, request, net::awaitable(ec));
     if (ec) co_return false;
     boost::beast::flat_buffer buffer;
     http::response_parser<http::string_body> parser;
     parser.body_limit(64 * 1024);
-    co_await http::async_read(stream, buffer, parser, awaitable(ec));
+    co_await http::async_read(stream, buffer, parser, net::awaitable(ec));
     if (ec) co_return false;
     response = parser.release();
     co_return true;
@@ -28,9 +28,9 @@ Task<bool> exchange(Stream& stream, http::request<http::string_body>& request, h
 
 TurnstileClient::TurnstileClient(asio::io_context& io, const TurnstileOptions& options)
     : m_options(options), m_url(model::parse_origin_url(options.verify_url)),
-      m_pool(io, OriginOptions{options.timeout, options.timeout, 8, ""}) {}
+      m_pool(io, origin::OriginOptions{options.timeout, options.timeout, 8, ""}) {}
 
-Task<bool> TurnstileClient::verify(std::string token, std::string remote_ip, ConnectionWatch& watch) {
+net::Task<bool> TurnstileClient::verify(std::string token, std::string remote_ip, net::ConnectionWatch& watch) {
     if (!m_url || token.empty() || token == "failed" || token.size() > k_max_turnstile_token) co_return false;
     http::request<http::string_body> request{http::verb::post, m_url->path_prefix.empty() ? "/" : m_url->path_prefix, 11};
     request.set(http::field::host, m_url->host_header());
@@ -47,8 +47,8 @@ Task<bool> TurnstileClient::verify(std::string token, std::string remote_ip, Con
     http::response<http::string_body> response;
     bool answered = false;
     for (int attempt = 0; attempt < 2 && !answered; ++attempt) {
-        OriginError error = OriginError::none;
-        std::unique_ptr<OriginConnection> connection = co_await m_pool.acquire(*m_url, watch, error, attempt == 0);
+        origin::OriginError error = origin::OriginError::none;
+        std::unique_ptr<origin::OriginConnection> connection = co_await m_pool.acquire(*m_url, watch, error, attempt == 0);
         if (!connection) break;
         watch.origin = &connection->tcp_socket();
         watch.deadline = deadline;

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "edge/asio.h"
-#include "edge/connection_watch.h"
-#include "edge/origin_pool.h"
+#include "net/asio.h"
+#include "net/connection_watch.h"
+#include "origin/origin_pool.h"
 #include "edge/turnstile.h"
 
 namespace wr::edge {
@@ -19,12 +19,12 @@ public:
     // Asks siteverify about `token`. Timeouts, errors and malformed answers count as failures;
     // tokens that cannot be real ("failed", empty, too long) fail without asking. `watch` is the
     // visitor's connection's: its deadline bounds the call, and is left unset afterwards.
-    Task<bool> verify(std::string token, std::string remote_ip, ConnectionWatch& watch);
+    net::Task<bool> verify(std::string token, std::string remote_ip, net::ConnectionWatch& watch);
 
 private:
     const TurnstileOptions& m_options;
     std::optional<model::OriginUrl> m_url;
-    OriginPool m_pool;
+    origin::OriginPool m_pool;
 };
 
 } // namespace wr::edge

@@ -46,13 +46,13 @@ VisitorConnection<Stream>::VisitorConnection(Worker& worker, const EdgeShared& s
                                              bool https)
     : m_worker(worker), m_shared(shared), m_stream(stream), m_peer(peer), m_peer_text(address_text(peer)), m_https(https),
       m_signal(worker.io.get_executor()) {
-    m_watch.visitor = &lowest_layer(stream);
+    m_watch.visitor = &net::lowest_layer(stream);
     m_worker.watches.add(m_watch);
 }
 
 template <typename Stream> VisitorConnection<Stream>::~VisitorConnection() { m_worker.watches.remove(m_watch); }
 
-template <typename Stream> Task<typename VisitorConnection<Stream>::HeadRead> VisitorConnection<Stream>::read_head() {
+template <typename Stream> net::Task<typename VisitorConnection<Stream>::HeadRead> VisitorConnection<Stream>::read_head() {
     const EdgeOptions& options = m_shared.options;
     m_request.begin();
     // Between requests with nothing buffered the connection is idle: the first to go when
@@ -68,19 +68,19 @@ template <typename Stream> Task<typename VisitorConnection<Stream>::HeadRead> Vi
     }
     while (true) {
         if (!m_in.empty()) {
-            switch (m_request.parse_head(m_in.data(), std::min(m_in.size(), k_max_request_head))) {
-            case HeadStatus::complete: co_return HeadRead::complete;
-            case HeadStatus::invalid: co_return HeadRead::invalid;
-            case HeadStatus::too_many_headers: co_return HeadRead::too_large;
-            case HeadStatus::unsupported_version: co_return HeadRead::unsupported_version;
-            case HeadStatus::incomplete:
-                if (m_in.size() >= k_max_request_head) co_return HeadRead::too_large;
+            switch (m_request.parse_head(m_in.data(), std::min(m_in.size(), net::k_max_request_head))) {
+            case net::HeadStatus::complete: co_return HeadRead::complete;
+            case net::HeadStatus::invalid: co_return HeadRead::invalid;
+            case net::HeadStatus::too_many_headers: co_return HeadRead::too_large;
+            case net::HeadStatus::unsupported_version: co_return HeadRead::unsupported_version;
+            case net::HeadStatus::incomplete:
+                if (m_in.size() >= net::k_max_request_head) co_return HeadRead::too_large;
                 break;
             }
         }
-        const auto [space, room] = m_in.prepare(ReadBuffer::k_initial, k_max_request_head);
+        const auto [space, room] = m_in.prepare(net::ReadBuffer::k_initial, net::k_max_request_head);
         error_code ec;
-        const size_t received = co_await m_stream.async_read_some(asio::buffer(space, room), awaitable(ec));
+        const size_t received = co_await m_stream.async_read_some(asio::buffer(space, room), net::awaitable(ec));
         if (ec) co_return begun && m_watch.expired ? HeadRead::timed_out : HeadRead::closed;
         m_in.commit(received);
         if (!begun) {
@@ -92,7 +92,7 @@ template <typename Stream> Task<typename VisitorConnection<Stream>::HeadRead> Vi
 }
 
 template <typename Stream>
-Task<bool> VisitorConnection<Stream>::answer(int status, std::string_view body, bool keep_alive, bool head_request,
+net::Task<bool> VisitorConnection<Stream>::answer(int status, std::string_view body, bool keep_alive, bool head_request,
                                              const GateResult* result) {
     const int version = m_request.head().version_minor == 0 ? 10 : 11;
     PageHead head{.status = status, .content_type = "text/html; charset=utf-8"};
@@ -105,17 +105,17 @@ Task<bool> VisitorConnection<Stream>::answer(int status, std::string_view body, 
     m_watch.expire_in(m_shared.options.origin.response_timeout);
     error_code ec;
     const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_out), asio::buffer(body.data(), head_request ? 0 : body.size())};
-    co_await asio::async_write(m_stream, buffers, awaitable(ec));
+    co_await asio::async_write(m_stream, buffers, net::awaitable(ec));
     co_return !ec && keep_alive;
 }
 
 template <typename Stream>
-Task<bool> VisitorConnection<Stream>::answer_error(int status, std::string_view title, std::string_view text, bool keep_alive,
+net::Task<bool> VisitorConnection<Stream>::answer_error(int status, std::string_view title, std::string_view text, bool keep_alive,
                                                    bool head_request) {
     co_return co_await answer(status, error_page(status, title, text), keep_alive, head_request);
 }
 
-template <typename Stream> Task<> VisitorConnection<Stream>::serve() {
+template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
     const EdgeOptions& options = m_shared.options;
     while (m_shared.running.load(std::memory_order_relaxed)) {
         const HeadRead read = co_await read_head();
@@ -138,17 +138,17 @@ template <typename Stream> Task<> VisitorConnection<Stream>::serve() {
         }
 
         const InFlight in_flight(m_shared.in_flight);
-        const MessageHead& request = m_request.head();
+        const net::MessageHead& request = m_request.head();
         // While draining, every answer closes its connection.
         bool keep_alive = request.keep_alive && !m_shared.draining.load(std::memory_order_acquire);
         const bool head_method = request.method == "HEAD";
-        const bool body_pending = request.framing != BodyFraming::none;
+        const bool body_pending = request.framing != net::BodyFraming::none;
         if (request.method == "CONNECT") {
             co_await answer_error(405, "Method Not Allowed", "This site is not a forward proxy.", false, false);
             co_return;
         }
         // A body announced larger than the limit is refused before anything else reads it.
-        if (request.framing == BodyFraming::length && options.max_request_body > 0 && request.content_length > options.max_request_body) {
+        if (request.framing == net::BodyFraming::length && options.max_request_body > 0 && request.content_length > options.max_request_body) {
             co_await answer_error(413, "Request too large", "The request is larger than this site accepts.", false, head_method);
             co_return;
         }
@@ -190,7 +190,7 @@ template <typename Stream> Task<> VisitorConnection<Stream>::serve() {
     }
 }
 
-template class VisitorConnection<Socket>;
-template class VisitorConnection<TlsStream>;
+template class VisitorConnection<net::Socket>;
+template class VisitorConnection<net::TlsStream>;
 
 } // namespace wr::edge

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "edge/asio.h"
-#include "edge/connection_watch.h"
-#include "edge/http_parser.h"
-#include "edge/read_buffer.h"
+#include "net/asio.h"
+#include "net/connection_watch.h"
+#include "net/http_parser.h"
+#include "net/read_buffer.h"
 #include "edge/worker.h"
 
 namespace wr::edge {
@@ -23,29 +23,29 @@ public:
     VisitorConnection& operator=(const VisitorConnection&) = delete;
 
     // Serves requests until the connection ends; the caller then closes the stream.
-    Task<> serve();
-    ConnectionWatch& watch() { return m_watch; }
+    net::Task<> serve();
+    net::ConnectionWatch& watch() { return m_watch; }
 
 private:
     enum class HeadRead { complete, closed, timed_out, too_large, invalid, unsupported_version };
-    Task<HeadRead> read_head();
+    net::Task<HeadRead> read_head();
     // wr's own answer (queue page, error page…); false when the connection must close after it.
-    Task<bool> answer(int status, std::string_view body, bool keep_alive, bool head_request, const GateResult* result = nullptr);
-    Task<bool> answer_error(int status, std::string_view title, std::string_view text, bool keep_alive, bool head_request);
+    net::Task<bool> answer(int status, std::string_view body, bool keep_alive, bool head_request, const GateResult* result = nullptr);
+    net::Task<bool> answer_error(int status, std::string_view title, std::string_view text, bool keep_alive, bool head_request);
 
     // edge/proxy_exchange.cpp: forwards the request the Gate admitted; false when the connection
     // must close afterwards (and after a tunnel, which always ends it).
-    Task<bool> proxy(GateResult& result, util::TimePoint now, bool keep_alive);
+    net::Task<bool> proxy(GateResult& result, util::TimePoint now, bool keep_alive);
     enum class ResponseHeadRead { complete, nothing, failed, invalid };
-    Task<ResponseHeadRead> read_response_head(OriginConnection& origin, bool head_request);
-    Task<> upload_body(OriginConnection& origin, BodyFraming framing);
-    void start_upload(OriginConnection& origin, BodyFraming framing);
+    net::Task<ResponseHeadRead> read_response_head(origin::OriginConnection& origin, bool head_request);
+    net::Task<> upload_body(origin::OriginConnection& origin, net::BodyFraming framing);
+    void start_upload(origin::OriginConnection& origin, net::BodyFraming framing);
     // Ends an upload that is still running (the origin answered without reading it all), then waits.
-    Task<> stop_upload(OriginConnection& origin);
-    Task<> wait_for_upload();
+    net::Task<> stop_upload(origin::OriginConnection& origin);
+    net::Task<> wait_for_upload();
     // edge/tunnel.cpp: bytes both ways until either side closes or the tunnel idles too long.
-    Task<> tunnel(OriginConnection& origin);
-    Task<> pump_to_visitor(OriginConnection& origin);
+    net::Task<> tunnel(origin::OriginConnection& origin);
+    net::Task<> pump_to_visitor(origin::OriginConnection& origin);
 
     Worker& m_worker;
     const EdgeShared& m_shared;
@@ -54,10 +54,10 @@ private:
     std::string m_peer_text;
     bool m_https;
     int m_version_minor = 1;      // the request being answered: HTTP/1.0 or 1.1
-    ConnectionWatch m_watch;
-    ReadBuffer m_in;
-    HttpParser m_request{HttpParser::Kind::request};
-    HttpParser m_response{HttpParser::Kind::response};
+    net::ConnectionWatch m_watch;
+    net::ReadBuffer m_in;
+    net::HttpParser m_request{net::HttpParser::Kind::request};
+    net::HttpParser m_response{net::HttpParser::Kind::response};
     std::string m_out;            // heads and wr's own pages; its capacity stays for the next request
     std::string m_cookies;        // the Cookie headers joined, when a request has several
     GateResult m_result;          // the Gate's decision, filled afresh for each request
@@ -77,7 +77,7 @@ private:
         std::vector<asio::const_buffer> gather;
         char chunk_head[20];
     } m_upload;
-    Timer m_signal; // wakes the answer's side when the upload ends
+    net::Timer m_signal; // wakes the answer's side when the upload ends
 };
 
 // Formats "<hex size>\r\n" into `out` (at least 20 bytes); returns its length.

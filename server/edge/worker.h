@@ -6,13 +6,13 @@
 #include <thread>
 
 #include "analytics/room_stats.h"
-#include "edge/asio.h"
+#include "net/asio.h"
 #include "edge/client_address.h"
 #include "edge/config_source.h"
-#include "edge/connection_watch.h"
+#include "net/connection_watch.h"
 #include "edge/edge_options.h"
 #include "edge/gate.h"
-#include "edge/origin_pool.h"
+#include "origin/origin_pool.h"
 #include "edge/turnstile_client.h"
 #include "util/clock.h"
 
@@ -37,11 +37,11 @@ struct Worker {
 
     // First, so that it outlives the io_context: connections still suspended when the io_context
     // is destroyed unlink their watches from it as their frames go.
-    ConnectionWatches watches;
+    net::ConnectionWatches watches;
     asio::io_context io{1};
-    Acceptor acceptor;
+    net::Acceptor acceptor;
     Gate gate;
-    OriginPool origins;
+    origin::OriginPool origins;
     TurnstileClient turnstile;
     Snapshot snapshot;
     std::thread thread;

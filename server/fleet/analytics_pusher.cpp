@@ -44,7 +44,7 @@ NodeReport AnalyticsPusher::report(util::TimePoint now) const {
     const edge::Snapshot snapshot = m_sources.config.snapshot();
     if (!snapshot.config) return report;
     for (const auto& room : snapshot.config->rooms) {
-        const control::LiveFigures live = m_sources.live.figures(room->id, now);
+        const model::LiveFigures live = m_sources.live.figures(room->id, now);
         // An empty room is left out: the control node reads its absence as zero, and a thousand
         // idle rooms do not ride along every push.
         if (live.active_users == 0 && live.queued_users == 0) continue;

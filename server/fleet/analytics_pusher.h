@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "analytics/room_stats.h"
-#include "control/status.h"
+#include "model/live_status.h"
 #include "edge/config_source.h"
 #include "fleet/control_client.h"
 #include "fleet/outbox.h"
@@ -27,7 +27,7 @@ inline constexpr std::string_view k_outbox_file = "analytics-outbox.json";
 struct PusherSources {
     analytics::Registry& registry;        // the edge's counters, drained here
     const edge::ConfigSource& config;     // which rooms exist
-    const control::LiveStatus& live;      // the edge's live figures per room
+    const model::LiveStatus& live;      // the edge's live figures per room
     const state::Counters& counters;      // its health
 };
 

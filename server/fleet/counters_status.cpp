@@ -3,13 +3,13 @@
 
 namespace wr::fleet {
 
-control::LiveFigures CountersStatus::figures(const std::string& room_id, util::TimePoint now) const {
+model::LiveFigures CountersStatus::figures(const std::string& room_id, util::TimePoint now) const {
     const edge::Snapshot snapshot = m_config.snapshot();
     const edge::RoomConfig* room = snapshot.config ? snapshot.config->find_room_by_id(room_id) : nullptr;
     if (!room) return {};
     const queue::Policy& policy = room->phase_at(now).policy;
     const queue::RoomFigures figures = m_counters.figures(room_id, policy, now);
-    return control::LiveFigures{figures.queued_users, figures.active_users, figures.max_estimated_minutes, policy.total_active_users,
+    return model::LiveFigures{figures.queued_users, figures.active_users, figures.max_estimated_minutes, policy.total_active_users,
                                 policy.new_users_per_minute};
 }
 
@@ -18,7 +18,7 @@ std::vector<analytics::RoomSample> CountersStatus::sample(util::TimePoint now) {
     std::vector<analytics::RoomSample> samples;
     if (!snapshot.config) return samples;
     for (const auto& room : snapshot.config->rooms) {
-        const control::LiveFigures live = figures(room->id, now);
+        const model::LiveFigures live = figures(room->id, now);
         samples.push_back({room->id, live.active_users, live.queued_users, live.total_active_users_limit, live.new_users_per_minute_limit,
                            live.max_estimated_minutes});
     }

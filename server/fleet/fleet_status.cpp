@@ -16,8 +16,8 @@ std::string failure_words(const std::string& mode) {
     return mode.empty() ? "" : "failure mode " + mode;
 }
 
-control::NodeStatus status_of(const NodeView& view) {
-    control::NodeStatus status;
+model::NodeStatus status_of(const NodeView& view) {
+    model::NodeStatus status;
     status.node = view.node;
     status.role = view.role;
     status.last_report = view.taken;
@@ -91,7 +91,7 @@ std::vector<NodeView> FleetStatus::views(const std::string& room_id, util::TimeP
         if (m_local->counters) view.health = m_local->counters->health();
         view.taken = now;
         if (m_local->live) {
-            const control::LiveFigures live = m_local->live->figures(room_id, now);
+            const model::LiveFigures live = m_local->live->figures(room_id, now);
             analytics::RoomSample room{room_id, live.active_users, live.queued_users, live.total_active_users_limit,
                                        live.new_users_per_minute_limit, live.max_estimated_minutes};
             view.room = room;
@@ -112,11 +112,11 @@ std::vector<NodeView> FleetStatus::views(const std::string& room_id, util::TimeP
     return views;
 }
 
-control::LiveFigures FleetStatus::figures(const std::string& room_id, util::TimePoint now) const {
+model::LiveFigures FleetStatus::figures(const std::string& room_id, util::TimePoint now) const {
     return combine(views(room_id, now)).figures;
 }
 
-std::vector<control::NodeStatus> FleetStatus::nodes(const std::string& room_id, util::TimePoint now) const {
+std::vector<model::NodeStatus> FleetStatus::nodes(const std::string& room_id, util::TimePoint now) const {
     return combine(views(room_id, now)).nodes;
 }
 
@@ -133,7 +133,7 @@ std::vector<analytics::RoomSample> FleetStatus::sample(util::TimePoint now) {
     }
     std::vector<analytics::RoomSample> samples;
     for (const std::string& room_id : room_ids) {
-        const control::LiveFigures figures = this->figures(room_id, now);
+        const model::LiveFigures figures = this->figures(room_id, now);
         samples.push_back({room_id, figures.active_users, figures.queued_users, figures.total_active_users_limit,
                            figures.new_users_per_minute_limit, figures.max_estimated_minutes});
     }

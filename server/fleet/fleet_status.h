@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "analytics/collector.h"
-#include "control/status.h"
+#include "model/live_status.h"
 #include "fleet/report_wire.h"
 #include "state/counters.h"
 
@@ -36,8 +36,8 @@ struct NodeView {
 };
 
 struct Combined {
-    control::LiveFigures figures;
-    std::vector<control::NodeStatus> nodes;
+    model::LiveFigures figures;
+    std::vector<model::NodeStatus> nodes;
 };
 
 // The whole room from each node's view of it (pure).
@@ -48,20 +48,20 @@ Combined combine(const std::vector<NodeView>& views);
 struct LocalNode {
     std::string node;
     std::string role;
-    const control::LiveStatus* live = nullptr;
+    const model::LiveStatus* live = nullptr;
     analytics::Sampler* sampler = nullptr;
     const state::Counters* counters = nullptr; // its health
 };
 
-class FleetStatus final : public control::LiveStatus, public analytics::Sampler {
+class FleetStatus final : public model::LiveStatus, public analytics::Sampler {
 public:
     explicit FleetStatus(std::optional<LocalNode> local = std::nullopt);
 
     // An edge's report, as received at `received` (by this node's clock).
     void record(NodeReport report, util::TimePoint received);
 
-    control::LiveFigures figures(const std::string& room_id, util::TimePoint now) const override;
-    std::vector<control::NodeStatus> nodes(const std::string& room_id, util::TimePoint now) const override;
+    model::LiveFigures figures(const std::string& room_id, util::TimePoint now) const override;
+    std::vector<model::NodeStatus> nodes(const std::string& room_id, util::TimePoint now) const override;
     std::vector<analytics::RoomSample> sample(util::TimePoint now) override;
 
 private:

@@ -5,7 +5,7 @@
 
 namespace wr::fleet {
 
-void PublishedSnapshot::update(const model::ConfigDocument& document, const edge::KeyRing& keys) {
+void PublishedSnapshot::update(const model::ConfigDocument& document, const util::KeyRing& keys) {
     auto body = std::make_shared<const std::string>(snapshot_body(document, keys));
     std::string etag = etag_of(*body);
     std::lock_guard lock(m_mutex);

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "edge/key_ring.h"
+#include "util/key_ring.h"
 #include "model/config_document.h"
 
 namespace wr::fleet {
@@ -19,7 +19,7 @@ public:
         std::string etag;
     };
 
-    void update(const model::ConfigDocument& document, const edge::KeyRing& keys);
+    void update(const model::ConfigDocument& document, const util::KeyRing& keys);
     Current current() const;
 
 private:

@@ -8,9 +8,9 @@
 
 namespace wr::fleet {
 
-std::string snapshot_body(const model::ConfigDocument& document, const edge::KeyRing& keys) {
+std::string snapshot_body(const model::ConfigDocument& document, const util::KeyRing& keys) {
     nlohmann::json cookie_keys = nlohmann::json::array();
-    for (const edge::CookieKey& key : keys.keys()) cookie_keys.push_back({{"id", key.id}, {"key", edge::key_to_hex(key)}});
+    for (const util::CookieKey& key : keys.keys()) cookie_keys.push_back({{"id", key.id}, {"key", util::key_to_hex(key)}});
     return nlohmann::json{{"document", model::config_document_to_json(document)}, {"cookie_keys", std::move(cookie_keys)}}.dump();
 }
 
@@ -35,19 +35,19 @@ std::optional<EdgeSnapshot> read_snapshot(std::string_view body, std::string& er
         error = "the configuration has no cookie keys";
         return std::nullopt;
     }
-    std::vector<edge::CookieKey> ring;
+    std::vector<util::CookieKey> ring;
     for (const nlohmann::json& entry : *keys) {
         const auto id = entry.is_object() ? entry.find("id") : entry.end();
         const auto hex = entry.is_object() ? entry.find("key") : entry.end();
         const bool id_ok = id != entry.end() && id->is_number_unsigned() && id->get<uint64_t>() <= 255;
-        const auto key = hex != entry.end() && hex->is_string() ? edge::key_from_hex(hex->get<std::string>()) : std::nullopt;
+        const auto key = hex != entry.end() && hex->is_string() ? util::key_from_hex(hex->get<std::string>()) : std::nullopt;
         if (!id_ok || !key) {
             error = "a cookie key is not {\"id\": 0..255, \"key\": \"<64 hex>\"}";
             return std::nullopt;
         }
-        ring.push_back(edge::CookieKey{static_cast<uint8_t>(id->get<uint64_t>()), *key});
+        ring.push_back(util::CookieKey{static_cast<uint8_t>(id->get<uint64_t>()), *key});
     }
-    snapshot.keys = std::make_shared<const edge::KeyRing>(std::move(ring));
+    snapshot.keys = std::make_shared<const util::KeyRing>(std::move(ring));
     return snapshot;
 }
 

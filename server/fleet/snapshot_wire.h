@@ -7,18 +7,18 @@
 #include <string>
 #include <string_view>
 
-#include "edge/key_ring.h"
+#include "util/key_ring.h"
 #include "model/config_document.h"
 
 namespace wr::fleet {
 
 struct EdgeSnapshot {
     model::ConfigDocument document;
-    std::shared_ptr<const edge::KeyRing> keys;
+    std::shared_ptr<const util::KeyRing> keys;
 };
 
 // {"format": 1, "document": {…}, "cookie_keys": [{"id": 1, "key": "<64 hex>"}, …]}
-std::string snapshot_body(const model::ConfigDocument& document, const edge::KeyRing& keys);
+std::string snapshot_body(const model::ConfigDocument& document, const util::KeyRing& keys);
 
 // Reads a body written by snapshot_body; nullopt with `error` saying what is wrong.
 std::optional<EdgeSnapshot> read_snapshot(std::string_view body, std::string& error);

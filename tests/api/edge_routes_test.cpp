@@ -65,7 +65,7 @@ struct Control {
     // What the configuration feed does on a change.
     void publish() {
         wr::control::ConfigFeed feed(database, dir.path() / "cookie.key",
-                                     {[this](const wr::model::ConfigDocument& document, const std::shared_ptr<const wr::edge::KeyRing>& keys) {
+                                     {[this](const wr::model::ConfigDocument& document, const std::shared_ptr<const wr::util::KeyRing>& keys) {
                                          snapshot.update(document, *keys);
                                      }});
     }
@@ -180,7 +180,7 @@ TEST_CASE("api edge routes: the snapshot, then 304 until the configuration or th
     std::string second_etag;
     for (const auto& [name, value] : changed.headers)
         if (name == "ETag") second_etag = value;
-    wr::edge::KeyRing::rotate(control.dir.path() / "cookie.key");
+    wr::util::KeyRing::rotate(control.dir.path() / "cookie.key");
     control.publish();
     const Reply rotated = control.send("GET", "/client/v4/edge/config", control.edge, "", {{"if-none-match", second_etag}});
     REQUIRE(rotated.status == 200);

@@ -7,7 +7,7 @@
 #include "util/files.h"
 
 using wr::edge::CookieCodec;
-using wr::edge::KeyRing;
+using wr::util::KeyRing;
 using wr::queue::Ticket;
 
 namespace {
@@ -28,7 +28,7 @@ Ticket sample_ticket() {
 
 TEST_CASE("edge: a sealed cookie opens to the same ticket, in the same room only") {
     wr::test::TempDir dir;
-    const KeyRing keys = KeyRing::load_or_create(dir.path() / "cookie.key");
+    const wr::util::KeyRing keys = wr::util::KeyRing::load_or_create(dir.path() / "cookie.key");
     CookieCodec codec;
     const std::string sealed = codec.seal(sample_ticket(), "room-a", keys);
     CHECK(sealed.size() == 80);
@@ -42,7 +42,7 @@ TEST_CASE("edge: a sealed cookie opens to the same ticket, in the same room only
 
 TEST_CASE("edge: the infinite-queue and Turnstile flags travel inside the encryption") {
     wr::test::TempDir dir;
-    const KeyRing keys = KeyRing::load_or_create(dir.path() / "cookie.key");
+    const wr::util::KeyRing keys = wr::util::KeyRing::load_or_create(dir.path() / "cookie.key");
     CookieCodec codec;
     for (const bool infinite : {false, true}) {
         for (const bool answered : {false, true}) {
@@ -62,7 +62,7 @@ TEST_CASE("edge: the infinite-queue and Turnstile flags travel inside the encryp
 
 TEST_CASE("edge: every altered, truncated or extended cookie opens to nothing") {
     wr::test::TempDir dir;
-    const KeyRing keys = KeyRing::load_or_create(dir.path() / "cookie.key");
+    const wr::util::KeyRing keys = wr::util::KeyRing::load_or_create(dir.path() / "cookie.key");
     CookieCodec codec;
     const std::string sealed = codec.seal(sample_ticket(), "room", keys);
     for (size_t i = 0; i < sealed.size(); ++i) {
@@ -80,18 +80,18 @@ TEST_CASE("edge: every altered, truncated or extended cookie opens to nothing") 
 TEST_CASE("edge: after a rotation new cookies use the new key and old ones still open") {
     wr::test::TempDir dir;
     const auto path = dir.path() / "cookie.key";
-    const KeyRing first = KeyRing::load_or_create(path);
-    CHECK(KeyRing::load_or_create(path).current().key == first.current().key); // created once
+    const wr::util::KeyRing first = wr::util::KeyRing::load_or_create(path);
+    CHECK(wr::util::KeyRing::load_or_create(path).current().key == first.current().key); // created once
     CookieCodec codec;
     const std::string old_cookie = codec.seal(sample_ticket(), "room", first);
-    const KeyRing rotated = KeyRing::rotate(path);
+    const wr::util::KeyRing rotated = wr::util::KeyRing::rotate(path);
     CHECK(rotated.keys().size() == 2);
     CHECK(rotated.current().id == 2);
     CHECK(codec.open(old_cookie, "room", rotated));
     CHECK(codec.seal(sample_ticket(), "room", rotated).substr(0, 2) != old_cookie.substr(0, 2)); // the key id leads
-    for (int i = 0; i < 6; ++i) KeyRing::rotate(path);
-    const KeyRing many = KeyRing::load_or_create(path);
-    CHECK(many.keys().size() == wr::edge::k_kept_keys);
+    for (int i = 0; i < 6; ++i) wr::util::KeyRing::rotate(path);
+    const wr::util::KeyRing many = wr::util::KeyRing::load_or_create(path);
+    CHECK(many.keys().size() == wr::util::k_kept_keys);
     CHECK_FALSE(codec.open(old_cookie, "room", many)); // its key was dropped
 }
 
@@ -99,7 +99,7 @@ TEST_CASE("edge: a key file that is not ours is refused with its path") {
     wr::test::TempDir dir;
     const auto path = dir.path() / "cookie.key";
     wr::util::write_secret_file(path, "v1 1 nothex\n");
-    CHECK_THROWS_WITH(KeyRing::load_or_create(path),
+    CHECK_THROWS_WITH(wr::util::KeyRing::load_or_create(path),
                       (path.string() + " is not a wr cookie key file (expected lines \"v1 <id> <64 hex>\")").c_str());
 }
 

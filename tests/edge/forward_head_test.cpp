@@ -4,20 +4,20 @@
 #include <string>
 
 #include "edge/forward_head.h"
-#include "edge/http_parser.h"
+#include "net/http_parser.h"
 
-using wr::edge::BodyFraming;
+using wr::net::BodyFraming;
 using wr::edge::ForwardedRequest;
-using wr::edge::HeadStatus;
-using wr::edge::HttpParser;
+using wr::net::HeadStatus;
+using wr::net::HttpParser;
 using wr::edge::VisitorResponse;
 
 namespace {
 
 // Parses `bytes` (kept alive by the caller) as a request or response head.
-const wr::edge::MessageHead& parsed(HttpParser& parser, const std::string& bytes) {
+const wr::net::MessageHead& parsed(wr::net::HttpParser& parser, const std::string& bytes) {
     parser.begin();
-    REQUIRE(parser.parse_head(bytes.data(), bytes.size()) == HeadStatus::complete);
+    REQUIRE(parser.parse_head(bytes.data(), bytes.size()) == wr::net::HeadStatus::complete);
     return parser.head();
 }
 
@@ -41,12 +41,12 @@ TEST_CASE("edge::write_forwarded_request rewrites the head for the origin as byt
                               "Content-Type: text/plain\r\n"
                               "Transfer-Encoding: chunked\r\n"
                               "X-Custom: kept\r\n\r\n";
-    HttpParser parser(HttpParser::Kind::request);
+    wr::net::HttpParser parser(wr::net::HttpParser::Kind::request);
     const auto& request = parsed(parser, bytes);
     std::string out;
     wr::edge::write_forwarded_request(out, request,
                                       ForwardedRequest{.target = "/shop/cart?x=1", .path_prefix = "/base", .client = "127.0.0.1",
-                                                       .https = true, .room_cookie = "__cfwaitingroom", .framing = BodyFraming::chunked});
+                                                       .https = true, .room_cookie = "__cfwaitingroom", .framing = wr::net::BodyFraming::chunked});
     CHECK(out == "POST /base/shop/cart?x=1 HTTP/1.1\r\n"
                  "X-Forwarded-For: 203.0.113.7, 198.51.100.2, 127.0.0.1\r\n"
                  "X-Forwarded-Proto: https\r\n"
@@ -61,7 +61,7 @@ TEST_CASE("edge::write_forwarded_request rewrites the head for the origin as byt
 TEST_CASE("edge::write_forwarded_request frames the body itself, keeps an upgrade, and drops an emptied Cookie") {
     const std::string bytes = "GET /ws HTTP/1.1\r\nHost: a.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                               "Cookie: __cfwaitingroom=SEALED\r\nContent-Length: 0\r\n\r\n";
-    HttpParser parser(HttpParser::Kind::request);
+    wr::net::HttpParser parser(wr::net::HttpParser::Kind::request);
     const auto& request = parsed(parser, bytes);
     std::string out;
     wr::edge::write_forwarded_request(out, request,
@@ -70,7 +70,7 @@ TEST_CASE("edge::write_forwarded_request frames the body itself, keeps an upgrad
     CHECK(out == "GET /ws HTTP/1.1\r\nX-Forwarded-For: ::1\r\nX-Forwarded-Proto: http\r\nX-Forwarded-Host: a.test\r\n"
                  "Host: a.test\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n");
     wr::edge::write_forwarded_request(out, request,
-                                      ForwardedRequest{.target = "/ws", .client = "::1", .framing = BodyFraming::length, .content_length = 12});
+                                      ForwardedRequest{.target = "/ws", .client = "::1", .framing = wr::net::BodyFraming::length, .content_length = 12});
     CHECK(out.find("Content-Length: 12\r\n") != std::string::npos);
     CHECK(out.find("Cookie: __cfwaitingroom=SEALED\r\n") != std::string::npos); // no room: every cookie stays
     CHECK(out.find("Upgrade") == std::string::npos);
@@ -88,42 +88,42 @@ TEST_CASE("edge::write_visitor_response drops hop-by-hop headers and the origin'
                               "Cf-Waiting-Room-Command: revoke\r\n"
                               "Set-Cookie: origin=1\r\n"
                               "X-End-To-End: kept\r\n\r\n";
-    HttpParser parser(HttpParser::Kind::response);
+    wr::net::HttpParser parser(wr::net::HttpParser::Kind::response);
     const auto& response = parsed(parser, bytes);
     CHECK(wr::edge::waiting_room_command(response) == "revoke");
     std::string out;
     wr::edge::write_visitor_response(out, response,
                                      VisitorResponse{.version_minor = 1, .set_cookie = "__cfwaitingroom=NEW; Max-Age=300",
-                                                     .framing = BodyFraming::chunked, .keep_alive = true});
+                                                     .framing = wr::net::BodyFraming::chunked, .keep_alive = true});
     CHECK(out == "HTTP/1.1 200 Fine\r\nContent-Type: text/html\r\nSet-Cookie: origin=1\r\nX-End-To-End: kept\r\n"
                  "Set-Cookie: __cfwaitingroom=NEW; Max-Age=300\r\nTransfer-Encoding: chunked\r\n\r\n");
 
     // HTTP/1.0 visitors: the edge's length, and keep-alive said out loud.
     wr::edge::write_visitor_response(out, response,
-                                     VisitorResponse{.version_minor = 0, .framing = BodyFraming::length, .content_length = 42, .keep_alive = true});
+                                     VisitorResponse{.version_minor = 0, .framing = wr::net::BodyFraming::length, .content_length = 42, .keep_alive = true});
     CHECK(out.starts_with("HTTP/1.0 200 Fine\r\n"));
     CHECK(out.ends_with("Content-Length: 42\r\nConnection: keep-alive\r\n\r\n"));
 }
 
 TEST_CASE("edge::write_visitor_response keeps a HEAD answer's length, and a 101's Upgrade") {
     const std::string head_bytes = "HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n";
-    HttpParser head_parser(HttpParser::Kind::response);
+    wr::net::HttpParser head_parser(wr::net::HttpParser::Kind::response);
     head_parser.begin(true);
-    REQUIRE(head_parser.parse_head(head_bytes.data(), head_bytes.size()) == HeadStatus::complete);
+    REQUIRE(head_parser.parse_head(head_bytes.data(), head_bytes.size()) == wr::net::HeadStatus::complete);
     std::string out;
-    wr::edge::write_visitor_response(out, head_parser.head(), VisitorResponse{.framing = BodyFraming::none, .keep_alive = false});
+    wr::edge::write_visitor_response(out, head_parser.head(), VisitorResponse{.framing = wr::net::BodyFraming::none, .keep_alive = false});
     CHECK(out == "HTTP/1.1 200 OK\r\nContent-Length: 1234\r\nConnection: close\r\n\r\n");
 
     const std::string switching = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                                   "Sec-WebSocket-Accept: abc=\r\n\r\n";
-    HttpParser parser(HttpParser::Kind::response);
+    wr::net::HttpParser parser(wr::net::HttpParser::Kind::response);
     const auto& response = parsed(parser, switching);
     wr::edge::write_visitor_response(out, response, VisitorResponse{.set_cookie = "c=1"});
     CHECK(out == "HTTP/1.1 101 Switching Protocols\r\nSec-WebSocket-Accept: abc=\r\nSet-Cookie: c=1\r\nUpgrade: websocket\r\n"
                  "Connection: upgrade\r\n\r\n");
 
     const std::string hints = "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\nConnection: close\r\n\r\n";
-    HttpParser interim_parser(HttpParser::Kind::response);
+    wr::net::HttpParser interim_parser(wr::net::HttpParser::Kind::response);
     wr::edge::write_interim_response(out, parsed(interim_parser, hints));
     CHECK(out == "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n");
 }

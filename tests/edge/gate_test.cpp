@@ -7,14 +7,14 @@
 #include "expr/evaluate.h"
 #include "state/memory_counters.h"
 
-using wr::edge::CookieKey;
+using wr::util::CookieKey;
 using wr::edge::CrawlerVerifier;
 using wr::edge::EdgeConfig;
 using wr::edge::Gate;
 using wr::edge::GateResult;
 using wr::edge::GateServices;
 using wr::edge::IncomingRequest;
-using wr::edge::KeyRing;
+using wr::util::KeyRing;
 using wr::edge::Resolver;
 using wr::edge::RoomConfig;
 using wr::edge::Snapshot;
@@ -44,10 +44,10 @@ Snapshot shop(const std::function<void(ZoneConfig&, RoomConfig&)>& change) {
     config->zones.push_back(std::move(zone));
     config->rooms.push_back(std::move(room));
     config->index();
-    std::vector<CookieKey> keys(1);
+    std::vector<wr::util::CookieKey> keys(1);
     keys[0].id = 1;
     keys[0].key.fill(42);
-    return Snapshot{config, std::make_shared<const KeyRing>(keys), 1};
+    return Snapshot{config, std::make_shared<const wr::util::KeyRing>(keys), 1};
 }
 
 wr::model::Rule rule(std::string expression) {

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "edge/key_ring.h"
+#include "util/key_ring.h"
 #include "support/browser.h"
 #include "support/process.h"
 #include "support/shop_room.h"
@@ -310,7 +310,7 @@ TEST_CASE("integration: cookies sealed before a key rotation still open after it
     Browser browser(wr.edge_port(), "shop.example.com");
     REQUIRE(browser.get("/").from_origin());
     const std::string before = browser.cookies["__cfwaitingroom"];
-    wr::edge::KeyRing::rotate(wr.data_dir() / "cookie.key");
+    wr::util::KeyRing::rotate(wr.data_dir() / "cookie.key");
     wr.sync_edge();
     REQUIRE(browser.get("/").from_origin());
     CHECK(browser.cookies["__cfwaitingroom"].substr(0, 2) != before.substr(0, 2)); // sealed with the new key id

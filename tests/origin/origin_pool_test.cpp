@@ -2,13 +2,13 @@
 
 #include <fcntl.h>
 
-#include "edge/origin_pool.h"
+#include "origin/origin_pool.h"
 
-using wr::edge::OriginConnection;
-using wr::edge::OriginOptions;
-using wr::edge::OriginPool;
-using wr::edge::SteadyTime;
-using wr::edge::tcp;
+using wr::origin::OriginConnection;
+using wr::origin::OriginOptions;
+using wr::origin::OriginPool;
+using wr::net::SteadyTime;
+using wr::tcp;
 using namespace std::chrono_literals;
 
 namespace {

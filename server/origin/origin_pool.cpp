@@ -1,12 +1,12 @@
 // Connects to origins and keeps their connections for reuse.
-#include "edge/origin_pool.h"
+#include "origin/origin_pool.h"
 
 #include <cerrno>
 #include <charconv>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
 
-namespace wr::edge {
+namespace wr::origin {
 namespace {
 
 // Whether the origin closed (or reset) a connection while it sat in the pool: a peek that finds
@@ -46,8 +46,8 @@ size_t OriginPool::idle_connections() const {
     return total;
 }
 
-void OriginPool::close_idle(SteadyTime now) {
-    const SteadyTime cutoff = now - m_options.max_idle_time;
+void OriginPool::close_idle(net::SteadyTime now) {
+    const net::SteadyTime cutoff = now - m_options.max_idle_time;
     // Each list is in the order its connections came back (taken from the back), so the stale
     // ones are at the front.
     for (auto& [key, idle] : m_idle) {
@@ -57,7 +57,7 @@ void OriginPool::close_idle(SteadyTime now) {
     }
 }
 
-void OriginPool::release(std::unique_ptr<OriginConnection> connection, SteadyTime now) {
+void OriginPool::release(std::unique_ptr<OriginConnection> connection, net::SteadyTime now) {
     if (!connection || !connection->in.empty()) return; // bytes left over: out of step, not reusable
     auto& idle = m_idle[connection->key];
     if (idle.size() >= m_options.max_idle_per_origin) return;
@@ -66,7 +66,7 @@ void OriginPool::release(std::unique_ptr<OriginConnection> connection, SteadyTim
     idle.push_back(std::move(connection));
 }
 
-Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const model::OriginUrl& origin, ConnectionWatch& watch,
+net::Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const model::OriginUrl& origin, net::ConnectionWatch& watch,
                                                             OriginError& error, bool pooled_allowed) {
     origin_key(origin, m_key);
     if (pooled_allowed) {
@@ -75,7 +75,7 @@ Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const model::OriginU
             auto& idle = found->second;
             // A connection back in the pool for less than a second was not closed for idling (origins
             // keep connections for seconds at least): under load, the check's system call is saved.
-            const SteadyTime recently = std::chrono::steady_clock::now() - std::chrono::seconds{1};
+            const net::SteadyTime recently = std::chrono::steady_clock::now() - std::chrono::seconds{1};
             while (!idle.empty()) {
                 std::unique_ptr<OriginConnection> connection = std::move(idle.back());
                 idle.pop_back();
@@ -96,8 +96,8 @@ Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const model::OriginU
     if (!ec) {
         endpoint = tcp::endpoint(address, origin.port);
     } else {
-        DnsResolver resolver(m_io.get_executor());
-        const auto endpoints = co_await resolver.async_resolve(origin.host, std::to_string(origin.port), awaitable(ec));
+        net::DnsResolver resolver(m_io.get_executor());
+        const auto endpoints = co_await resolver.async_resolve(origin.host, std::to_string(origin.port), net::awaitable(ec));
         if (ec || endpoints.empty() || watch.expired) {
             error = watch.expired ? OriginError::timeout : OriginError::unreachable;
             watch.origin = nullptr;
@@ -105,7 +105,7 @@ Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const model::OriginU
         }
         endpoint = endpoints.begin()->endpoint();
     }
-    co_await connection->socket.async_connect(endpoint, awaitable(ec));
+    co_await connection->socket.async_connect(endpoint, net::awaitable(ec));
     if (ec) {
         error = watch.expired ? OriginError::timeout : OriginError::unreachable;
         watch.origin = nullptr;
@@ -113,11 +113,11 @@ Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const model::OriginU
     }
     connection->socket.set_option(tcp::no_delay(true), ec);
     if (origin.https) {
-        connection->tls = std::make_unique<TlsStream>(std::move(connection->socket), m_tls);
+        connection->tls = std::make_unique<net::TlsStream>(std::move(connection->socket), m_tls);
         watch.origin = &connection->tls->next_layer();
         SSL_set_tlsext_host_name(connection->tls->native_handle(), origin.host.c_str());
         connection->tls->set_verify_callback(asio::ssl::host_name_verification(origin.host));
-        co_await connection->tls->async_handshake(asio::ssl::stream_base::client, awaitable(ec));
+        co_await connection->tls->async_handshake(asio::ssl::stream_base::client, net::awaitable(ec));
         if (ec) {
             error = watch.expired ? OriginError::timeout : OriginError::unreachable;
             watch.origin = nullptr;
@@ -127,4 +127,4 @@ Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const model::OriginU
     co_return connection;
 }
 
-} // namespace wr::edge
+} // namespace wr::origin

@@ -1,5 +1,5 @@
 // Loads, creates and rotates the cookie keys.
-#include "edge/key_ring.h"
+#include "util/key_ring.h"
 
 #include <sstream>
 #include <stdexcept>
@@ -7,7 +7,7 @@
 #include "util/files.h"
 #include "util/secure.h"
 
-namespace wr::edge {
+namespace wr::util {
 
 std::string key_to_hex(const CookieKey& key) { return util::hex_encode(key.key.data(), key.key.size()); }
 
@@ -93,4 +93,4 @@ KeyRing KeyRing::rotate(const std::filesystem::path& path) {
     return KeyRing(std::move(keys));
 }
 
-} // namespace wr::edge
+} // namespace wr::util

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string_view>
 
-namespace wr::edge {
+namespace wr::net {
 
 class ReadBuffer {
 public:
@@ -34,4 +34,4 @@ private:
     size_t m_end = 0;
 };
 
-} // namespace wr::edge
+} // namespace wr::net

@@ -1,5 +1,5 @@
 #pragma once
-// Boost.Asio/Beast as the edge uses them. Boost 1.74's awaitable header uses std::exchange
+// Boost.Asio/Beast as wr's network code uses them. Boost 1.74's awaitable header uses std::exchange
 // without including <utility>, so <utility> comes first (docs/design.md, "Platform traps");
 // there is no as_tuple yet, so errors come back through redirect_error.
 //
@@ -23,11 +23,14 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
-namespace wr::edge {
-
+// The library's names, for every part of wr that does network I/O (net/, origin/, edge/).
+namespace wr {
 namespace asio = boost::asio;
 using tcp = boost::asio::ip::tcp;
 using error_code = boost::system::error_code;
+} // namespace wr
+
+namespace wr::net {
 
 using Executor = asio::io_context::executor_type;
 using Socket = asio::basic_stream_socket<tcp, Executor>;
@@ -36,7 +39,7 @@ using Timer = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_t
 using TlsStream = asio::ssl::stream<Socket>;
 using DnsResolver = asio::ip::basic_resolver<tcp, Executor>;
 
-// A coroutine on an edge thread.
+// A coroutine on a network thread.
 template <typename T = void> using Task = asio::awaitable<T, Executor>;
 inline constexpr asio::use_awaitable_t<Executor> use_task{};
 
@@ -47,4 +50,4 @@ inline auto awaitable(error_code& error) { return asio::redirect_error(use_task,
 inline Socket& lowest_layer(Socket& socket) { return socket; }
 inline Socket& lowest_layer(TlsStream& stream) { return stream.next_layer(); }
 
-} // namespace wr::edge
+} // namespace wr::net

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "edge/http_message.h"
+#include "net/http_message.h"
 
-namespace wr::edge {
+namespace wr::net {
 
 // The largest request head the edge reads; a larger one gets 431.
 inline constexpr size_t k_max_request_head = 16 * 1024;
@@ -55,4 +55,4 @@ private:
     MessageHead m_head;
 };
 
-} // namespace wr::edge
+} // namespace wr::net

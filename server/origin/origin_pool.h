@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "edge/asio.h"
-#include "edge/connection_watch.h"
-#include "edge/read_buffer.h"
+#include "net/asio.h"
+#include "net/connection_watch.h"
+#include "net/read_buffer.h"
 #include "model/origin_url.h"
 
-namespace wr::edge {
+namespace wr::origin {
 
 struct OriginOptions {
     std::chrono::milliseconds connect_timeout{5000};
@@ -31,24 +31,24 @@ enum class OriginError { none, unreachable, timeout, bad_response };
 
 class OriginConnection {
 public:
-    explicit OriginConnection(Executor executor) : socket(executor) {}
+    explicit OriginConnection(net::Executor executor) : socket(executor) {}
 
-    Socket socket;                  // plain origins; moved into `tls` for https ones
-    std::unique_ptr<TlsStream> tls; // set for https origins
-    ReadBuffer in;
+    net::Socket socket;                  // plain origins; moved into `tls` for https ones
+    std::unique_ptr<net::TlsStream> tls; // set for https origins
+    net::ReadBuffer in;
     std::string key;     // which origin, for the pool
     bool reused = false; // it came from the pool (so a failure before any answer may be a stale close)
-    SteadyTime idle_since{}; // when it went back to the pool
+    net::SteadyTime idle_since{}; // when it went back to the pool
 
-    Task<size_t> read_some(asio::mutable_buffer buffer, error_code& ec) {
-        if (tls) co_return co_await tls->async_read_some(buffer, awaitable(ec));
-        co_return co_await socket.async_read_some(buffer, awaitable(ec));
+    net::Task<size_t> read_some(asio::mutable_buffer buffer, error_code& ec) {
+        if (tls) co_return co_await tls->async_read_some(buffer, net::awaitable(ec));
+        co_return co_await socket.async_read_some(buffer, net::awaitable(ec));
     }
-    template <typename Buffers> Task<size_t> write(const Buffers& buffers, error_code& ec) {
-        if (tls) co_return co_await asio::async_write(*tls, buffers, awaitable(ec));
-        co_return co_await asio::async_write(socket, buffers, awaitable(ec));
+    template <typename Buffers> net::Task<size_t> write(const Buffers& buffers, error_code& ec) {
+        if (tls) co_return co_await asio::async_write(*tls, buffers, net::awaitable(ec));
+        co_return co_await asio::async_write(socket, buffers, net::awaitable(ec));
     }
-    Socket& tcp_socket() { return tls ? tls->next_layer() : socket; }
+    net::Socket& tcp_socket() { return tls ? tls->next_layer() : socket; }
     void close() {
         error_code ignored;
         tcp_socket().close(ignored);
@@ -63,14 +63,14 @@ public:
     // A pooled connection to `origin`, or a new one (`watch.origin` points at it while it
     // connects, so the caller's deadline can cut it short). nullptr with `error` set when the
     // origin cannot be reached in time.
-    Task<std::unique_ptr<OriginConnection>> acquire(const model::OriginUrl& origin, ConnectionWatch& watch, OriginError& error,
+    net::Task<std::unique_ptr<OriginConnection>> acquire(const model::OriginUrl& origin, net::ConnectionWatch& watch, OriginError& error,
                                                     bool pooled_allowed = true);
     // Gives a connection whose last exchange ended cleanly back for reuse.
-    void release(std::unique_ptr<OriginConnection> connection, SteadyTime now = std::chrono::steady_clock::now());
+    void release(std::unique_ptr<OriginConnection> connection, net::SteadyTime now = std::chrono::steady_clock::now());
 
     // Closes the pooled connections unused for longer than options().max_idle_time; the edge
     // thread calls it about once a second.
-    void close_idle(SteadyTime now);
+    void close_idle(net::SteadyTime now);
 
     const OriginOptions& options() const { return m_options; }
     size_t idle_connections() const;
@@ -86,4 +86,4 @@ private:
 // "https://host:port", the pool's key for an origin, into `out`.
 void origin_key(const model::OriginUrl& origin, std::string& out);
 
-} // namespace wr::edge
+} // namespace wr::origin

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace wr::edge {
+namespace wr::net {
 
 struct HeaderField {
     std::string_view name;
@@ -48,4 +48,4 @@ bool equals_ignoring_case(std::string_view a, std::string_view b);
 // Whether a comma-separated header value (Connection, Expect…) lists `token`, case-insensitively.
 bool has_token(std::string_view list, std::string_view token);
 
-} // namespace wr::edge
+} // namespace wr::net

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "edge/http_parser.h"
+#include "net/http_parser.h"
 
-using wr::edge::BodyFraming;
-using wr::edge::BodyStatus;
-using wr::edge::HeadStatus;
-using wr::edge::HttpParser;
+using wr::net::BodyFraming;
+using wr::net::BodyStatus;
+using wr::net::HeadStatus;
+using wr::net::HttpParser;
 
 namespace {
 

@@ -7,9 +7,9 @@
 // sheds (issue #16). Everything here is touched by one edge thread only.
 #include <chrono>
 
-#include "edge/asio.h"
+#include "net/asio.h"
 
-namespace wr::edge {
+namespace wr::net {
 
 using SteadyTime = std::chrono::steady_clock::time_point;
 
@@ -98,4 +98,4 @@ private:
     IdleList m_idle;
 };
 
-} // namespace wr::edge
+} // namespace wr::net

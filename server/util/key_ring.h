@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace wr::edge {
+namespace wr::util {
 
 inline constexpr size_t k_kept_keys = 5;
 
@@ -42,4 +42,4 @@ private:
     std::vector<CookieKey> m_keys;
 };
 
-} // namespace wr::edge
+} // namespace wr::util

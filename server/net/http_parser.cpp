@@ -1,11 +1,11 @@
 // llhttp behind the edge's interface: spans collected as offsets while the head arrives (the
 // read buffer may grow between reads), turned into views once the head is complete.
-#include "edge/http_parser.h"
+#include "net/http_parser.h"
 
 #include <cstring>
 #include <llhttp.h>
 
-namespace wr::edge {
+namespace wr::net {
 namespace {
 
 struct Span {
@@ -244,4 +244,4 @@ BodyStatus HttpParser::finish_body() {
     return (error == HPE_OK || error == HPE_PAUSED) && state.message_complete ? BodyStatus::complete : BodyStatus::invalid;
 }
 
-} // namespace wr::edge
+} // namespace wr::net

@@ -1,7 +1,7 @@
 // The edge threads' sweepers.
-#include "edge/connection_watch.h"
+#include "net/connection_watch.h"
 
-namespace wr::edge {
+namespace wr::net {
 
 bool ConnectionWatches::shed_oldest_idle() {
     ConnectionWatch* oldest = m_idle.front();
@@ -32,4 +32,4 @@ Task<> ConnectionWatches::sweep_forever() {
     }
 }
 
-} // namespace wr::edge
+} // namespace wr::net

@@ -1,10 +1,10 @@
 // The edge's read buffers.
-#include "edge/read_buffer.h"
+#include "net/read_buffer.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace wr::edge {
+namespace wr::net {
 
 std::pair<char*, size_t> ReadBuffer::prepare(size_t want, size_t capacity) {
     if (m_capacity - m_end >= want) return {m_data.get() + m_end, m_capacity - m_end};
@@ -36,4 +36,4 @@ void ReadBuffer::release_if_empty() {
     m_begin = m_end = 0;
 }
 
-} // namespace wr::edge
+} // namespace wr::net

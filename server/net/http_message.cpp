@@ -1,7 +1,7 @@
 // Lookups in a parsed head.
-#include "edge/http_message.h"
+#include "net/http_message.h"
 
-namespace wr::edge {
+namespace wr::net {
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
@@ -40,4 +40,4 @@ size_t MessageHead::count(std::string_view name) const {
     return found;
 }
 
-} // namespace wr::edge
+} // namespace wr::net
