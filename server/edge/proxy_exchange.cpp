@@ -34,40 +34,38 @@ uint64_t gather_pieces(std::vector<asio::const_buffer>& gather, const std::vecto
 
 template <typename Stream>
 net::Task<typename VisitorConnection<Stream>::ResponseHeadRead> VisitorConnection<Stream>::read_response_head(origin::OriginConnection& origin,
-                                                                                                         bool head_request) {
+                                                                                                              bool head_request) {
+    using Step = origin::ResponseReader::Step;
     bool received = !origin.in.empty();
+    m_reader.begin(head_request);
     while (true) {
-        m_response.begin(head_request);
-        bool complete = false;
-        while (!complete) {
-            if (!origin.in.empty()) {
-                switch (m_response.parse_head(origin.in.data(), std::min(origin.in.size(), net::k_max_response_head))) {
-                case net::HeadStatus::complete: complete = true; continue;
-                case net::HeadStatus::incomplete:
-                    if (origin.in.size() >= net::k_max_response_head) co_return ResponseHeadRead::invalid;
-                    break;
-                default: co_return ResponseHeadRead::invalid;
-                }
+        size_t consumed = 0;
+        m_pieces.clear();
+        switch (m_reader.read(origin.in.data(), origin.in.size(), consumed, m_pieces)) {
+        case Step::head: co_return ResponseHeadRead::complete; // consumed once its rewrite is sent
+        case Step::interim: {
+            // An interim answer (103 Early Hints, 102…) goes on to an HTTP/1.1 visitor; 100 Continue
+            // does not: the edge answered the visitor's Expect itself.
+            const net::MessageHead& interim = m_reader.head();
+            if (interim.status != 100 && m_version_minor == 1) {
+                std::string out;
+                write_interim_response(out, interim);
+                error_code ec;
+                co_await asio::async_write(m_stream, asio::buffer(out), net::awaitable(ec));
+                if (ec) co_return ResponseHeadRead::failed;
             }
-            const auto [space, room] = origin.in.prepare(net::ReadBuffer::k_initial, net::k_max_response_head);
-            error_code ec;
-            const size_t got = co_await origin.read_some(asio::buffer(space, room), ec);
-            if (ec) co_return received ? ResponseHeadRead::failed : ResponseHeadRead::nothing;
-            received = true;
-            origin.in.commit(got);
+            origin.in.consume(consumed);
+            continue;
         }
-        const net::MessageHead& response = m_response.head();
-        if (response.status < 100 || response.status >= 200 || response.status == 101) co_return ResponseHeadRead::complete;
-        // An interim answer (103 Early Hints, 102…) goes on to an HTTP/1.1 visitor; 100 Continue
-        // does not: the edge answered the visitor's Expect itself.
-        if (response.status != 100 && m_version_minor == 1) {
-            std::string interim;
-            write_interim_response(interim, response);
-            error_code ec;
-            co_await asio::async_write(m_stream, asio::buffer(interim), net::awaitable(ec));
-            if (ec) co_return ResponseHeadRead::failed;
+        case Step::more: break;
+        default: co_return ResponseHeadRead::invalid;
         }
-        origin.in.consume(response.size);
+        const auto [space, room] = origin.in.prepare(net::ReadBuffer::k_initial, net::k_max_response_head);
+        error_code ec;
+        const size_t got = co_await origin.read_some(asio::buffer(space, room), ec);
+        if (ec) co_return received ? ResponseHeadRead::failed : ResponseHeadRead::nothing;
+        received = true;
+        origin.in.commit(got);
     }
 }
 
@@ -239,7 +237,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
 
     if (result.room)
         result.room->stats->record_origin_time(now, std::chrono::duration_cast<util::Milliseconds>(std::chrono::steady_clock::now() - origin_start));
-    const net::MessageHead& response = m_response.head();
+    const net::MessageHead& response = m_reader.head();
 
     if (response.status == 101) {
         if (!upgrade) { // a switch nobody asked for
@@ -272,26 +270,24 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     write_visitor_response(m_out, response,
                            VisitorResponse{.version_minor = m_version_minor, .set_cookie = set_cookie, .framing = out,
                                            .content_length = response.content_length, .keep_alive = keep_alive});
-    const bool origin_keeps_alive = response.keep_alive;
     const bool until_close = response.framing == net::BodyFraming::until_close;
-    bool complete = response.framing == net::BodyFraming::none;
     origin->in.consume(response.size);
 
     // The body: each read from the origin is written to the visitor before the next read.
+    using Step = origin::ResponseReader::Step;
     bool head_sent = false;
     bool failed = false;
+    bool complete = false;
     const bool chunked = out == net::BodyFraming::chunked;
     while (true) {
         m_pieces.clear();
         size_t consumed = 0;
-        if (!complete && !origin->in.empty()) {
-            const net::BodyStatus status = m_response.parse_body(origin->in.data(), origin->in.size(), consumed, m_pieces);
-            if (status == net::BodyStatus::invalid) {
-                failed = true;
-                break;
-            }
-            complete = status == net::BodyStatus::complete;
+        const Step step = m_reader.read(origin->in.data(), origin->in.size(), consumed, m_pieces);
+        if (step == Step::invalid) {
+            failed = true;
+            break;
         }
+        complete = step == Step::end;
         m_gather.clear();
         if (!head_sent) m_gather.push_back(asio::buffer(m_out));
         gather_pieces(m_gather, m_pieces, chunked, m_chunk_head);
@@ -308,6 +304,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         }
         origin->in.consume(consumed);
         if (complete) break;
+        if (step == Step::body) continue;
         const auto [space, room] = origin->in.prepare(k_stream_buffer, k_stream_buffer);
         m_watch.expire_in(timeout);
         error_code ec;
@@ -315,10 +312,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         if (ec) {
             // The end of a body that runs to the close; anything else cut short is a failure, which
             // the visitor sees as a response that stops (never a well-framed wrong one).
-            if (until_close && !m_watch.expired && m_response.finish_body() == net::BodyStatus::complete) {
-                complete = true;
-                continue;
-            }
+            if (until_close && !m_watch.expired && m_reader.closed() == Step::end) continue;
             failed = true;
             break;
         }
@@ -332,7 +326,9 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     co_await stop_upload(*origin);
     const bool upload_complete = m_upload.end == Upload::End::complete;
     m_watch.origin = nullptr;
-    if (!failed && complete && origin_keeps_alive && !until_close && upload_complete) m_worker.origins.release(std::move(origin));
+    // The connection carries another visitor's request only from a clean boundary with nothing
+    // unread (origin/response_reader.h); in any doubt it closes.
+    if (!failed && complete && upload_complete && m_reader.reusable(origin->in.size())) m_worker.origins.release(std::move(origin));
     if (failed || !upload_complete) co_return false;
     co_return keep_alive;
 }

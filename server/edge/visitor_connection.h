@@ -12,6 +12,7 @@
 #include "net/http_parser.h"
 #include "net/read_buffer.h"
 #include "edge/worker.h"
+#include "origin/response_reader.h"
 
 namespace wr::edge {
 
@@ -57,7 +58,7 @@ private:
     net::ConnectionWatch m_watch;
     net::ReadBuffer m_in;
     net::HttpParser m_request{net::HttpParser::Kind::request};
-    net::HttpParser m_response{net::HttpParser::Kind::response};
+    origin::ResponseReader m_reader; // the origin's answer to the request being forwarded
     std::string m_out;            // heads and wr's own pages; its capacity stays for the next request
     std::string m_cookies;        // the Cookie headers joined, when a request has several
     GateResult m_result;          // the Gate's decision, filled afresh for each request

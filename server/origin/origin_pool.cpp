@@ -9,16 +9,18 @@
 namespace wr::origin {
 namespace {
 
-// Whether the origin closed (or reset) a connection while it sat in the pool: a peek that finds
-// the end of the stream, or an error, instead of "nothing to read yet".
-bool closed_meanwhile(OriginConnection& connection) {
+// Whether a connection that sat in the pool may carry a request: the origin has neither closed
+// (or reset) it nor sent a byte on it meanwhile. Bytes nobody asked for mean the connection is out
+// of step — they would be read as the next visitor's answer — so it is closed, over TLS too (where
+// they could also be a late session ticket: losing such a connection costs one handshake).
+bool fit_for_reuse(OriginConnection& connection) {
+    if (connection.tls) {
+        SSL* ssl = connection.tls->native_handle();
+        if (SSL_pending(ssl) > 0 || BIO_ctrl_pending(SSL_get_rbio(ssl)) > 0) return false;
+    }
     char byte;
     const ssize_t peeked = ::recv(connection.tcp_socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (peeked == 0) return true;
-    if (peeked < 0) return errno != EAGAIN && errno != EWOULDBLOCK;
-    // Bytes nobody asked for put a plain connection out of step; over TLS they may be a session
-    // ticket the server sent after the handshake.
-    return !connection.tls;
+    return peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
 } // namespace
@@ -73,13 +75,12 @@ net::Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const model::Or
         const auto found = m_idle.find(m_key);
         if (found != m_idle.end()) {
             auto& idle = found->second;
-            // A connection back in the pool for less than a second was not closed for idling (origins
-            // keep connections for seconds at least): under load, the check's system call is saved.
-            const net::SteadyTime recently = std::chrono::steady_clock::now() - std::chrono::seconds{1};
+            // Every connection is checked, however briefly it sat: bytes an origin sends after its
+            // answer can arrive at any moment.
             while (!idle.empty()) {
                 std::unique_ptr<OriginConnection> connection = std::move(idle.back());
                 idle.pop_back();
-                if (connection->idle_since < recently && closed_meanwhile(*connection)) continue;
+                if (!fit_for_reuse(*connection)) continue;
                 connection->reused = true;
                 co_return connection;
             }

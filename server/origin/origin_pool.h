@@ -1,8 +1,10 @@
 #pragma once
 // The edge's connections to origins: one pool per edge thread of keep-alive connections per
 // origin (plain TCP, or TLS verified against the system's trust store and, when the operator
-// gives one, a private CA). A connection taken from the pool is first checked for a close the
-// origin made while it sat idle. Timeouts are the caller's (its ConnectionWatch); nothing is thrown.
+// gives one, a private CA). A connection goes back to the pool only when its last exchange ended
+// at a clean boundary (origin/response_reader.h), and is taken out only when nothing arrived on
+// it meanwhile — no close, no stray byte. Timeouts are the caller's (its ConnectionWatch); nothing
+// is thrown.
 #include <chrono>
 #include <map>
 #include <memory>
@@ -65,7 +67,8 @@ public:
     // origin cannot be reached in time.
     net::Task<std::unique_ptr<OriginConnection>> acquire(const model::OriginUrl& origin, net::ConnectionWatch& watch, OriginError& error,
                                                     bool pooled_allowed = true);
-    // Gives a connection whose last exchange ended cleanly back for reuse.
+    // Gives a connection whose last exchange ended cleanly back for reuse; one with bytes still
+    // buffered, or beyond max_idle_per_origin, is closed instead.
     void release(std::unique_ptr<OriginConnection> connection, net::SteadyTime now = std::chrono::steady_clock::now());
 
     // Closes the pooled connections unused for longer than options().max_idle_time; the edge
