@@ -143,6 +143,7 @@ Reply metrics(Services& services, Request& request) {
         node.state = services.analytics->state_metrics();
         node.open_tunnels = services.analytics->edge().open_tunnels.load(std::memory_order_relaxed);
         node.tunnels_opened = services.analytics->edge().tunnels_opened.load(std::memory_order_relaxed);
+        node.origins = services.analytics->origin_metrics();
     }
     return raw(analytics::prometheus_text(out, decisions, node), "text/plain; version=0.0.4; charset=utf-8");
 }

@@ -7,6 +7,8 @@
 #include <array>
 
 #include "edge/forward_head.h"
+#include "edge/page_response.h"
+#include "origin/registry.h"
 #include "edge/visitor_connection.h"
 
 namespace wr::edge {
@@ -15,6 +17,9 @@ namespace {
 constexpr std::string_view k_crlf = "\r\n";
 constexpr std::string_view k_last_chunk = "0\r\n\r\n";
 constexpr std::string_view k_continue = "HTTP/1.1 100 Continue\r\n\r\n";
+// A visitor whose request waited out the zone's origin queue may try again this much later.
+constexpr int k_busy_retry_after_seconds = 5;
+const std::shared_ptr<origin::ConnectionCap> k_no_cap;
 
 asio::const_buffer buffer_of(std::string_view text) { return asio::buffer(text.data(), text.size()); }
 
@@ -67,6 +72,29 @@ net::Task<typename VisitorConnection<Stream>::ResponseHeadRead> VisitorConnectio
         received = true;
         origin.in.commit(got);
     }
+}
+
+template <typename Stream>
+void VisitorConnection<Stream>::record_origin_error(const GateResult& result, util::TimePoint now, model::OriginErrorKind kind) {
+    if (result.zone->upstream) result.zone->upstream->stats.record_error(kind);
+    if (result.room) result.room->stats->record_origin_error(now, kind);
+}
+
+template <typename Stream>
+net::Task<bool> VisitorConnection<Stream>::answer_origin_failure(const GateResult& result, int status, std::string_view title,
+                                                                 std::string_view text, bool keep_alive, bool head_request,
+                                                                 int retry_after_seconds) {
+    const int version = m_version_minor == 0 ? 10 : 11;
+    const std::string body = error_page(status, title, text);
+    write_page_head(m_out, static_cast<unsigned>(version),
+                    PageHead{.status = status, .content_type = "text/html; charset=utf-8", .retry_after_seconds = retry_after_seconds,
+                             .set_cookie = result.set_cookie},
+                    body.size(), keep_alive);
+    m_watch.expire_in(m_shared.options.origin.response_timeout);
+    error_code ec;
+    const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_out), asio::buffer(body.data(), head_request ? 0 : body.size())};
+    co_await asio::async_write(m_stream, buffers, net::awaitable(ec));
+    co_return !ec && keep_alive;
 }
 
 template <typename Stream> net::Task<> VisitorConnection<Stream>::upload_body(origin::OriginConnection& origin, net::BodyFraming framing) {
@@ -186,15 +214,19 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     const bool body_here = framing == net::BodyFraming::none || (framing == net::BodyFraming::length && m_in.size() >= length);
     const size_t body_here_bytes = framing == net::BodyFraming::length && body_here ? static_cast<size_t>(length) : 0;
 
-    const auto origin_start = std::chrono::steady_clock::now();
+    origin::ZoneOrigin* const upstream = result.zone->upstream.get();
+    const origin::OriginTarget destination{.url = result.zone->origin, .cap = upstream ? upstream->cap : k_no_cap,
+                                      .queue_timeout = upstream ? upstream->queue_timeout : std::chrono::seconds{10}};
     std::unique_ptr<origin::OriginConnection> origin;
     ResponseHeadRead read = ResponseHeadRead::nothing;
     origin::OriginError connect_error = origin::OriginError::none;
+    auto sent_at = std::chrono::steady_clock::now();
     for (int attempt = 0; attempt < 2; ++attempt) {
-        origin = co_await m_worker.origins.acquire(result.zone->origin, m_watch, connect_error, attempt == 0);
+        origin = co_await m_worker.origins.acquire(destination, m_watch, connect_error, attempt == 0);
         if (!origin) break;
         m_watch.origin = &origin->tcp_socket();
         m_watch.expire_in(timeout);
+        sent_at = std::chrono::steady_clock::now();
         error_code ec;
         if (body_here) {
             const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_out), asio::buffer(m_in.data(), body_here_bytes)};
@@ -216,7 +248,8 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     if (body_here_bytes > 0) m_in.consume(body_here_bytes);
 
     if (read != ResponseHeadRead::complete) {
-        // No answer to pass on: wr answers with its own page (and no renewed cookie).
+        // No answer to pass on: wr answers with its own page, which keeps the visitor's cookie (an
+        // admitted visitor holds the place they were given, and tries again).
         const bool timed_out = m_watch.expired || connect_error == origin::OriginError::timeout;
         if (origin) co_await stop_upload(*origin);
         m_watch.origin = nullptr;
@@ -229,14 +262,29 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         if (end == Upload::End::invalid) co_return co_await answer_error(400, "Bad Request", "The request's body is not valid.", false, head_request);
         if (end == Upload::End::visitor_too_slow)
             co_return co_await answer_error(408, "Request Timeout", "The request took too long to arrive.", false, head_request);
+        if (connect_error == origin::OriginError::queue_timeout)
+            co_return co_await answer_origin_failure(result, 503, "The site is busy",
+                                                     "Too many visitors are being served right now. Please try again in a moment.",
+                                                     keep_alive, head_request, k_busy_retry_after_seconds);
+        record_origin_error(result, now,
+                            connect_error == origin::OriginError::refused ? model::OriginErrorKind::refused
+                            : connect_error == origin::OriginError::tls   ? model::OriginErrorKind::tls
+                            : timed_out                                   ? model::OriginErrorKind::timeout
+                            : read == ResponseHeadRead::invalid           ? model::OriginErrorKind::invalid
+                                                                          : model::OriginErrorKind::reset);
         if (timed_out)
-            co_return co_await answer_error(504, "The site is taking too long", "It did not answer in time. Please try again in a moment.",
-                                            keep_alive, head_request);
-        co_return co_await answer_error(502, "The site cannot be reached", "Please try again in a moment.", keep_alive, head_request);
+            co_return co_await answer_origin_failure(result, 504, "The site is taking too long",
+                                                     "It did not answer in time. Please try again in a moment.", keep_alive, head_request);
+        co_return co_await answer_origin_failure(result, 502, "The site cannot be reached", "Please try again in a moment.", keep_alive,
+                                                 head_request);
     }
 
-    if (result.room)
-        result.room->stats->record_origin_time(now, std::chrono::duration_cast<util::Milliseconds>(std::chrono::steady_clock::now() - origin_start));
+    {
+        const auto ttfb = std::chrono::duration_cast<util::Milliseconds>(std::chrono::steady_clock::now() - sent_at);
+        const int status = m_reader.head().status;
+        if (upstream) upstream->stats.record_answer(status, ttfb);
+        if (result.room) result.room->stats->record_origin_answer(now, status, ttfb);
+    }
     const net::MessageHead& response = m_reader.head();
 
     if (response.status == 101) {
@@ -342,7 +390,10 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     template net::Task<> VisitorConnection<Stream>::upload_body(origin::OriginConnection&, net::BodyFraming);                                    \
     template void VisitorConnection<Stream>::start_upload(origin::OriginConnection&, net::BodyFraming);                                     \
     template net::Task<> VisitorConnection<Stream>::stop_upload(origin::OriginConnection&);                                                 \
-    template net::Task<> VisitorConnection<Stream>::wait_for_upload();
+    template net::Task<> VisitorConnection<Stream>::wait_for_upload();                                                       \
+    template void VisitorConnection<Stream>::record_origin_error(const GateResult&, util::TimePoint, model::OriginErrorKind);   \
+    template net::Task<bool> VisitorConnection<Stream>::answer_origin_failure(const GateResult&, int, std::string_view,         \
+                                                                              std::string_view, bool, bool, int);
 WR_INSTANTIATE(net::Socket)
 WR_INSTANTIATE(net::TlsStream)
 #undef WR_INSTANTIATE

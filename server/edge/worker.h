@@ -31,8 +31,8 @@ struct EdgeShared {
 };
 
 struct Worker {
-    Worker(state::Counters& counters, uint64_t seed, const EdgeOptions& options, CrawlerVerifier& crawlers)
-        : acceptor(io.get_executor()), gate(counters, seed, GateServices{&options.turnstile, &crawlers}), origins(io, options.origin),
+    Worker(state::Counters& counters, uint64_t seed, const EdgeOptions& options, CrawlerVerifier& crawlers, size_t index)
+        : acceptor(io.get_executor()), gate(counters, seed, GateServices{&options.turnstile, &crawlers}), origins(io, options.origin, index),
           turnstile(io, options.turnstile) {}
 
     // First, so that it outlives the io_context: connections still suspended when the io_context

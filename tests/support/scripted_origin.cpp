@@ -2,6 +2,7 @@
 #include "support/scripted_origin.h"
 
 #include <arpa/inet.h>
+#include <algorithm>
 #include <chrono>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -59,6 +60,11 @@ ScriptedOrigin::~ScriptedOrigin() {
     ::close(m_listener);
 }
 
+std::vector<std::string> ScriptedOrigin::arrival_order() const {
+    const std::lock_guard lock(m_mutex);
+    return m_arrivals;
+}
+
 std::string ScriptedOrigin::url() const { return std::string(m_tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(m_port); }
 
 void ScriptedOrigin::accept_loop() {
@@ -70,6 +76,7 @@ void ScriptedOrigin::accept_loop() {
         ++m_connections;
         const std::lock_guard lock(m_mutex);
         m_open.push_back(descriptor);
+        m_most_open = std::max(m_most_open.load(), static_cast<int>(m_open.size()));
         m_threads.emplace_back([this, descriptor] { serve(descriptor); });
     }
 }
@@ -130,6 +137,15 @@ void ScriptedOrigin::serve(int descriptor) {
             } else if (target == "/close") {
                 send_all(answer("200 OK", "ok", "Connection: close\r\n"));
                 said_close = true;
+            } else if (target.rfind("/slow/", 0) == 0) {
+                const size_t slash = target.find('/', 6);
+                const std::string id = target.substr(slash + 1);
+                {
+                    const std::lock_guard lock(m_mutex);
+                    m_arrivals.push_back(id);
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds{std::stoi(target.substr(6, slash - 6))});
+                send_all(answer("200 OK", "you are " + id));
             } else if (target == "/continue") {
                 send_all("HTTP/1.1 100 Continue\r\n\r\n" + answer("200 OK", "ok"));
             } else {

@@ -10,6 +10,7 @@
 //   /unasked            a well-formed answer, then a forged one 30 ms later
 //   /close              "Connection: close" — and the connection left open
 //   /continue           "100 Continue" before the answer, to a request that did not ask for it
+//   /slow/<ms>/<id>     "you are <id>" after <ms> milliseconds (requests are kept in arrival_order())
 // A forged answer's body is "you are forged": a visitor who gets it got somebody else's bytes.
 #include <atomic>
 #include <filesystem>
@@ -34,6 +35,10 @@ public:
     int connections() const { return m_connections.load(); }
     // Requests that arrived on a connection after the origin had said "Connection: close" on it.
     int requests_after_close() const { return m_requests_after_close.load(); }
+    // The most connections it ever had open at once.
+    int most_open() const { return m_most_open.load(); }
+    // The ids of /slow requests, in the order they arrived.
+    std::vector<std::string> arrival_order() const;
 
 private:
     struct Tls;
@@ -46,7 +51,9 @@ private:
     std::atomic<bool> m_stopping{false};
     std::atomic<int> m_connections{0};
     std::atomic<int> m_requests_after_close{0};
-    std::mutex m_mutex;
+    std::atomic<int> m_most_open{0};
+    mutable std::mutex m_mutex;
+    std::vector<std::string> m_arrivals;
     std::vector<int> m_open; // descriptors of live connections, shut down at the end
     std::vector<std::thread> m_threads;
     std::thread m_acceptor;
