@@ -38,8 +38,10 @@ llhttp_include=/usr/share/include/llhttp
 # Every source once, as an object of its own, compiled in parallel (and through ccache when it is
 # there, so a second run compiles nothing); each target then links the objects it needs.
 optimise=${FUZZ_OPTIMISE:--O1}
+# Boost 1.74's Asio only detects C++20 coroutines under GCC; clang 14 has them too (with
+# libstdc++'s <coroutine>), and the gate target's sources declare coroutines (the origin cap).
 compile_flags=(-std=c++20 "$optimise" -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-               -fno-sanitize-recover=undefined -I server -I "$llhttp_include" -DLLHTTP_STRICT_MODE=1)
+               -fno-sanitize-recover=undefined -DBOOST_ASIO_HAS_CO_AWAIT=1 -DBOOST_ASIO_HAS_STD_COROUTINE=1 -I server -I "$llhttp_include" -DLLHTTP_STRICT_MODE=1)
 compiler=clang++
 command -v ccache >/dev/null && compiler="ccache clang++"
 object_of() { echo "$out/obj/${1//\//_}.o"; }
