@@ -87,6 +87,8 @@ std::shared_ptr<const EdgeConfig> build_edge_config(const model::ConfigDocument&
         // Validation keeps origins parseable; a hand-edited database falls back to nothing.
         entry->origin = model::parse_origin_url(zone.zone.settings.origin).value_or(model::OriginUrl{});
         entry->search_engine_crawler_bypass = zone.room_settings.search_engine_crawler_bypass;
+        entry->max_origin_connections = zone.zone.settings.max_origin_connections;
+        entry->origin_queue_timeout = std::chrono::seconds{zone.zone.settings.origin_queue_timeout_seconds};
         const ZoneConfig* zone_config = entry.get();
         config->zones.push_back(std::move(entry));
         for (const model::RoomDocument& room : zone.rooms) {

@@ -3,6 +3,8 @@
 // request path: zones with their parsed origins, rooms with their routes, and each room's
 // schedule precomputed into phases, so a request finds the settings in force with a few
 // comparisons and no allocation.
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +30,10 @@ struct ZoneConfig {
     model::OriginUrl origin;
     std::vector<std::string> hosts; // the zone's listed hosts ("*." wildcards), model::ZoneSettings::hosts
     bool search_engine_crawler_bypass = false;
+    // Origin protection (model::ZoneSettings): at most this many connections to the origin at
+    // once, 0 for no limit; a request beyond waits up to origin_queue_timeout for one.
+    int64_t max_origin_connections = 0;
+    std::chrono::seconds origin_queue_timeout{10};
 };
 
 // The room's settings during one span of time (queue/schedule).
@@ -36,7 +42,8 @@ using Phase = queue::Phase;
 struct RoomConfig {
     std::string id;
     const ZoneConfig* zone = nullptr;
-    model::RoomSettings settings;
+    model::RoomSettings settings; // settings.origin_guard: the room's origin guard
+    const model::OriginGuardSettings& origin_guard() const { return settings.origin_guard; }
     std::vector<model::Event> events;
     std::vector<model::Rule> rules;
     // The enabled bypass rules, parsed once here, in order.
