@@ -94,12 +94,9 @@ private:
         model::Zone zone;
         if (auto existing = store::find_zone_by_name(m_connection, settings.name)) {
             zone = at_path(path, [&] { return update_zone(m_connection, m_now, *existing, settings); });
-            if (zone.settings != existing->settings) {
-                std::vector<std::string> changed;
-                if (zone.settings.origin != existing->settings.origin) changed.push_back("origin");
-                if (zone.settings.hosts != existing->settings.hosts) changed.push_back("hosts");
-                record("update", "zone", zone.settings.name, std::move(changed));
-            }
+            if (zone.settings != existing->settings)
+                record("update", "zone", zone.settings.name,
+                       changed_fields(model::settings_to_json(existing->settings), model::settings_to_json(zone.settings)));
         } else {
             zone = at_path(path, [&] { return create_zone(m_connection, m_now, settings); });
             record("create", "zone", zone.settings.name);
@@ -258,11 +255,10 @@ json export_document(store::Connection& connection) {
             out_room["rules"] = std::move(rules);
             out_rooms.push_back(std::move(out_room));
         }
-        out_zones.push_back({{"name", zone.settings.name},
-                             {"origin", zone.settings.origin},
-                             {"hosts", zone.settings.hosts},
-                             {"settings", model::to_json(store::get_zone_room_settings(connection, zone.id))},
-                             {"waiting_rooms", std::move(out_rooms)}});
+        json out_zone = model::settings_to_json(zone.settings);
+        out_zone["settings"] = model::to_json(store::get_zone_room_settings(connection, zone.id));
+        out_zone["waiting_rooms"] = std::move(out_rooms);
+        out_zones.push_back(std::move(out_zone));
     }
     return {{"zones", std::move(out_zones)}};
 }

@@ -3,6 +3,8 @@
 // request path: zones with their parsed origins, rooms with their routes, and each room's
 // schedule precomputed into phases, so a request finds the settings in force with a few
 // comparisons and no allocation.
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,7 +47,8 @@ using Phase = queue::Phase;
 struct RoomConfig {
     std::string id;
     const ZoneConfig* zone = nullptr;
-    model::RoomSettings settings;
+    model::RoomSettings settings; // settings.origin_guard: the room's origin guard
+    const model::OriginGuardSettings& origin_guard() const { return settings.origin_guard; }
     std::vector<model::Event> events;
     std::vector<model::Rule> rules;
     // The enabled bypass rules, parsed once here, in order.

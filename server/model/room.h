@@ -18,6 +18,8 @@ inline constexpr int k_default_session_minutes = 5;
 inline constexpr int k_default_queueing_status_code = 200;
 inline constexpr size_t k_max_custom_page_bytes = 1024 * 1024;
 inline constexpr size_t k_max_additional_routes = 100;
+inline constexpr int k_min_target_ttfb_ms = 50;    // origin_guard.target_ttfb_ms
+inline constexpr int k_max_target_ttfb_ms = 60000;
 
 struct Route {
     std::string host;

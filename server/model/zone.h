@@ -8,6 +8,10 @@
 
 namespace wr::model {
 
+inline constexpr int64_t k_max_origin_connections = 1000000;
+inline constexpr int k_min_origin_queue_timeout_seconds = 1;
+inline constexpr int k_max_origin_queue_timeout_seconds = 120;
+
 struct ZoneSettings {
     ZoneSettings() = default;
     // Name and origin alone are the common case (and what older callers pass).
