@@ -39,11 +39,15 @@ class OriginConnection {
 public:
     explicit OriginConnection(net::Executor executor) : socket(executor) {}
 
+    // Its place under the zone's connection cap, if the zone has one. Declared first so that it
+    // is released last, once the socket below is closed: released before, another thread's
+    // waiter could connect while this connection is still open, and the origin would see one
+    // connection over the cap.
+    CapSlot slot;
     net::Socket socket;                  // plain origins; moved into `tls` for https ones
     std::unique_ptr<net::TlsStream> tls; // set for https origins
     net::ReadBuffer in;
     std::string key;     // which origin (and cap), for the pool
-    CapSlot slot;        // its place under the zone's connection cap, if the zone has one
     bool reused = false; // it came from the pool (so a failure before any answer may be a stale close)
     net::SteadyTime idle_since{}; // when it went back to the pool
 
