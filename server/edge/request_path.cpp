@@ -93,6 +93,24 @@ void normalize_path_into(std::string_view raw, std::string& out, std::string& de
     if (out.empty() || trailing_slash) out += '/';
 }
 
+void strip_path_parameters_into(std::string_view path, std::string& out) {
+    out.clear();
+    size_t at = path.starts_with('/') ? 1 : 0;
+    while (at <= path.size()) {
+        const size_t slash = path.find('/', at);
+        const bool last = slash == std::string_view::npos;
+        std::string_view segment = path.substr(at, last ? std::string_view::npos : slash - at);
+        segment = segment.substr(0, segment.find(';'));
+        if (!segment.empty()) {
+            out += '/';
+            out += segment;
+        }
+        if (last) break;
+        at = slash + 1;
+    }
+    if (out.empty() || path.ends_with('/')) out += '/';
+}
+
 std::string normalize_path(std::string_view raw) {
     std::string out;
     std::string scratch;
@@ -101,8 +119,9 @@ std::string normalize_path(std::string_view raw) {
 }
 
 bool ambiguous_path(std::string_view raw) {
-    if (raw.find('\\') != std::string_view::npos) return true;
-    if (raw.find('%') == std::string_view::npos) return false; // nothing encoded: nothing for an origin to read otherwise
+    const size_t first = raw.find_first_of("\\%;");
+    if (first == std::string_view::npos) return false; // the common path: nothing for an origin to read otherwise
+    if (raw.find('\\', first) != std::string_view::npos) return true;
     // Decode everything an origin might, then look for what routing did not see.
     std::string decoded;
     decoded.reserve(raw.size());
@@ -118,12 +137,18 @@ bool ambiguous_path(std::string_view raw) {
             decoded += raw[i];
         }
     }
-    if (!encoded_separator) return false; // dot segments between real slashes were resolved by routing
     size_t at = 0;
     while (at <= decoded.size()) {
         const size_t slash = decoded.find('/', at);
         const std::string_view segment = std::string_view(decoded).substr(at, slash == std::string::npos ? std::string::npos : slash - at);
-        if (segment == "." || segment == "..") return true;
+        // Dot segments between real slashes were resolved by routing; one an encoded slash made was not.
+        if (encoded_separator && (segment == "." || segment == "..")) return true;
+        // Servlet containers (Tomcat, Jetty, Spring) drop a segment's ";parameters" before they
+        // resolve dot segments: "..;x" is ".." to them, an ordinary name to routing.
+        if (const size_t semicolon = segment.find(';'); semicolon != std::string_view::npos) {
+            const std::string_view name = segment.substr(0, semicolon);
+            if (name == "." || name == "..") return true;
+        }
         if (slash == std::string::npos) break;
         at = slash + 1;
     }

@@ -43,15 +43,32 @@ TEST_CASE("edge: hosts lose case, port and trailing dot; targets split at the qu
     CHECK(wr::edge::split_target("http://example.com").path == "/");
 }
 
-TEST_CASE("edge: a path is ambiguous when an origin could read it as another: %2F making a dot segment, or a backslash") {
+TEST_CASE("edge: a path is ambiguous when an origin could read it as another: %2F making a dot segment, a dot segment with ;parameters, or a backslash") {
     for (const char* raw : {"/static/..%2Fcheckout", "/static/..%2fcheckout", "/static/%2E%2E%2Fcheckout", "/a/.%2Fb",
-                            "/static/..\\checkout", "/static/..%5Ccheckout", "/a%5cb", "/%2F..%2Fadmin"}) {
+                            "/static/..\\checkout", "/static/..%5Ccheckout", "/a%5cb", "/%2F..%2Fadmin",
+                            // Tomcat, Jetty and Spring drop ";parameters" from a segment before resolving dot segments.
+                            "/static/..;/checkout", "/static/%2e%2e;/checkout", "/static/..;jsessionid=1/checkout",
+                            "/static/.;x/../checkout", "/static/%2E%2E%3B/checkout", "/static/..;", "/..;/admin"}) {
         CAPTURE(raw);
         CHECK(wr::edge::ambiguous_path(raw));
     }
-    for (const char* raw : {"/static/app.css", "/a%2Fb", "/a/../b", "/a/..b%2Fc", "/%2E%2E/shop", "/a%2F...%2Fb"}) {
+    for (const char* raw : {"/static/app.css", "/a%2Fb", "/a/../b", "/a/..b%2Fc", "/%2E%2E/shop", "/a%2F...%2Fb",
+                            "/shop/cart;jsessionid=1", "/a;b/c", "/a/...;x/b", "/a/..x;y/b", "/;/a"}) {
         CAPTURE(raw);
         CHECK_FALSE(wr::edge::ambiguous_path(raw));
+    }
+}
+
+TEST_CASE("edge: path parameters come off every segment as servlet containers read them") {
+    std::string out = "a-longer-path-left-by-an-earlier-request";
+    const std::pair<const char*, const char*> cases[] = {
+        {"/shop;x/checkout", "/shop/checkout"}, {"/shop/cart;jsessionid=1", "/shop/cart"}, {"/a/;/b/", "/a/b/"},
+        {"/;x", "/"},                           {"/plain/path", "/plain/path"},
+    };
+    for (const auto& [path, stripped] : cases) {
+        CAPTURE(path);
+        wr::edge::strip_path_parameters_into(path, out);
+        CHECK(out == stripped);
     }
 }
 

@@ -106,7 +106,7 @@ std::string get_request(const std::string& target, const std::string& host = "sh
 
 TEST_SUITE("integration") {
 
-TEST_CASE("integration: an encoded slash before a dot segment, or a backslash, cannot stretch a bypass rule to another path") {
+TEST_CASE("integration: an encoded slash before a dot segment, a dot segment with ;parameters, or a backslash, cannot stretch a bypass rule to another path") {
     DecodingOrigin origin;
     TestServer wr;
     wr.create_zone("example.com", origin.url());
@@ -125,7 +125,9 @@ TEST_CASE("integration: an encoded slash before a dot segment, or a backslash, c
     CHECK(queued.body.find("You are in line") != std::string::npos);
 
     for (const std::string target : {"/static/..%2Fcheckout", "/static/..%2fcheckout", "/static/%2E%2E%2Fcheckout",
-                                     "/static/..%5Ccheckout", "/static/..\\checkout", "/static\\..\\checkout"}) {
+                                     "/static/..%5Ccheckout", "/static/..\\checkout", "/static\\..\\checkout",
+                                     // what Tomcat, Jetty and Spring read as /checkout
+                                     "/static/..;/checkout", "/static/%2e%2e;/checkout", "/static/..;jsessionid=1/checkout"}) {
         CAPTURE(target);
         const RawReply reply = raw_exchange(wr.edge_port(), get_request(target));
         CHECK(reply.status == 400);
