@@ -210,7 +210,7 @@ TEST_CASE("integration: requests two readers could frame differently are refused
     }
 }
 
-TEST_CASE("integration: only hosts the operator named reach the origin; two Hosts or a Host against the target get 400") {
+TEST_CASE("integration: only hosts the operator named reach the origin; no Host, two Hosts or a Host against the target get 400") {
     DecodingOrigin origin; // serves any Host
     TestServer wr;
     wr.create_zone("example.com", origin.url());
@@ -243,6 +243,9 @@ TEST_CASE("integration: only hosts the operator named reach the origin; two Host
     // RFC 9112 §3.2: exactly one Host, naming the absolute-form target's host.
     const RawReply two = raw_exchange(wr.edge_port(), "GET /checkout HTTP/1.1\r\nHost: example.com\r\nHost: shop.example.com\r\n\r\n");
     CHECK(two.status == 400);
+    const RawReply none = raw_exchange(wr.edge_port(), "GET /checkout HTTP/1.1\r\nAccept: */*\r\n\r\n");
+    CHECK(none.status == 400); // not 421: no Host is a malformed request, not a host wr does not serve
+    CHECK(none.body.find("exactly one Host header") != std::string::npos);
     const RawReply disagreeing = raw_exchange(wr.edge_port(), get_request("http://example.com/checkout", "shop.example.com"));
     CHECK(disagreeing.status == 400);
     CHECK(disagreeing.body.find("served") == std::string::npos);
