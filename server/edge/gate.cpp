@@ -67,7 +67,7 @@ std::string misdirected_page(std::string_view host) {
 
 std::string bad_host_page() {
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>400 Bad Request</title><h1>400 Bad Request</h1>"
-           "<p>The request needs exactly one Host header, naming the host of its target.</p></html>\n";
+           "<p>The request needs exactly one Host header: a valid host name and port, naming the host of its target.</p></html>\n";
 }
 
 std::string ambiguous_path_page() {
@@ -130,8 +130,8 @@ page::CompiledTemplate& Gate::compiled(const Snapshot& snapshot, const std::stri
 const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result,
                               Route& route) const {
     normalize_host_into(request.host, route.host);
-    // RFC 9112 §3.2: one Host, and it names the authority of an absolute-form target.
-    if (request.host_headers != 1 || !host_matches_target(request.target, route.host)) {
+    // RFC 9112 §3.2: one Host, a valid authority, naming that of an absolute-form target.
+    if (request.host_headers != 1 || !valid_host_header(request.host) || !host_matches_target(request.target, route.host)) {
         result.status = 400;
         result.body = own_page(bad_host_page());
         return nullptr;

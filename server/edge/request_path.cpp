@@ -26,6 +26,39 @@ void normalize_host_into(std::string_view host, std::string& out) {
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
 }
 
+bool valid_host_header(std::string_view host) {
+    std::string_view name = host;
+    std::string_view port;
+    if (host.starts_with('[')) {
+        // An IPv6 address (hex digits, ':' and an embedded IPv4's '.'); no IPvFuture.
+        const size_t close = host.find(']');
+        if (close == std::string_view::npos || close == 1) return false;
+        for (const char c : host.substr(1, close - 1))
+            if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return false;
+        const std::string_view rest = host.substr(close + 1);
+        if (!rest.empty() && rest.front() != ':') return false;
+        port = rest.empty() ? rest : rest.substr(1);
+        name = {};
+    } else if (const size_t colon = host.find(':'); colon != std::string_view::npos) {
+        name = host.substr(0, colon);
+        port = host.substr(colon + 1);
+    }
+    if (!host.starts_with('[')) {
+        // A host name or an IPv4 address: unreserved characters only (DNS names never need the
+        // sub-delimiters or escapes RFC 3986 would allow in a reg-name).
+        if (name.empty()) return false;
+        for (const char c : name)
+            if (!is_unreserved(static_cast<unsigned char>(c))) return false;
+    }
+    if (port.size() > 5) return false;
+    int number = 0;
+    for (const char c : port) {
+        if (c < '0' || c > '9') return false;
+        number = number * 10 + (c - '0');
+    }
+    return number <= 65535;
+}
+
 std::string normalize_host(std::string_view host) {
     std::string out;
     normalize_host_into(host, out);

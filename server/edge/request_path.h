@@ -12,6 +12,13 @@ std::string normalize_host(std::string_view host_header);
 // The same into `out`, whose room is reused (the Gate's per-request route).
 void normalize_host_into(std::string_view host_header, std::string& out);
 
+// Whether a Host header is one authority (RFC 9112 §3.2, RFC 3986 §3.2.2-3): a host name
+// (letters, digits, '-', '.', '_', '~'), an IPv4 address or a bracketed IPv6 address, then
+// optionally ':' and a port of digits (at most 65535). Anything else — "example.com:@evil.com",
+// userinfo, a path, percent-escapes — is refused rather than routed by its first part and
+// forwarded whole.
+bool valid_host_header(std::string_view host);
+
 struct SplitTarget {
     std::string_view path;  // raw, as sent
     std::string_view query; // without the '?', "" when none

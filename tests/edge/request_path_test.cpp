@@ -72,6 +72,21 @@ TEST_CASE("edge: path parameters come off every segment as servlet containers re
     }
 }
 
+TEST_CASE("edge: a Host header is a host name, an IPv4 address or a bracketed IPv6 address, then an optional port of digits") {
+    for (const char* host : {"example.com", "Shop.Example.COM:8080", "example.com.", "example.com:", "127.0.0.1:80", "[::1]",
+                             "[::1]:8443", "[2001:db8::1]", "[::ffff:192.0.2.1]:80", "xn--bcher-kva.example", "a_b.example", "localhost"}) {
+        CAPTURE(host);
+        CHECK(wr::edge::valid_host_header(host));
+    }
+    for (const char* host : {"", "example.com:@evil.com", "example.com:80@evil.com", "user@example.com", "example.com:8o",
+                             "example.com:80:80", "example.com:123456", "example.com:65536", "exa mple.com", "example.com/x",
+                             "example.com?x", "example.com#x", "[::1", "[::1]x", "[::1]:x", "[v1.x]", "[]", "%65xample.com",
+                             "example.com\\evil", ":80", "ex!ample.com"}) {
+        CAPTURE(host);
+        CHECK_FALSE(wr::edge::valid_host_header(host));
+    }
+}
+
 TEST_CASE("edge: a redirect back to the page stays on the site") {
     CHECK(wr::edge::same_site_location("/checkout?item=7") == "/checkout?item=7");
     CHECK(wr::edge::same_site_location("") == "/");

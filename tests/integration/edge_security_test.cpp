@@ -210,7 +210,7 @@ TEST_CASE("integration: requests two readers could frame differently are refused
     }
 }
 
-TEST_CASE("integration: only hosts the operator named reach the origin; no Host, two Hosts or a Host against the target get 400") {
+TEST_CASE("integration: only hosts the operator named reach the origin; no Host, two Hosts, an invalid Host or a Host against the target get 400") {
     DecodingOrigin origin; // serves any Host
     TestServer wr;
     wr.create_zone("example.com", origin.url());
@@ -243,6 +243,17 @@ TEST_CASE("integration: only hosts the operator named reach the origin; no Host,
     // RFC 9112 §3.2: exactly one Host, naming the absolute-form target's host.
     const RawReply two = raw_exchange(wr.edge_port(), "GET /checkout HTTP/1.1\r\nHost: example.com\r\nHost: shop.example.com\r\n\r\n");
     CHECK(two.status == 400);
+    // RFC 9112 §3.2 and RFC 3986 §3.2: a host name, an IPv4 address or a bracketed IPv6 one, and
+    // an optional port of digits. Anything else after the colon would reach the origin as sent.
+    for (const std::string host : {"example.com:@evil.com", "example.com:80@evil.com", "example.com:8o", "example.com:80:80",
+                                   "example.com@evil.com", "example.com/evil", "[::1", "[::1]x", "exa mple.com", ""}) {
+        CAPTURE(host);
+        const RawReply reply = status_for(host);
+        CHECK(reply.status == 400);
+        CHECK(reply.body.find("served") == std::string::npos);
+    }
+    CHECK(status_for("example.com:8080").body == "served /checkout");
+    CHECK(status_for("Example.COM.").body == "served /checkout");
     const RawReply none = raw_exchange(wr.edge_port(), "GET /checkout HTTP/1.1\r\nAccept: */*\r\n\r\n");
     CHECK(none.status == 400); // not 421: no Host is a malformed request, not a host wr does not serve
     CHECK(none.body.find("exactly one Host header") != std::string::npos);
