@@ -9,6 +9,7 @@
 
 #include "support/browser.h"
 #include "support/process.h"
+#include "support/raw_connection.h"
 #include "support/raw_http.h"
 #include "support/shop_room.h"
 #include "support/temp_dir.h"
@@ -81,6 +82,45 @@ TEST_CASE("integration: X-Forwarded-For is appended to, never replaced") {
     const EdgeReply reply = browser.get("/echo", {{"X-Forwarded-For", "203.0.113.7, 198.51.100.2"}});
     REQUIRE(reply.from_origin());
     CHECK(json::parse(reply.body)["headers"]["X-Forwarded-For"] == "203.0.113.7, 198.51.100.2, 127.0.0.1");
+}
+
+TEST_CASE("integration: client-address headers a visitor sends (X-Real-IP, Forwarded, True-Client-IP…) never reach the origin") {
+    TestOrigin origin;
+    TestServer wr;
+    set_up_shop(wr, origin);
+    const RawReply reply = raw_exchange(wr.edge_port(), "GET /echo HTTP/1.1\r\nHost: shop.example.com\r\nX-Real-IP: 10.0.0.1\r\n"
+                                                        "Forwarded: for=10.0.0.1;proto=https\r\nTrue-Client-IP: 10.0.0.1\r\n"
+                                                        "CF-Connecting-IP: 10.0.0.1\r\nX-Client-IP: 10.0.0.1\r\n"
+                                                        "X-Cluster-Client-IP: 10.0.0.1\r\nX-Kept: yes\r\n\r\n");
+    REQUIRE(reply.status == 200);
+    const json headers = json::parse(reply.body)["headers"];
+    CHECK(headers["X-Kept"] == "yes");
+    CHECK(headers["X-Forwarded-For"] == "127.0.0.1");
+    for (const char* spoofable : {"X-Real-IP", "Forwarded", "True-Client-IP", "CF-Connecting-IP", "X-Client-IP", "X-Cluster-Client-IP"}) {
+        CAPTURE(spoofable);
+        CHECK_FALSE(headers.contains(spoofable));
+    }
+}
+
+TEST_CASE("integration: only WebSocket upgrades are tunnelled; an h2c upgrade reaches the origin as an ordinary request") {
+    TestOrigin origin;
+    TestServer wr;
+    set_up_shop(wr, origin);
+    wr::test::RawConnection connection(wr.edge_port());
+    REQUIRE(connection.send("GET /echo HTTP/1.1\r\nHost: shop.example.com\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                            "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n"));
+    REQUIRE(connection.read_until("\"query\"", std::chrono::seconds{3}));
+    connection.read_some(std::chrono::milliseconds{200}); // the rest of the JSON
+    const std::string& first = connection.received();
+    CHECK(first.starts_with("HTTP/1.1 200"));
+    const json headers = json::parse(first.substr(first.find("\r\n\r\n") + 4))["headers"];
+    CHECK_FALSE(headers.contains("Upgrade"));
+    CHECK_FALSE(headers.contains("HTTP2-Settings"));
+    CHECK(headers.value("Connection", "").find("pgrade") == std::string::npos);
+    // Not a tunnel: the connection goes on with the next request.
+    connection.received().clear();
+    REQUIRE(connection.send("GET /echo?second HTTP/1.1\r\nHost: shop.example.com\r\n\r\n"));
+    CHECK(connection.read_until("second", std::chrono::seconds{3}));
 }
 
 TEST_CASE("integration: hop-by-hop headers of the origin's answer never reach the visitor; the origin's path prefix is kept") {
