@@ -154,7 +154,10 @@ void write_forwarded_request(std::string& out, const net::MessageHead& request, 
     out += ' ';
     out += how.path_prefix;
     const SplitTarget target = split_target(how.target);
-    out += target.path;
+    // Under a prefix, "/../admin" would reach the origin's "/admin", outside the prefix: such a
+    // path goes as routing judged it. Rare, so only then is anything allocated.
+    if (!how.path_prefix.empty() && climbs_above_root(target.path)) out += normalize_path(target.path);
+    else out += target.path;
     if (!target.query.empty()) {
         out += '?';
         out += target.query;

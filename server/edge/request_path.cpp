@@ -126,6 +126,43 @@ void normalize_path_into(std::string_view raw, std::string& out, std::string& de
     if (out.empty() || trailing_slash) out += '/';
 }
 
+bool climbs_above_root(std::string_view raw) {
+    if (raw.find('.') == std::string_view::npos && raw.find('%') == std::string_view::npos) return false;
+    // Each segment as a dot segment: ".", ".." or the same with escaped dots.
+    const auto dots = [](std::string_view segment) {
+        int count = 0;
+        for (size_t i = 0; i < segment.size(); ++i) {
+            if (segment[i] == '.') {
+                ++count;
+            } else if (segment[i] == '%' && i + 2 < segment.size() && segment[i + 1] == '2' &&
+                       (segment[i + 2] == 'e' || segment[i + 2] == 'E')) {
+                ++count;
+                i += 2;
+            } else {
+                return 0;
+            }
+        }
+        return count;
+    };
+    int depth = 0;
+    size_t at = raw.starts_with('/') ? 1 : 0;
+    while (at <= raw.size()) {
+        const size_t slash = raw.find('/', at);
+        const bool last = slash == std::string_view::npos;
+        const std::string_view segment = raw.substr(at, last ? std::string_view::npos : slash - at);
+        const int dot_count = dots(segment);
+        if (dot_count == 2) {
+            if (depth == 0) return true;
+            --depth;
+        } else if (dot_count != 1 && !segment.empty()) {
+            ++depth;
+        }
+        if (last) break;
+        at = slash + 1;
+    }
+    return false;
+}
+
 void strip_path_parameters_into(std::string_view path, std::string& out) {
     out.clear();
     size_t at = path.starts_with('/') ? 1 : 0;

@@ -31,6 +31,11 @@ std::string normalize_path(std::string_view raw_path);
 // The same into `out`, with `scratch` for the decoded path; both keep their room for the next request.
 void normalize_path_into(std::string_view raw_path, std::string& out, std::string& scratch);
 
+// Whether a path's dot segments ("..", "%2e%2e") climb above its root ("/../admin",
+// "/a/../../admin"). Harmless on its own (every reader stops at the root), but under an origin's
+// path prefix such a path would climb out of the prefix, so the edge forwards it normalised.
+bool climbs_above_root(std::string_view raw_path);
+
 // A normalised path as servlet containers (Tomcat, Jetty, Spring) read it: every segment's
 // ";parameters" dropped, and segments left empty with them ("/shop;x/checkout" → "/shop/checkout").
 // Into `out`, whose room is reused.

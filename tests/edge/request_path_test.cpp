@@ -87,6 +87,17 @@ TEST_CASE("edge: a Host header is a host name, an IPv4 address or a bracketed IP
     }
 }
 
+TEST_CASE("edge: a path climbs above its root when a dot segment would leave it") {
+    for (const char* raw : {"/../admin", "/%2e%2e/admin", "/%2E./admin", "/a/../../admin", "/a/./../..", "..", "/a/b/../../../c"}) {
+        CAPTURE(raw);
+        CHECK(wr::edge::climbs_above_root(raw));
+    }
+    for (const char* raw : {"/admin", "/a/../admin", "/a/./b/../c", "/.../x", "/..a/x", "/a/%2e%2ex/..", "/a//..", "/"}) {
+        CAPTURE(raw);
+        CHECK_FALSE(wr::edge::climbs_above_root(raw));
+    }
+}
+
 TEST_CASE("edge: a redirect back to the page stays on the site") {
     CHECK(wr::edge::same_site_location("/checkout?item=7") == "/checkout?item=7");
     CHECK(wr::edge::same_site_location("") == "/");

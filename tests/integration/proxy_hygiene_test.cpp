@@ -123,7 +123,7 @@ TEST_CASE("integration: only WebSocket upgrades are tunnelled; an h2c upgrade re
     CHECK(connection.read_until("second", std::chrono::seconds{3}));
 }
 
-TEST_CASE("integration: hop-by-hop headers of the origin's answer never reach the visitor; the origin's path prefix is kept") {
+TEST_CASE("integration: hop-by-hop headers of the origin's answer never reach the visitor; the origin's path prefix is kept and cannot be climbed out of") {
     HopOrigin<httplib::Server> origin;
     TestServer wr;
     shop_in_front_of(wr, "http://127.0.0.1:" + std::to_string(origin.port()) + "/base");
@@ -135,6 +135,18 @@ TEST_CASE("integration: hop-by-hop headers of the origin's answer never reach th
     for (const char* hop : {"Upgrade", "Proxy-Authenticate", "Trailer", "Keep-Alive"}) {
         CAPTURE(hop);
         CHECK_FALSE(reply.has_header(hop));
+    }
+    // Dot segments cannot climb out of the prefix: the origin gets the path routing judged.
+    const std::pair<const char*, const char*> climbs[] = {
+        {"/../admin", "target /base/admin"},
+        {"/%2e%2e/admin?x=1", "target /base/admin?x=1"},
+        {"/shop/../../admin", "target /base/admin"},
+        {"/shop/./item/../cart", "target /base/shop/./item/../cart"}, // stays below the prefix: as sent
+    };
+    for (const auto& [target, served] : climbs) {
+        CAPTURE(target);
+        const RawReply climbed = raw_exchange(wr.edge_port(), std::string("GET ") + target + " HTTP/1.1\r\nHost: shop.example.com\r\n\r\n");
+        CHECK(climbed.body == served);
     }
 }
 
