@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "edge/visitor_connection.h"
+#include "util/address.h"
 #include "util/log.h"
 
 namespace wr::edge {
@@ -106,6 +107,22 @@ int EdgeServer::bind() {
     const auto address = asio::ip::make_address(m_options.host, ec);
     if (ec) throw std::runtime_error("--edge-listen: " + m_options.host + " is not an IP address");
     int port = m_options.port;
+    const auto cannot_listen = [&](int on, const std::string& why) {
+        return std::runtime_error("cannot listen on " + util::ListenAddress{m_options.host, on}.text() + " for the edge: " + why);
+    };
+    if (port != 0) {
+        // SO_REUSEPORT lets any process of the same user join our listeners, and the kernel
+        // would split visitors between two unrelated rooms with different cookie keys. A socket
+        // without it cannot share the address with anyone: if it binds, nobody listens there
+        // now. It is closed again before the threads' sockets bind.
+        net::Acceptor probe(m_workers.front()->io.get_executor());
+        const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
+        probe.open(endpoint.protocol());
+        probe.set_option(tcp::acceptor::reuse_address(true));
+        probe.bind(endpoint, ec);
+        if (ec == asio::error::address_in_use) throw cannot_listen(port, "another process serves it (" + ec.message() + ")");
+        if (ec) throw cannot_listen(port, ec.message());
+    }
     for (auto& worker : m_workers) {
         const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
         worker->acceptor.open(endpoint.protocol());
@@ -113,8 +130,7 @@ int EdgeServer::bind() {
         // Every thread accepts on its own socket; the kernel spreads connections between them.
         worker->acceptor.set_option(ReusePort(true));
         worker->acceptor.bind(endpoint, ec);
-        if (ec)
-            throw std::runtime_error("cannot listen on " + m_options.host + ":" + std::to_string(port) + " for the edge: " + ec.message());
+        if (ec) throw cannot_listen(port, ec.message());
         worker->acceptor.listen(4096);
         // For the accept loop's drain of the backlog (synchronous accepts that must not block);
         // the asynchronous accept is unaffected.
