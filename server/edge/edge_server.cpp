@@ -90,11 +90,14 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
         throw std::runtime_error("--turnstile-verify-url: '" + m_options.turnstile.verify_url + "' is not an http(s) URL");
     m_max_connections = m_options.max_connections > 0 ? m_options.max_connections : default_max_connections();
     const int threads = m_options.threads > 0 ? m_options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    // Slow heads from one address may hold an eighth of a thread's part of the connections (at
+    // least two), so that one machine cannot take them all (edge/head_share.h).
+    const int heads_per_address = std::max(2, m_max_connections / threads / 8);
     std::random_device seeds;
     try {
         for (int i = 0; i < threads; ++i)
-            m_workers.push_back(
-                std::make_unique<Worker>(m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options, m_crawlers));
+            m_workers.push_back(std::make_unique<Worker>(m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options,
+                                                         m_crawlers, heads_per_address));
     } catch (const boost::system::system_error& error) {
         throw std::runtime_error("--origin-ca-file: cannot load " + m_options.origin.ca_file + ": " + error.what());
     }
@@ -240,6 +243,7 @@ net::Task<> EdgeServer::serve_plain(Worker& worker, net::Socket socket) {
     co_await connection.serve();
     error_code ec;
     socket.shutdown(tcp::socket::shutdown_send, ec);
+    if (connection.refused()) co_return; // over its address's share: its place goes at once
     // Closing on unread bytes would reset the connection and could lose the answer just sent (a
     // 413, or a 421 to a request whose body was not read): let the client see it and stop, while
     // reading and dropping a bounded amount, in a small fixed buffer.
@@ -261,6 +265,7 @@ net::Task<> EdgeServer::serve_tls(Worker& worker, net::Socket socket) {
     co_await stream.async_handshake(asio::ssl::stream_base::server, net::awaitable(ec));
     if (ec) co_return;
     co_await connection.serve();
+    if (connection.refused()) co_return;
     connection.watch().expire_in(std::chrono::seconds{5});
     co_await stream.async_shutdown(net::awaitable(ec));
 }

@@ -25,6 +25,24 @@ private:
     std::atomic<int>& m_count;
 };
 
+// A head counted in the thread's HeadShare from its first byte until it is whole or the
+// connection ends, however read_head ends.
+class HeadTurn {
+public:
+    HeadTurn(HeadShare& share, const queue::ClientAddress& peer) : m_share(share), m_peer(peer) {}
+    ~HeadTurn() {
+        if (m_counted) m_share.end(m_peer);
+    }
+    HeadTurn(const HeadTurn&) = delete;
+    HeadTurn& operator=(const HeadTurn&) = delete;
+    bool begin() { return m_counted = m_share.try_begin(m_peer); }
+
+private:
+    HeadShare& m_share;
+    const queue::ClientAddress& m_peer;
+    bool m_counted = false;
+};
+
 } // namespace
 
 size_t format_chunk_head(char* out, uint64_t size) {
@@ -59,7 +77,9 @@ template <typename Stream> net::Task<typename VisitorConnection<Stream>::HeadRea
     // descriptors run short or the connection cap is reached, closed after --idle-timeout. Once
     // a head has begun, it must be whole within --header-timeout.
     bool begun = !m_in.empty();
+    HeadTurn turn(m_worker.heads, m_peer);
     if (begun) {
+        if (!turn.begin()) co_return HeadRead::over_share;
         m_watch.expire_in(options.header_timeout);
     } else {
         m_watch.expire_in(options.idle_timeout);
@@ -86,6 +106,7 @@ template <typename Stream> net::Task<typename VisitorConnection<Stream>::HeadRea
         if (!begun) {
             begun = true;
             m_worker.watches.set_idle(m_watch, false);
+            if (!turn.begin()) co_return HeadRead::over_share;
             m_watch.expire_in(options.header_timeout);
         }
     }
@@ -134,6 +155,13 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
             co_return;
         case HeadRead::unsupported_version:
             co_await answer_error(505, "HTTP Version Not Supported", "This site speaks HTTP/1.0 and HTTP/1.1.", false, false);
+            co_return;
+        case HeadRead::over_share:
+            // Its head is not read: the answer goes as the connection closes, without lingering.
+            m_refused = true;
+            m_watch.expire_in(std::chrono::seconds{1});
+            co_await answer_error(429, "Too many requests", "Too many unfinished requests from your address. Please try again.",
+                                  false, false);
             co_return;
         }
 

@@ -13,6 +13,8 @@
 
 #include "support/browser.h"
 #include "support/process.h"
+#include "support/eventually.h"
+#include "support/raw_connection.h"
 #include "support/raw_http.h"
 #include "support/shop_room.h"
 #include "support/test_server.h"
@@ -262,6 +264,42 @@ TEST_CASE("integration: only hosts the operator named reach the origin; no Host,
     CHECK(disagreeing.body.find("served") == std::string::npos);
     const RawReply agreeing = raw_exchange(wr.edge_port(), get_request("http://Shop.Example.com:80/checkout", "shop.example.com"));
     CHECK(agreeing.body.find("You are in line") != std::string::npos);
+}
+
+TEST_CASE("integration: one address trickling request heads cannot take the connections another address needs") {
+    TestOrigin origin;
+    TestServer wr({}, [](wr::AppOptions& options) {
+        options.max_connections = 20;
+        options.edge_threads = 1;
+        options.header_timeout = std::chrono::seconds{60}; // the heads stay unfinished for the whole test
+    });
+    set_up_shop(wr, origin);
+    // 127.0.0.2 opens twice the cap, each with a head begun and never finished.
+    std::vector<std::unique_ptr<wr::test::RawConnection>> slow;
+    for (int i = 0; i < 40; ++i) {
+        auto connection = std::make_unique<wr::test::RawConnection>(wr.edge_port(), "127.0.0.2");
+        REQUIRE(connection->connected());
+        connection->send("GET / HTTP/1.1\r\nHost: shop.example.com\r\n");
+        slow.push_back(std::move(connection));
+    }
+    // The edge lets that address read a few heads (an eighth of the cap, at least 2) and closes
+    // its other connections as their heads begin.
+    const auto closed = [&] {
+        size_t count = 0;
+        for (auto& connection : slow) {
+            if (!connection->closed()) connection->read_some(std::chrono::milliseconds{1});
+            count += connection->closed() ? 1 : 0;
+        }
+        return count;
+    };
+    CHECK(wr::test::eventually([&] { return closed() >= slow.size() - 2; }));
+    CHECK(closed() == slow.size() - 2);
+    // 127.0.0.1 is served at once, as is every further visitor.
+    for (int i = 0; i < 5; ++i) {
+        const RawReply reply = raw_exchange(wr.edge_port(), get_request("/"), std::chrono::milliseconds{2000});
+        CHECK(reply.status == 200);
+        CHECK(reply.header("X-Demo-Origin") == "1");
+    }
 }
 
 TEST_CASE("integration: with ulimit -n 256 and 400 idle connections, a new visitor is served at once and the edge does not spin") {
