@@ -73,6 +73,29 @@ private:
     int m_port = 0;
 };
 
+// An origin that names itself in every answer, to tell which zone's origin a request reached.
+class NamedOrigin {
+public:
+    explicit NamedOrigin(std::string name) {
+        m_server.Get(".*", [name](const httplib::Request& request, httplib::Response& response) {
+            response.set_content(name + " " + request.path, "text/plain");
+        });
+        m_port = m_server.bind_to_any_port("127.0.0.1");
+        m_thread = std::thread([this] { m_server.listen_after_bind(); });
+        while (!m_server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds{5});
+    }
+    ~NamedOrigin() {
+        m_server.stop();
+        m_thread.join();
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+
+private:
+    httplib::Server m_server;
+    std::thread m_thread;
+    int m_port = 0;
+};
+
 // Clock ticks of CPU the process has used (user + system), from /proc.
 long cpu_ticks(int pid) {
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -264,6 +287,57 @@ TEST_CASE("integration: only hosts the operator named reach the origin; no Host,
     CHECK(disagreeing.body.find("served") == std::string::npos);
     const RawReply agreeing = raw_exchange(wr.edge_port(), get_request("http://Shop.Example.com:80/checkout", "shop.example.com"));
     CHECK(agreeing.body.find("You are in line") != std::string::npos);
+}
+
+TEST_CASE("integration: a host inside a more specific zone is that zone's: rooms, routes and hosts of another zone cannot take it") {
+    NamedOrigin main("main");
+    NamedOrigin pay("pay");
+    TestServer wr;
+    wr.create_zone("example.com", main.url());
+    wr.create_zone("sub.example.com", pay.url());
+    REQUIRE(wr.patch("/client/v4/zones/example.com", {{"hosts", {"*.example.com"}}}).status == 200);
+    REQUIRE(wr.patch("/client/v4/zones/sub.example.com", {{"hosts", {"*.pay.sub.example.com"}}}).status == 200);
+    // A token bound to the parent zone, as whoever runs example.com would hold.
+    const std::string parent_token = wr.create_token("edit", "example.com");
+    const std::string rooms = "/client/v4/zones/example.com/waiting_rooms";
+    const auto room = [](const std::string& name, const std::string& host) {
+        return json{{"name", name}, {"host", host}, {"total_active_users", 200}, {"new_users_per_minute", 200}, {"cookie_suffix", name}};
+    };
+    const auto refused = [](const wr::test::HttpReply& reply, const std::string& field, const std::string& host) {
+        CHECK(reply.status == 400);
+        CHECK_MESSAGE(reply.text.find(field + ": " + host + " belongs to the zone sub.example.com") != std::string::npos, reply.text);
+    };
+    refused(wr.post(rooms, room("steal", "pay.sub.example.com"), parent_token), "host", "pay.sub.example.com");
+    refused(wr.post(rooms, room("steal", "SUB.example.com"), parent_token), "host", "SUB.example.com");
+    json routed = room("steal", "shop.example.com");
+    routed["additional_routes"] = {{{"host", "a.pay.sub.example.com"}, {"path", "/"}}};
+    refused(wr.post(rooms, routed, parent_token), "additional_routes[0].host", "a.pay.sub.example.com");
+    refused(wr.patch("/client/v4/zones/example.com", {{"hosts", {"*.example.com", "www.sub.example.com"}}}), "hosts[1]",
+            "www.sub.example.com");
+    refused(wr.patch("/client/v4/zones/example.com", {{"hosts", {"*.sub.example.com"}}}), "hosts[0]", "*.sub.example.com");
+    // Its own hosts stay its own; so do the parent's outside the nested zone.
+    REQUIRE(wr.post(rooms, room("shop", "shop.example.com"), parent_token).status == 200);
+    REQUIRE(wr.post("/client/v4/zones/sub.example.com/waiting_rooms", room("pay", "checkout.sub.example.com")).status == 200);
+
+    // A new zone cannot take what another zone serves already.
+    REQUIRE(wr.post(rooms, room("deep", "a.deep.example.com"), parent_token).status == 200);
+    const auto taken = wr.post("/client/v4/zones", {{"name", "deep.example.com"}, {"origin", pay.url()}});
+    CHECK(taken.status == 400);
+    CHECK_MESSAGE(taken.text.find("name: the zone example.com serves a.deep.example.com (waiting room deep)") != std::string::npos,
+                  taken.text);
+    const auto renamed = wr.patch("/client/v4/zones/sub.example.com", {{"name", "shop.example.com"}});
+    CHECK(renamed.status == 400);
+
+    // The edge sends each host to the zone it belongs to.
+    wr.sync_edge();
+    const auto served = [&](const std::string& host) {
+        const RawReply reply = raw_exchange(wr.edge_port(), get_request("/x", host));
+        return reply.status == 421 ? std::string("421") : reply.body;
+    };
+    CHECK(served("www.example.com") == "main /x");
+    CHECK(served("x.pay.sub.example.com") == "pay /x");
+    CHECK(served("sub.example.com") == "pay /x");
+    CHECK(served("x.sub.example.com") == "421"); // the nested zone's, unlisted: not the parent's *.example.com
 }
 
 TEST_CASE("integration: one address trickling request heads cannot take the connections another address needs") {
