@@ -55,6 +55,7 @@ private:
     queue::ClientAddress m_peer;
     std::string m_peer_text;
     bool m_https;
+    bool m_trusted_proxy;         // the peer is a --trusted-proxy: its heads take no address's share
     bool m_refused = false;
     int m_version_minor = 1;      // the request being answered: HTTP/1.0 or 1.1
     net::ConnectionWatch m_watch;

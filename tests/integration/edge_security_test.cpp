@@ -376,6 +376,26 @@ TEST_CASE("integration: one address trickling request heads cannot take the conn
     }
 }
 
+TEST_CASE("integration: a trusted proxy's slow heads take no address's share: every visitor behind it shares its address") {
+    TestOrigin origin;
+    TestServer wr({}, [](wr::AppOptions& options) {
+        options.max_connections = 20;
+        options.edge_threads = 1;
+        options.trusted_proxies = {"127.0.0.2/32"};
+    });
+    set_up_shop(wr, origin);
+    std::vector<std::unique_ptr<wr::test::RawConnection>> proxied;
+    for (int i = 0; i < 8; ++i) {
+        proxied.push_back(std::make_unique<wr::test::RawConnection>(wr.edge_port(), "127.0.0.2"));
+        REQUIRE(proxied.back()->send("GET /echo HTTP/1.1\r\nHost: shop.example.com\r\n"));
+    }
+    for (auto& connection : proxied) {
+        REQUIRE(connection->send("X-Forwarded-For: 203.0.113.9\r\n\r\n"));
+        CHECK(connection->read_until("203.0.113.9", std::chrono::seconds{3}));
+        CHECK(connection->received().starts_with("HTTP/1.1 200"));
+    }
+}
+
 TEST_CASE("integration: with ulimit -n 256 and 400 idle connections, a new visitor is served at once and the edge does not spin") {
     TestOrigin origin;
     wr::test::TempDir data;
