@@ -27,7 +27,6 @@ void normalize_host_into(std::string_view host, std::string& out) {
 }
 
 bool valid_host_header(std::string_view host) {
-    std::string_view name = host;
     std::string_view port;
     if (host.starts_with('[')) {
         // An IPv6 address (hex digits, ':' and an embedded IPv4's '.'); no IPvFuture.
@@ -38,17 +37,15 @@ bool valid_host_header(std::string_view host) {
         const std::string_view rest = host.substr(close + 1);
         if (!rest.empty() && rest.front() != ':') return false;
         port = rest.empty() ? rest : rest.substr(1);
-        name = {};
-    } else if (const size_t colon = host.find(':'); colon != std::string_view::npos) {
-        name = host.substr(0, colon);
-        port = host.substr(colon + 1);
-    }
-    if (!host.starts_with('[')) {
+    } else {
         // A host name or an IPv4 address: unreserved characters only (DNS names never need the
         // sub-delimiters or escapes RFC 3986 would allow in a reg-name).
+        const size_t colon = host.find(':');
+        const std::string_view name = host.substr(0, colon);
         if (name.empty()) return false;
         for (const char c : name)
             if (!is_unreserved(static_cast<unsigned char>(c))) return false;
+        if (colon != std::string_view::npos) port = host.substr(colon + 1);
     }
     if (port.size() > 5) return false;
     int number = 0;
