@@ -39,8 +39,10 @@ constexpr double k_rise_gain = 0.5;
 constexpr double k_max_rise_per_minute = 0.6;
 // … plus this many minutes of the users who stop browsing.
 constexpr double k_replace_minutes = 0.5;
-// A rise is taken only once the room has used most of the previous one.
+// A rise is taken only once the room has used most of the previous one, and this long after it:
+// the demand of the users it let in takes a refresh and the smoothing to show.
 constexpr double k_used_share = 0.97;
+constexpr util::Milliseconds k_rise_spacing{20000};
 // While healthy with demand at the set point and people waiting, the capacity estimate creeps up
 // this much a minute (the origin may have grown) — but not for a while after it was measured.
 constexpr double k_probe_per_minute = 0.1;
@@ -50,7 +52,7 @@ constexpr double k_probe_pause_seconds = 300;
 constexpr double k_same_capacity = 0.15;
 constexpr double k_max_probe_pause_seconds = 1200;
 // … once demand is at least this share of it.
-constexpr double k_probe_share = 0.7;
+constexpr double k_probe_share = 0.85;
 // How long the highest demand per active user is remembered.
 constexpr double k_per_user_memory_seconds = 900;
 // Published limits move only by at least this share (the total) or this (the rate), and apart
@@ -114,6 +116,7 @@ void GuardController::reset() {
     m_content = true;
     m_relaxing = false;
     m_published_at.reset();
+    m_risen_at.reset();
     m_over_episode = false;
     m_episode_capacity.reset();
     m_probe_pause_seconds = k_probe_pause_seconds;
@@ -149,6 +152,7 @@ GuardController::Judgement GuardController::judge(const model::OriginGuardSettin
         const double latency_ratio = p95 >= 0 ? p95 / std::max(1, settings.target_ttfb_ms) : 0;
         const double error_ratio = settings.max_error_rate > 0 ? error_rate / settings.max_error_rate : (m_pool.errors > 0 ? 100.0 : 0.0);
         m_served_per_second = static_cast<double>(m_pool.answers) / std::max(m_pool.seconds, 0.001);
+        judgement.over = latency_ratio > 1 || error_ratio > 1;
         if (!m_measured) {
             m_latency_ratio = latency_ratio;
             m_error_ratio = error_ratio;
@@ -252,7 +256,9 @@ void GuardController::step(const Judgement& judgement, const Limits& configured,
     // What the origin serves within target: what it serves while over target, at most; what it
     // served while healthy, at least. Learned first at the first sign of strain.
     if (over) {
-        if (judgement.judged) {
+        // Only a window itself over target shows the capacity: the smoothed reading lags, and
+        // once the backlog has drained the origin serves only what it is asked.
+        if (judgement.judged && judgement.over) {
             m_capacity = m_capacity ? std::max(std::min(*m_capacity, m_served_per_second), *m_capacity / 2) : m_served_per_second;
             m_capacity_measured_at = now;
             m_over_episode = true;
@@ -322,17 +328,24 @@ void GuardController::step(const Judgement& judgement, const Limits& configured,
         if (total >= configured_total * (1 - k_publish_band) && rate >= configured_rate * (1 - k_publish_band)) m_content = true;
     } else if (target < total) {
         total = target; // demand past the set point: lower at once
-    } else if (active >= k_used_share * static_cast<double>(m_last.effective.total_active_users) || load.queued_users == 0) {
-        // The room has used what was published (or no one waits): the next step up.
-        total = std::min(target, total * (1 + k_max_rise_per_minute * seconds / 60));
+    } else if ((active >= k_used_share * static_cast<double>(m_last.effective.total_active_users) || load.queued_users == 0) &&
+               (!m_risen_at || now - *m_risen_at >= k_rise_spacing)) {
+        // The room has used what was published (or no one waits), and the demand of the users the
+        // last step let in shows in the readings: the next step up.
+        const double raised = std::min(target, total * (1 + k_max_rise_per_minute * std::max(seconds, seconds_of(k_rise_spacing)) / 60));
+        if (raised > total) m_risen_at = now;
+        total = std::max(total, raised);
     }
     total = std::clamp(total, static_cast<double>(floor.total_active_users), configured_total);
 
-    // The rate: half as much again as the room admitted in the last minute, plus the room left
-    // under the total — never what holds the room back (the total does that), but a room whose
-    // total rises fills over a minute or so rather than in one burst.
+    // The rate: the pace at which browsing users stop (whom the room may replace) or half as much
+    // again as the last minute's admissions, whichever is more, plus the room left under the
+    // total; over target, only the room left (the floor, as a rule). Never what holds the room
+    // back — the total does that — but a room whose total rises fills over a minute rather than
+    // in one burst, and the figure shows the pace of admissions.
     if (!m_content && !m_relaxing) {
-        const double pace = 1.5 * static_cast<double>(std::max<int64_t>(0, load.admitted_last_minute)) + std::max(0.0, total - active) + 1;
+        const double replacing = std::max(1.2 * m_departures_per_minute, 1.5 * static_cast<double>(std::max<int64_t>(0, load.admitted_last_minute)));
+        const double pace = (over ? 0 : replacing) + std::max(0.0, total - active) + 1;
         rate = over ? std::min(rate, pace) : pace;
     }
     rate = std::clamp(rate, static_cast<double>(floor.new_users_per_minute), configured_rate);

@@ -98,6 +98,7 @@ private:
     struct Judgement {
         bool judged = false; // enough requests: the readings moved
         bool quiet = false;  // half a minute without enough requests: the pressure fades
+        bool over = false;   // the window itself was over target (not only the smoothed reading)
         double seconds = 0;  // how long the judged window was
     };
 
@@ -126,6 +127,7 @@ private:
     double m_total = 0;               // the effective limits before they are rounded and published
     double m_rate = 0;
     std::optional<util::TimePoint> m_published_at; // when the effective limits last moved
+    std::optional<util::TimePoint> m_risen_at;     // when the total last stepped up
     GuardDecision m_last;
 };
 
