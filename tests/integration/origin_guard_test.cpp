@@ -6,6 +6,7 @@
 #include <future>
 
 #include "support/browser.h"
+#include "support/prometheus_parser.h"
 #include "support/scripted_origin.h"
 #include "support/shop_paths.h"
 #include "support/shop_room.h"
@@ -75,6 +76,13 @@ TEST_CASE("integration: a slow origin makes the guard lower the room's limits: n
             CHECK(result["effective_total_active_users"].get<int64_t>() < 45);
             CHECK(result["estimated_total_active_users"] == 45);
             CHECK_FALSE(admitted);
+            const auto metrics = wr.get("/metrics");
+            const wr::test::Exposition exposition = wr::test::parse_prometheus(metrics.text);
+            const auto state = [&](const char* name) {
+                return exposition.value("wr_room_origin_guard", {{"node", "wr"}, {"zone", "example.com"}, {"room", "shop"}, {"state", name}});
+            };
+            CHECK(state("throttling") == 1);
+            CHECK(state("content") == 0);
         } else {
             CHECK(result["origin_guard"]["state"] == "off");
             CHECK(result["effective_new_users_per_minute"] == 200);
