@@ -228,7 +228,8 @@ void add_serve_commands(CLI::App& root, Context& context) {
                       "Seconds SIGTERM/SIGINT lets requests in flight finish before wr exits")
         ->check(CLI::Range(0, 3600))
         ->capture_default_str();
-    serve->add_option("--node-name", options->node_name, "This node's name in /metrics, analytics and shared state")
+    serve->add_option("--node-name", options->node_name,
+                      "This node's name in /metrics, analytics and shared state (default: this machine's host name)")
         ->envname("WR_NODE_NAME")
         ->check(CLI::Validator(
             [](std::string& value) {
@@ -238,9 +239,8 @@ void add_serve_commands(CLI::App& root, Context& context) {
                         return std::string("may hold letters, digits, '-', '_' and '.' only");
                 return std::string();
             },
-            "NAME"))
-        ->capture_default_str();
-    // Roles: one node, or a control node and edge nodes (README, "Many edges, one waiting room").
+            "NAME"));
+    // Roles: one node, or a control node and edge nodes (docs/multi-node.md).
     serve->add_option("--role", options->role,
                       "all: admin API, store and edge on this node; control: admin API and store, no edge; edge: the edge only, "
                       "configured by --control-url")
@@ -278,7 +278,16 @@ void add_serve_commands(CLI::App& root, Context& context) {
         ->check(CLI::IsMember({"local-share", "open", "closed"}))
         ->group("Shared state")
         ->capture_default_str();
-    serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
+        // Every serve option can come from the environment as WR_<NAME> (WR_EDGE_LISTEN), and from a
+    // --config file under [serve] by its own name, so a service file needs no long command line.
+    for (CLI::Option* option : serve->get_options()) {
+        const std::string name = option->get_single_name();
+        if (option->get_lnames().empty() || name == "help" || !option->get_envname().empty()) continue;
+        std::string variable = "WR_";
+        for (const char c : name) variable += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        option->envname(variable);
+    }
+serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
                   "Several nodes: a control node, and edges that take their configuration from it and share the rooms'\n"
                   "counts through Redis (the control node reads the whole room from there):\n"
                   "  wr serve --role control --admin-listen 0.0.0.0:9090 --admin-tls-cert admin.pem --admin-tls-key admin.key \\\n"
