@@ -89,6 +89,15 @@ std::chrono::milliseconds sync_interval(const std::string& text) {
     return interval;
 }
 
+// Where a browser on this machine finds the console (the token itself is never logged).
+std::string console_address(const AppOptions& options, int port) {
+    std::string host = options.admin_listen.host;
+    if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
+    if (host == "::") host = "::1";
+    const std::string scheme = options.admin_tls_certificate.empty() ? "http://" : "https://";
+    return scheme + util::ListenAddress{host, port}.text() + "/";
+}
+
 std::string host_name() {
     char name[256] = {};
     if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "wr";
@@ -278,7 +287,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         ->check(CLI::IsMember({"local-share", "open", "closed"}))
         ->group("Shared state")
         ->capture_default_str();
-        // Every serve option can come from the environment as WR_<NAME> (WR_EDGE_LISTEN), and from a
+    // Every serve option can come from the environment as WR_<NAME> (WR_EDGE_LISTEN), and from a
     // --config file under [serve] by its own name, so a service file needs no long command line.
     for (CLI::Option* option : serve->get_options()) {
         const std::string name = option->get_single_name();
@@ -287,7 +296,11 @@ void add_serve_commands(CLI::App& root, Context& context) {
         for (const char c : name) variable += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
         option->envname(variable);
     }
-serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
+    serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
+                  "Global options, before or after serve (wr --help lists them all):\n"
+                  "  --data-dir DIR   where wr keeps its database, cookie keys and first admin token (default wr-data)\n"
+                  "  --config FILE    options from a TOML file: global ones at the top, serve's under [serve]\n"
+                  "Every option above can also come from the environment as WR_<NAME> (WR_EDGE_LISTEN).\n\n"
                   "Several nodes: a control node, and edges that take their configuration from it and share the rooms'\n"
                   "counts through Redis (the control node reads the whole room from there):\n"
                   "  wr serve --role control --admin-listen 0.0.0.0:9090 --admin-tls-cert admin.pem --admin-tls-key admin.key \\\n"
@@ -361,6 +374,11 @@ serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0
         App app(app_options, clock);
         app.start();
         util::log_info("serve", "data directory " + std::filesystem::absolute(context.data_dir).string());
+        if (app_options.role != NodeRole::edge) {
+            const std::string console = console_address(app_options, app.admin_port());
+            util::log_info("serve", "console at " + console + "; to sign in from this machine, open " + console + "#token=$(cat " +
+                                        (context.data_dir / "admin.token").string() + ")");
+        }
         run_until_shutdown(app, tls_files, tls_stamps);
         const auto drain_started = std::chrono::steady_clock::now();
         if (app.drain(std::chrono::seconds{options->drain_timeout}))

@@ -10,6 +10,7 @@ doc=$(realpath "$2")/docs/configuration.md
 # "flag<TAB>env<TAB>default" for each option of a help text.
 options_of() {
     awk '
+        /^Examples?:/ { exit }                # the footer: examples, not options
         /^  -/ {
             spec = $0
             sub(/^ +/, "", spec)

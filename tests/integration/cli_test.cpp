@@ -1,6 +1,7 @@
 // The real `wr` binary against a running server: what an operator types and sees.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <httplib.h>
 
 #include "support/process.h"
@@ -59,7 +60,7 @@ TEST_CASE("integration: wr reports the API's message on stderr with exit 1, and 
     const ProcessResult invalid = wr_cli(server, {"rooms", "create", "--zone", "example.com", "--name", "shop", "--host",
                                                   "shop.example.com", "--total-active-users", "10", "--new-users-per-minute", "300"});
     CHECK(invalid.exit_code == 1);
-    CHECK(invalid.err == "wr: error: total_active_users: must be at least 200\n");
+    CHECK(invalid.err == "wr: error: --total-active-users must be at least 200\n"); // the flag typed, not the API's field
     CHECK(invalid.out.empty());
 
     const ProcessResult missing = wr_cli(server, {"rooms", "get", "nothing"});
@@ -151,7 +152,7 @@ TEST_CASE("integration: wr schedules events with relative times and edits rules 
     CHECK(moved[0]["description"] == "assets");
     CHECK(moved[0]["enabled"] == false);
     const ProcessResult bad = wr_cli(server, {"rules", "create", "shop", "--expression", "http.hots eq \"x\""});
-    CHECK(bad.err == "wr: error: expression: unknown field 'http.hots' at column 1\n");
+    CHECK(bad.err == "wr: error: --expression: unknown field 'http.hots' at column 1\n");
     CHECK(json_out(wr_cli(server, {"-o", "json", "rules", "delete", "shop", "2"})).size() == 1);
 
     const ProcessResult replaced = wr_cli(server, {"-o", "json", "rules", "replace", "shop", "-f", "-"},
@@ -181,6 +182,45 @@ TEST_CASE("integration: wr settings and tokens") {
         if (item["name"] == "ci") id = item["id"];
     require_ok(wr_cli(server, {"tokens", "revoke", id}));
     CHECK(run_wr({"--api", server.admin_url(), "--token", token, "zones", "list"}).exit_code == 1);
+}
+
+TEST_CASE("integration: wr names the flag, guesses typos with exit 2, and refuses unknown keys in its input files with exit 1") {
+    TestServer server;
+    server.create_zone();
+    const ProcessResult no_host = wr_cli(server, {"rooms", "create", "--zone", "example.com", "--name", "shop",
+                                                  "--total-active-users", "1000", "--new-users-per-minute", "300"});
+    CHECK(no_host.exit_code == 1);
+    CHECK(no_host.err == "wr: error: --host is required\n");
+
+    const ProcessResult typo = run_wr({"rooms", "lst"});
+    CHECK(typo.exit_code == 2);
+    CHECK(typo.err == "wr: error: `lst` is not a command of `wr rooms` (did you mean `wr rooms list`?)\n");
+    const ProcessResult flag = run_wr({"rooms", "update", "shop", "--total-active-user", "500"});
+    CHECK(flag.exit_code == 2);
+    CHECK(flag.err == "wr: error: --total-active-user is not an option of `wr rooms update` (did you mean --total-active-users?)\n");
+    const ProcessResult zero = run_wr({"rooms", "update", "shop", "--session-duration", "0"});
+    CHECK(zero.exit_code == 2);
+    CHECK(zero.err.starts_with("wr: error: --session-duration: Value 0 not in range 1 to 30"));
+
+    wr::test::TempDir files;
+    const std::string config = (files.path() / "wr.toml").string();
+    wr::util::write_text_file(config, "edge-listen = \"127.0.0.1:0\"\n[serve]\nlog-levl = \"debug\"\n");
+    const ProcessResult bad_config = run_wr({"--config", config, "serve", "--data-dir", (files.path() / "data").string()});
+    CHECK(bad_config.exit_code == 1);
+    CHECK(bad_config.err == "wr: error: " + config + ": edge-listen: an option of `wr serve`; put it under [serve]\n  " + config +
+                                ": [serve] log-levl: unknown option (did you mean log-level?)\n");
+    CHECK(!std::filesystem::exists(files.path() / "data")); // stopped before anything started
+
+    const std::string rooms = (files.path() / "rooms.json").string();
+    wr::util::write_text_file(rooms, R"({"zones":[{"name":"example.com","origin":"http://127.0.0.1:3000",
+        "waiting_rooms":[{"name":"shop","host":"shop.example.com","total_active_users":1000,"new_users_per_minute":300,
+                          "sesion_duration":20}]}]})");
+    for (const char* mode : {"--dry-run", "--prune"}) {
+        const ProcessResult strict = wr_cli(server, {"apply", "-f", rooms, mode});
+        CHECK(strict.exit_code == 1);
+        CHECK(strict.err == "wr: error: zones[0].waiting_rooms[0].sesion_duration: unknown field (did you mean session_duration?)\n");
+    }
+    CHECK(json_out(wr_cli(server, {"-o", "json", "rooms", "list"})).empty()); // nothing applied
 }
 
 TEST_CASE("integration: wr apply is idempotent and wr export round-trips byte for byte") {
