@@ -67,6 +67,7 @@ struct RoomFigures {
     int64_t queued_users = 0;
     int64_t max_estimated_minutes = 0; // the wait of the newest arrival
     bool estimate_known = false;
+    bool estimate_from_limits = false; // as WaitEstimate::from_limits
 };
 RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimePoint now);
 
