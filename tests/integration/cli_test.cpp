@@ -322,7 +322,7 @@ TEST_CASE("integration: wr templates preview renders a file in a state, with ove
     CHECK(fifo.out == "<p>10 minutes false fifo 10</p>\n");
     CHECK(run_wr({"templates", "preview", "--file", page, "--state", "random"}).out == "<p>5 minutes to 15 minutes true random 10</p>\n");
     CHECK(run_wr({"templates", "preview", "--file", page, "--language", "de-DE", "--var", "waitTime=42"}).out ==
-          "<p>10 Minuten false fifo 42</p>\n");
+          "<p>42 Minuten false fifo 42</p>\n"); // waitTimeFormatted follows waitTime
     const std::string out = (files.path() / "out.html").string();
     require_ok(run_wr({"templates", "preview", "--file", page, "--state", "prequeue", "--out", out}));
     CHECK(wr::util::read_text_file(out) == "<p>unavailable false fifo 0</p>\n");
@@ -341,9 +341,41 @@ TEST_CASE("integration: wr templates preview renders a file in a state, with ove
     wr::util::write_text_file(page, "<p>\n{{#waitTimeKnown}}\n");
     const ProcessResult broken = run_wr({"templates", "preview", "--file", page});
     CHECK(broken.exit_code == 1);
-    CHECK(broken.err == "wr: error: " + page + ": Unclosed section \"waitTimeKnown\" at line 2, column 1\n");
+    CHECK(broken.err.ends_with("wr: error: " + page + ": Unclosed section \"waitTimeKnown\" at line 2, column 1\n"));
     CHECK(run_wr({"templates", "preview", "--state", "sleepy"}).err.starts_with("wr: error: --state sleepy: expected one of fifo, random"));
     CHECK(run_wr({"templates", "preview", "--var", "novalue"}).err == "wr: error: --var novalue: expected name=value, as in --var waitTime=42\n");
+}
+
+TEST_CASE("integration: wr templates preview warns of variables wr never sets, and of --var names it does not know") {
+    wr::test::TempDir files;
+    const std::string page = (files.path() / "page.html").string();
+    wr::util::write_text_file(page, "<p>{{waitTimeFormatted}} {{noSuchVar}}</p>\n");
+    const ProcessResult warned = run_wr({"templates", "preview", "--file", page, "--var", "waitTme=5"});
+    require_ok(warned); // warnings, not errors: the page still renders
+    CHECK(warned.out == "<p>10 minutes </p>\n");
+    CHECK(warned.err == "wr: warning: " + page + " uses {{noSuchVar}}, which wr never sets; it shows as nothing on queue pages\n"
+                        "wr: warning: --var waitTme: wr sets no variable of that name (did you mean waitTime?)\n");
+    wr::util::write_text_file(page, "<p>{{waitTimeFormatted}}</p>\n");
+    CHECK(run_wr({"templates", "preview", "--file", page, "--var", "waitTime=90"}).err.empty());
+    CHECK(run_wr({"templates", "preview", "--file", page, "--var", "waitTime=soon"}).err ==
+          "wr: error: --var waitTime=soon: waitTime is a whole number of minutes, such as 42\n");
+}
+
+TEST_CASE("integration: wr templates preview --room shows the room's real next event") {
+    TestServer server;
+    server.create_zone();
+    server.create_room("example.com", {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 1000},
+                                       {"new_users_per_minute", 300},
+                                       {"custom_page_html", "<b>{{timeUntilEventStart}} {{shuffleAtEventStart}}</b>"}});
+    const ProcessResult none = wr_cli(server, {"templates", "preview", "--room", "shop", "--state", "prequeue"});
+    CHECK(none.out == "<b>15 false</b>");
+    CHECK(none.err == "wr: warning: shop has no upcoming event; the page shows one that starts in 15 minutes\n");
+    // Relative times resolve against the real clock, as the preview does.
+    require_ok(wr_cli(server, {"events", "create", "shop", "--name", "launch", "--prequeue", "+1h", "--start", "+3h", "--end", "+5h",
+                               "--shuffle"}));
+    const ProcessResult real = wr_cli(server, {"templates", "preview", "--room", "shop", "--state", "prequeue"});
+    CHECK(real.err.empty());
+    CHECK((real.out == "<b>180 true</b>" || real.out == "<b>179 true</b>"));
 }
 
 TEST_CASE("integration: wr templates preview renders a room's own page through the API") {
