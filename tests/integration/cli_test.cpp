@@ -307,6 +307,11 @@ TEST_CASE("integration: every wr command has --help with an example") {
         CHECK(help.exit_code == 0);
         CHECK(help.out.find("Example:\n  wr ") != std::string::npos);
     }
+    const std::string root_help = run_wr({"--help"}).out;
+    CHECK(root_help.find("rooms.json         make the configuration match a file\n\nUsage: wr") != std::string::npos); // a blank line
+    const std::string serve_help = run_wr({"serve", "--help"}).out;
+    CHECK(serve_help.find("  --data-dir DIR ") != std::string::npos); // the global options its example uses
+    CHECK(serve_help.find("  --config FILE ") != std::string::npos);
 }
 
 } // TEST_SUITE
