@@ -26,6 +26,8 @@ enum class ErrorCode {
     storage_unavailable = 1013, // the database cannot be written: disk full, read-only data dir
     wrong_token_kind = 1014,    // an edge token off the edge routes, or another token on them
     control_unreachable = 1015, // an edge node cannot have a token checked: its control node is away
+    busy = 1016,                // the admin listener has no room for the request now (503; retry)
+    unreadable_request = 1017,  // not HTTP/1.1 the admin listener can read: malformed, head too large, too slow
     internal = 1099,
 };
 
