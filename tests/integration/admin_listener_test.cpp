@@ -1,6 +1,6 @@
 // The admin listener under many idle, slow and hostile clients, with real sockets: /healthz and
 // the API keep answering while a thousand keep-alive connections sit idle and others trickle
-// their heads; a slow head is cut at the header timeout and an idle connection at the idle
+// their heads, and /healthz while every handler thread is busy; a slow head is cut at the header timeout and an idle connection at the idle
 // timeout; the connection cap sheds the client that has waited longest; a second wr on the same
 // admin port refuses to start; HTTP/1.1 as clients speak it (HEAD, pipelining, 100-continue,
 // chunked bodies, malformed heads); and hostile JSON bodies cost bounded memory.
@@ -13,6 +13,8 @@
 #include <sys/resource.h>
 #include <thread>
 
+#include "api/admin_server.h"
+#include "support/eventually.h"
 #include "support/process.h"
 #include "support/raw_connection.h"
 #include "support/temp_dir.h"
@@ -167,6 +169,68 @@ TEST_CASE("integration: the admin listener answers /healthz within 100 ms with 1
     for (auto& connection : idle)
         if (connection->send(k_health) && connection->read_until("\"ok\"", 5s)) ++answered;
     CHECK(answered == 1000);
+}
+
+TEST_CASE("integration: /healthz is answered while every handler thread and the large-body thread are busy") {
+    std::promise<void> go;
+    const std::shared_future<void> released = go.get_future().share();
+    std::atomic<int> waiting{0};
+    wr::api::AdminServerOptions options;
+    options.port = 0;
+    options.threads = 2;
+    // Every request but /healthz waits until the test lets it go; each answer names its client.
+    wr::api::AdminServer server(
+        [&](wr::api::Request& request) {
+            if (request.path != "/healthz") {
+                ++waiting;
+                released.wait();
+            }
+            return wr::api::raw(json{{"path", request.path}, {"from", request.remote_address}}.dump(), "application/json");
+        },
+        options);
+    const int port = server.bind();
+    server.start();
+    std::vector<std::future<int>> slow;
+    // Lets the waiting requests go, also when a check below fails first (before the futures and
+    // the server, which wait for them, go away).
+    struct Release {
+        std::promise<void>& promise;
+        bool done = false;
+        void now() {
+            if (!done) promise.set_value();
+            done = true;
+        }
+        ~Release() { now(); }
+    } release{go};
+    for (int i = 0; i < 3; ++i) // two handler threads busy, one request waiting for them
+        slow.push_back(std::async(std::launch::async, [port] {
+            httplib::Client client("127.0.0.1", port);
+            client.set_read_timeout(10s);
+            const auto reply = client.Get("/slow");
+            return reply ? reply->status : -1;
+        }));
+    slow.push_back(std::async(std::launch::async, [port] { // and the thread of large bodies busy
+        httplib::Client client("127.0.0.1", port);
+        client.set_read_timeout(10s);
+        const auto reply = client.Post("/slow", std::string(100 * 1024, ' '), "application/json");
+        return reply ? reply->status : -1;
+    }));
+    REQUIRE(wr::test::eventually([&] { return waiting == 3; }));
+
+    const auto started = Clock::now();
+    RawConnection health(port);
+    REQUIRE(health.send(k_health));
+    REQUIRE(health.read_until("}", 2s));
+    const auto took = Clock::now() - started;
+    CHECK(health.received().starts_with("HTTP/1.1 200 OK\r\n"));
+    CHECK(health.received().find(R"({"from":"127.0.0.1","path":"/healthz"})") != std::string::npos);
+    CHECK(took < 100ms);
+    CHECK(waiting == 3);
+
+    release.now();
+    for (auto& reply : slow) CHECK(reply.get() == 200);
+    CHECK(waiting == 4);
+    server.stop();
 }
 
 TEST_CASE("integration: the admin listener cuts a head that trickles past the header timeout (408), and idle connections at the idle timeout") {
