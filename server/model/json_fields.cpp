@@ -53,7 +53,9 @@ void JsonFields::string(std::string_view key, std::string& target, const std::st
     if (presence == Presence::required && target.empty()) error(key, "is required");
 }
 
-void JsonFields::boolean(std::string_view key, bool& target, bool default_value) {
+template <typename T>
+void JsonFields::scalar(std::string_view key, T& target, T default_value, bool (nlohmann::json::*of_type)() const noexcept,
+                        const char* wrong_type) {
     const Lookup found = find(key, Presence::optional);
     if (found.state == Lookup::absent) return;
     const nlohmann::json* value = found.value;
@@ -61,11 +63,15 @@ void JsonFields::boolean(std::string_view key, bool& target, bool default_value)
         target = default_value;
         return;
     }
-    if (!value->is_boolean()) {
-        error(key, "must be true or false");
+    if (!(value->*of_type)()) {
+        error(key, wrong_type);
         return;
     }
-    target = value->get<bool>();
+    target = value->get<T>();
+}
+
+void JsonFields::boolean(std::string_view key, bool& target, bool default_value) {
+    scalar(key, target, default_value, &nlohmann::json::is_boolean, "must be true or false");
 }
 
 std::optional<int64_t> JsonFields::to_integer(std::string_view key, const nlohmann::json& value) {
@@ -106,18 +112,7 @@ void JsonFields::integer(std::string_view key, int& target, int default_value, b
 }
 
 void JsonFields::number(std::string_view key, double& target, double default_value) {
-    const Lookup found = find(key, Presence::optional);
-    if (found.state == Lookup::absent) return;
-    const nlohmann::json* value = found.value;
-    if (!value) {
-        target = default_value;
-        return;
-    }
-    if (!value->is_number()) {
-        error(key, "must be a number");
-        return;
-    }
-    target = value->get<double>();
+    scalar(key, target, default_value, &nlohmann::json::is_number, "must be a number");
 }
 
 void JsonFields::refuse_unknown(std::initializer_list<std::string_view> known, std::string_view object_name) {

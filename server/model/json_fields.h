@@ -84,6 +84,11 @@ private:
     // Reports "is required" for a required field that is absent (unless patching) or null;
     // such a field then counts as absent.
     Lookup find(std::string_view key, Presence presence);
+    // A value read as it is: absent keeps `target`, null restores the default, a value that is not
+    // `of_type` is the error `wrong_type`.
+    template <typename T>
+    void scalar(std::string_view key, T& target, T default_value, bool (nlohmann::json::*of_type)() const noexcept,
+                const char* wrong_type);
     std::optional<int64_t> to_integer(std::string_view key, const nlohmann::json& value);
     std::optional<Timestamp> to_timestamp(std::string_view key, const nlohmann::json& value);
 

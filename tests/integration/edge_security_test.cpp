@@ -29,39 +29,16 @@ using wr::test::raw_exchange;
 
 namespace {
 
-// An origin as lenient as Python's http.server: it serves any Host, percent-decodes the whole
-// path (%2F and %5C included), takes '\' for '/' and resolves dot segments, then says which
-// path it served.
-class DecodingOrigin {
+// An origin on cpp-httplib that answers every GET with `handler`, on a port of its own.
+class LocalOrigin {
 public:
-    DecodingOrigin() {
-        m_server.Get(".*", [](const httplib::Request& request, httplib::Response& response) {
-            std::string path = request.path; // httplib has decoded every escape
-            for (char& c : path)
-                if (c == '\\') c = '/';
-            std::vector<std::string> segments;
-            size_t at = 1;
-            while (at <= path.size()) {
-                const size_t slash = path.find('/', at);
-                const std::string segment = path.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
-                if (segment == "..") {
-                    if (!segments.empty()) segments.pop_back();
-                } else if (!segment.empty() && segment != ".") {
-                    segments.push_back(segment);
-                }
-                if (slash == std::string::npos) break;
-                at = slash + 1;
-            }
-            std::string served;
-            for (const auto& segment : segments) served += "/" + segment;
-            response.set_header("X-Demo-Origin", "1");
-            response.set_content("served " + (served.empty() ? "/" : served), "text/plain");
-        });
+    explicit LocalOrigin(httplib::Server::Handler handler) {
+        m_server.Get(".*", std::move(handler));
         m_port = m_server.bind_to_any_port("127.0.0.1");
         m_thread = std::thread([this] { m_server.listen_after_bind(); });
         while (!m_server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds{5});
     }
-    ~DecodingOrigin() {
+    ~LocalOrigin() {
         m_server.stop();
         m_thread.join();
     }
@@ -73,27 +50,43 @@ private:
     int m_port = 0;
 };
 
-// An origin that names itself in every answer, to tell which zone's origin a request reached.
-class NamedOrigin {
+// An origin as lenient as Python's http.server: it serves any Host, percent-decodes the whole
+// path (%2F and %5C included), takes '\' for '/' and resolves dot segments, then says which
+// path it served.
+class DecodingOrigin : public LocalOrigin {
 public:
-    explicit NamedOrigin(std::string name) {
-        m_server.Get(".*", [name](const httplib::Request& request, httplib::Response& response) {
-            response.set_content(name + " " + request.path, "text/plain");
-        });
-        m_port = m_server.bind_to_any_port("127.0.0.1");
-        m_thread = std::thread([this] { m_server.listen_after_bind(); });
-        while (!m_server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds{5});
-    }
-    ~NamedOrigin() {
-        m_server.stop();
-        m_thread.join();
-    }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+    DecodingOrigin()
+        : LocalOrigin([](const httplib::Request& request, httplib::Response& response) {
+              std::string path = request.path; // httplib has decoded every escape
+              for (char& c : path)
+                  if (c == '\\') c = '/';
+              std::vector<std::string> segments;
+              size_t at = 1;
+              while (at <= path.size()) {
+                  const size_t slash = path.find('/', at);
+                  const std::string segment = path.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+                  if (segment == "..") {
+                      if (!segments.empty()) segments.pop_back();
+                  } else if (!segment.empty() && segment != ".") {
+                      segments.push_back(segment);
+                  }
+                  if (slash == std::string::npos) break;
+                  at = slash + 1;
+              }
+              std::string served;
+              for (const auto& segment : segments) served += "/" + segment;
+              response.set_header("X-Demo-Origin", "1");
+              response.set_content("served " + (served.empty() ? "/" : served), "text/plain");
+          }) {}
+};
 
-private:
-    httplib::Server m_server;
-    std::thread m_thread;
-    int m_port = 0;
+// An origin that names itself in every answer, to tell which zone's origin a request reached.
+class NamedOrigin : public LocalOrigin {
+public:
+    explicit NamedOrigin(std::string name)
+        : LocalOrigin([name](const httplib::Request& request, httplib::Response& response) {
+              response.set_content(name + " " + request.path, "text/plain");
+          }) {}
 };
 
 // Clock ticks of CPU the process has used (user + system), from /proc.
