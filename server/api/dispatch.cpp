@@ -166,6 +166,11 @@ const std::vector<Route>& all_routes() {
     return k_routes;
 }
 
+bool routine_request(const Request& request, const Reply& reply) {
+    const bool reads = request.method == "GET" || request.method == "HEAD";
+    return reply.quiet || (reads && reply.status < 400);
+}
+
 Reply dispatch(Services& services, const std::vector<Route>& routes, Request& request) {
     try {
         const Route* route = find_route(routes, request);
@@ -173,6 +178,7 @@ Reply dispatch(Services& services, const std::vector<Route>& routes, Request& re
         resolve_zone(services, request);
         Reply reply = route->handler(services, request);
         if (!reply.raw_body) reply.raw_body = success_envelope(reply.result, reply.result_info).dump();
+        reply.quiet = routine_request(request, reply);
         return reply;
     } catch (const Error& error) {
         return error_reply(error);

@@ -58,6 +58,11 @@ std::string bearer_token(const Request& request);
 // An error as the v4 envelope, with its status.
 Reply error_reply(const control::Error& error);
 
+// Whether the admin log shows this exchange at debug level only: successful reads (the console
+// polls every few seconds, Prometheus scrapes) and what a handler marked routine. Writes and
+// errors stay at info, so the log at its default level is the story of what changed or failed.
+bool routine_request(const Request& request, const Reply& reply);
+
 // Runs the request through authentication, routing and its handler; turns every failure
 // into a v4 error reply.
 Reply dispatch(Services& services, const std::vector<Route>& routes, Request& request);
