@@ -69,6 +69,7 @@ int run(int argc, char** argv) {
     add_analytics_commands(root, context);
     add_simulate_command(root, context);
     add_load_command(root, context);
+    add_audit_command(root, context);
 
     try {
         root.parse(argc, argv);

@@ -153,6 +153,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         std::string turnstile_script_url;
         int turnstile_timeout = 5;
         int drain_timeout = 15;
+        int audit_retention_days = 90;
         std::string node_name = host_name();
         // roles
         std::string role = "all";
@@ -227,6 +228,10 @@ void add_serve_commands(CLI::App& root, Context& context) {
     serve->add_option("--drain-timeout", options->drain_timeout,
                       "Seconds SIGTERM/SIGINT lets requests in flight finish before wr exits")
         ->check(CLI::Range(0, 3600))
+        ->capture_default_str();
+    serve->add_option("--audit-retention-days", options->audit_retention_days,
+                      "Days the audit log keeps its entries of configuration changes")
+        ->check(CLI::Range(1, 36500))
         ->capture_default_str();
     serve->add_option("--node-name", options->node_name, "This node's name in /metrics, analytics and shared state")
         ->envname("WR_NODE_NAME")
@@ -331,6 +336,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.turnstile_verify_url = options->turnstile_verify_url;
         app_options.turnstile_script_url = options->turnstile_script_url;
         app_options.turnstile_timeout = std::chrono::seconds{options->turnstile_timeout};
+        app_options.audit_retention = std::chrono::hours{24 * options->audit_retention_days};
         // roles
         app_options.role = options->role == "control" ? NodeRole::control : options->role == "edge" ? NodeRole::edge : NodeRole::all;
         if (app_options.role != NodeRole::edge && !options->control_url.empty())

@@ -163,7 +163,8 @@ void App::build_store_node() {
                                  m_counters.get()};
     }
     m_fleet = std::make_unique<fleet::FleetStatus>(std::move(local));
-    m_collector = std::make_unique<analytics::Collector>(*m_database, *m_analytics, *m_fleet, m_clock, m_options.analytics_interval);
+    m_collector = std::make_unique<analytics::Collector>(*m_database, *m_analytics, *m_fleet, m_clock, m_options.analytics_interval,
+                                                         m_options.audit_retention);
 
     m_services = std::make_unique<api::Services>(api::Services{*m_database, m_clock, m_fleet.get(), m_analytics.get()});
     m_services->published_snapshot = m_published_snapshot.get();

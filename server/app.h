@@ -50,6 +50,7 @@ namespace wr::api {
 struct NodeServices;
 }
 
+
 namespace wr {
 
 // What a `wr serve` process is (--role): everything on one machine, or one part of several.
@@ -89,6 +90,7 @@ struct AppOptions {
     std::chrono::milliseconds turnstile_timeout{5000}; // siteverify's answer, or the token counts as failed
     std::chrono::milliseconds config_poll_interval{200};
     std::chrono::milliseconds analytics_interval{2000};
+    std::chrono::hours audit_retention{24 * 90}; // audit log entries older than this are pruned
 
     // Roles (wr serve --role …): a control node and edge nodes.
     NodeRole role = NodeRole::all;

@@ -30,7 +30,8 @@ function signIn(message) {
 
 // The v4 result of a call; throws with the API's own message when it refuses.
 async function api(method, path, body, asText) {
-  const options = { method, headers: { Authorization: "Bearer " + token } };
+  // X-Wr-Client: the audit log records that a change came from the console.
+  const options = { method, headers: { Authorization: "Bearer " + token, "X-Wr-Client": "console" } };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
@@ -236,6 +237,48 @@ async function updateCard(card, room) {
   fillRules(card, rules);
 }
 
+// What "example.com/shop/launch" names in an audit entry, for people.
+function auditObject(object) {
+  const place = [object.zone && object.type !== "zone" ? object.zone.name : null, object.room ? object.room.name : null, object.name || object.id]
+    .filter((part) => part);
+  return object.type + " " + place.join("/");
+}
+
+function auditValue(value) {
+  if (value === null || value === undefined) return "-";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+// The latest configuration changes: who, when, from where, and each field before → after.
+async function auditPanel() {
+  const section = element("section", "audit");
+  section.dataset.role = "audit";
+  section.append(element("h2", "", "Recent changes"));
+  let entries;
+  try {
+    entries = await api("GET", "/client/v4/audit_logs?per_page=20");
+  } catch (error) {
+    section.append(element("p", "muted", "The audit log could not be read: " + error.message));
+    return section;
+  }
+  if (entries.length === 0) { section.append(element("p", "muted", "No changes recorded yet.")); return section; }
+  const table = element("table");
+  for (const entry of entries) {
+    const row = element("tr");
+    row.dataset.audit = entry.id;
+    const changes = element("td");
+    for (const change of entry.changes) {
+      changes.append(element("div", "", change.field + ": " + auditValue(change.before) + " → " + auditValue(change.after)));
+    }
+    row.append(element("td", "muted", new Date(entry.when).toLocaleString()), element("td", "", entry.token ? entry.token.name : "-"),
+               element("td", "muted", entry.address + " · " + entry.via), element("td", "", entry.action + " " + auditObject(entry.object)),
+               changes);
+    table.append(row);
+  }
+  section.append(table);
+  return section;
+}
+
 let refreshing = null;
 async function refresh() {
   if (!token) return;
@@ -255,6 +298,7 @@ async function refresh() {
       }
       for (const id of [...cards.keys()]) if (!seen.has(id)) cards.delete(id);
       if (order.length === 0) order.push(element("p", "", "No waiting rooms yet: create one with `wr rooms create` or the API."));
+      order.push(await auditPanel());
       main.replaceChildren(...order);
       document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString() + " · refreshes every " + REFRESH_MS / 1000 + " s";
     } catch (error) {

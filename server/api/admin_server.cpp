@@ -73,6 +73,7 @@ Request to_request(const httplib::Request& in, bool https) {
     request.body = in.body;
     const std::string host = in.get_header_value("Host");
     request.base_url = (https ? "https://" : "http://") + (host.empty() ? std::string("127.0.0.1") : host);
+    request.remote_address = in.remote_addr;
     return request;
 }
 

@@ -21,6 +21,7 @@ struct Request {
     std::map<std::string, std::string> headers; // names lowercased
     std::string body;
     std::string base_url; // "http://127.0.0.1:9090": how the client reached us, for URLs we hand out
+    std::string remote_address; // the client's address as the listener saw it ("127.0.0.1"), for the audit log
 
     std::optional<model::Token> token;  // set once authenticated
     std::optional<model::Zone> zone;    // set when the route has {zone_id}

@@ -6,6 +6,7 @@
 
 #include "api/request.h"
 #include "analytics/room_stats.h"
+#include "control/audit_trail.h"
 #include "control/error.h"
 #include "control/status.h"
 #include "store/database.h"
@@ -78,5 +79,20 @@ std::vector<Route> page_routes();
 std::vector<Route> meta_routes();
 std::vector<Route> analytics_routes();
 std::vector<Route> edge_routes();
+std::vector<Route> audit_routes();
+
+// Who the request's changes are recorded as in the audit log: its token, its client's address,
+// the time, and the tool (X-Wr-Client: cli or console, else api).
+model::AuditActor audit_actor(const Services& services, const Request& request);
+
+// Runs `work(connection, trail)` in one write transaction, with an audit trail whose entries
+// are written in that same transaction: the change and its record commit or roll back together.
+template <typename Work> auto audited_write(Services& services, const Request& request, Work&& work) {
+    model::AuditActor actor = audit_actor(services, request);
+    return services.database.write([&](store::Connection& connection) {
+        control::AuditTrail trail(connection, std::move(actor));
+        return work(connection, trail);
+    });
+}
 
 } // namespace wr::api

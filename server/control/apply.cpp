@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "control/audit_trail.h"
 #include "control/error.h"
 #include "control/events.h"
 #include "control/rooms.h"
@@ -59,8 +60,8 @@ std::string name_of(const json& object, const std::string& path) {
 
 class Applier {
 public:
-    Applier(store::Connection& connection, util::TimePoint now, const ApplyOptions& options)
-        : m_connection(connection), m_now(now), m_options(options) {}
+    Applier(store::Connection& connection, util::TimePoint now, const ApplyOptions& options, AuditTrail* trail)
+        : m_connection(connection), m_now(now), m_options(options), m_trail(trail) {}
 
     std::vector<Change> run(const json& document) {
         if (!document.is_object()) throw Error::invalid("", "the document must be a JSON object with a \"zones\" array");
@@ -94,6 +95,7 @@ private:
         model::Zone zone;
         if (auto existing = store::find_zone_by_name(m_connection, settings.name)) {
             zone = at_path(path, [&] { return update_zone(m_connection, m_now, *existing, settings); });
+            if (m_trail) m_trail->updated(audit_object(zone), audit_view(*existing), audit_view(zone));
             if (zone.settings != existing->settings) {
                 std::vector<std::string> changed;
                 if (zone.settings.origin != existing->settings.origin) changed.push_back("origin");
@@ -102,6 +104,7 @@ private:
             }
         } else {
             zone = at_path(path, [&] { return create_zone(m_connection, m_now, settings); });
+            if (m_trail) m_trail->created(audit_object(zone), audit_view(zone));
             record("create", "zone", zone.settings.name);
         }
 
@@ -111,8 +114,11 @@ private:
                 if (auto errors = model::read_zone_room_settings(*it, model::BodyMode::replace, room_settings); !errors.empty())
                     throw Error::invalid(std::move(errors));
             });
-            if (update_zone_room_settings(m_connection, m_now, zone, room_settings))
+            const model::ZoneRoomSettings before = store::get_zone_room_settings(m_connection, zone.id);
+            if (update_zone_room_settings(m_connection, m_now, zone, room_settings)) {
+                if (m_trail) m_trail->updated(audit_settings_object(zone), model::to_json(before), model::to_json(room_settings));
                 record("update", "settings", zone.settings.name, {"search_engine_crawler_bypass"});
+            }
         }
 
         bool present = false;
@@ -128,6 +134,7 @@ private:
             for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1}))
                 if (!names.contains(room.settings.name)) {
                     delete_room(m_connection, room);
+                    if (m_trail) m_trail->deleted(audit_object(zone, room), model::settings_to_json(room.settings));
                     record("delete", "waiting_room", zone.settings.name + "/" + room.settings.name);
                 }
     }
@@ -142,18 +149,21 @@ private:
         model::Room room;
         if (auto existing = store::find_room_by_name(m_connection, zone.id, settings.name)) {
             room = at_path(path, [&] { return update_room(m_connection, m_now, zone, *existing, settings); });
+            if (m_trail) m_trail->updated(audit_object(zone, room), model::settings_to_json(existing->settings), model::settings_to_json(room.settings));
             if (room.settings != existing->settings)
                 record("update", "waiting_room", target,
                        changed_fields(model::settings_to_json(existing->settings), model::settings_to_json(room.settings)));
         } else {
             room = at_path(path, [&] { return create_room(m_connection, m_now, zone, settings); });
+            if (m_trail) m_trail->created(audit_object(zone, room), model::settings_to_json(room.settings));
             record("create", "waiting_room", target);
         }
-        apply_events(room, object, path, target);
-        apply_rules(room, object, path, target);
+        apply_events(zone, room, object, path, target);
+        apply_rules(zone, room, object, path, target);
     }
 
-    void apply_events(const model::Room& room, const json& object, const std::string& path, const std::string& target) {
+    void apply_events(const model::Zone& zone, const model::Room& room, const json& object, const std::string& path,
+                      const std::string& target) {
         bool present = false;
         const json& events = array_field(object, "events", path, present);
         if (!present && !m_options.prune) return;
@@ -174,6 +184,7 @@ private:
         for (const model::Event& event : store::all_events(m_connection, room.id))
             if (!names.contains(event.settings.name)) {
                 delete_event(m_connection, event);
+                if (m_trail) m_trail->deleted(audit_object(zone, room, event), model::settings_to_json(event.settings));
                 record("delete", "event", target + "/" + event.settings.name);
             }
         for (const auto& [settings, event_path] : wanted) {
@@ -183,17 +194,22 @@ private:
             if (current) {
                 const model::Event updated =
                     at_path(event_path, [&] { return update_event(m_connection, m_now, room, *current, settings); });
+                if (m_trail)
+                    m_trail->updated(audit_object(zone, room, updated), model::settings_to_json(current->settings),
+                                     model::settings_to_json(updated.settings));
                 if (updated.settings != current->settings)
                     record("update", "event", target + "/" + settings.name,
                            changed_fields(model::settings_to_json(current->settings), model::settings_to_json(updated.settings)));
             } else {
-                at_path(event_path, [&] { return create_event(m_connection, m_now, room, settings); });
+                const model::Event created = at_path(event_path, [&] { return create_event(m_connection, m_now, room, settings); });
+                if (m_trail) m_trail->created(audit_object(zone, room, created), model::settings_to_json(created.settings));
                 record("create", "event", target + "/" + settings.name);
             }
         }
     }
 
-    void apply_rules(const model::Room& room, const json& object, const std::string& path, const std::string& target) {
+    void apply_rules(const model::Zone& zone, const model::Room& room, const json& object, const std::string& path,
+                     const std::string& target) {
         bool present = false;
         const json& rules = array_field(object, "rules", path, present);
         if (!present && !m_options.prune) return;
@@ -213,30 +229,34 @@ private:
                                      [](const model::Rule& rule, const model::RuleSettings& s) { return rule.settings == s; });
         if (same) return;
         // replace_rules names its fields "rules[i]…" itself.
-        at_path(path, [&] { return replace_rules(m_connection, m_now, room, wanted); });
+        const std::vector<model::Rule> after = at_path(path, [&] { return replace_rules(m_connection, m_now, room, wanted); });
+        if (m_trail) m_trail->rules_changed(zone, room, before, after);
         record(before.empty() ? "create" : wanted.empty() ? "delete" : "update", "rules", target);
     }
 
     void prune_zone(const model::Zone& zone) {
         for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1})) {
             delete_room(m_connection, room);
+            if (m_trail) m_trail->deleted(audit_object(zone, room), model::settings_to_json(room.settings));
             record("delete", "waiting_room", zone.settings.name + "/" + room.settings.name);
         }
         delete_zone(m_connection, zone);
+        if (m_trail) m_trail->deleted(audit_object(zone), audit_view(zone));
         record("delete", "zone", zone.settings.name);
     }
 
     store::Connection& m_connection;
     util::TimePoint m_now;
     ApplyOptions m_options;
+    AuditTrail* m_trail;
     std::vector<Change> m_changes;
 };
 
 } // namespace
 
 std::vector<Change> apply_document(store::Connection& connection, util::TimePoint now, const json& document,
-                                   const ApplyOptions& options) {
-    return Applier(connection, now, options).run(document);
+                                   const ApplyOptions& options, AuditTrail* trail) {
+    return Applier(connection, now, options, trail).run(document);
 }
 
 json export_document(store::Connection& connection) {

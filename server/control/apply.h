@@ -4,7 +4,7 @@
 // transaction, so that CI can manage rooms as files.
 //
 // {"zones":[{"name","origin","settings":{…},
-//            "waiting_rooms":[{<room fields>,"events":[…],"rules":[…]}]}]}
+//            "waiting_rooms":[{<room fields>,"events":[…],"rules":[…]}]}]
 //
 // Zones match by name, rooms by name within their zone, events by name within their room,
 // rules by position. A room without an "events" (or "rules") key keeps its events (rules).
@@ -16,6 +16,8 @@
 #include "util/clock.h"
 
 namespace wr::control {
+
+class AuditTrail;
 
 struct Change {
     std::string action;              // create, update, delete
@@ -30,8 +32,9 @@ struct ApplyOptions {
 
 // Applies the document inside the caller's transaction; throws Error (400) naming the
 // document path of the first invalid part ("zones[0].waiting_rooms[1].total_active_users").
+// Each object it creates, changes or deletes gets its entry in `trail` (when given), field by field.
 std::vector<Change> apply_document(store::Connection& connection, util::TimePoint now, const nlohmann::json& document,
-                                   const ApplyOptions& options);
+                                   const ApplyOptions& options, AuditTrail* trail = nullptr);
 
 // The whole configuration; two exports of an unchanged configuration are identical.
 nlohmann::json export_document(store::Connection& connection);
