@@ -70,6 +70,7 @@ int run(int argc, char** argv) {
     add_simulate_command(root, context);
     add_load_command(root, context);
     add_audit_command(root, context);
+    add_notification_commands(root, context);
 
     try {
         root.parse(argc, argv);

@@ -69,8 +69,9 @@ TlsStamps stamps_of(const std::vector<std::string>& files) {
     return stamps;
 }
 
-// "250ms", "1s" or a bare number of milliseconds.
-std::chrono::milliseconds sync_interval(const std::string& text) {
+// "250ms", "1s", "2m" or a bare number of milliseconds, between `low` and `high`.
+std::chrono::milliseconds duration_flag(const std::string& text, const char* flag, std::chrono::milliseconds low,
+                                        std::chrono::milliseconds high, const char* range) {
     std::string number = text;
     int64_t scale = 1;
     if (number.ends_with("ms")) {
@@ -78,14 +79,16 @@ std::chrono::milliseconds sync_interval(const std::string& text) {
     } else if (number.ends_with("s")) {
         number.resize(number.size() - 1);
         scale = 1000;
+    } else if (number.ends_with("m")) {
+        number.resize(number.size() - 1);
+        scale = 60 * 1000;
     }
     int64_t value = 0;
     const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
     if (number.empty() || error != std::errc{} || end != number.data() + number.size())
-        throw CliError("--state-sync-interval: expected a duration such as 250ms or 1s, not '" + text + "'");
+        throw CliError(std::string(flag) + ": expected a duration such as 250ms, 1s or 2m, not '" + text + "'");
     const std::chrono::milliseconds interval{value * scale};
-    if (interval < std::chrono::milliseconds{10} || interval > std::chrono::seconds{10})
-        throw CliError("--state-sync-interval: must be between 10ms and 10s, not " + text);
+    if (interval < low || interval > high) throw CliError(std::string(flag) + ": must be between " + range + ", not " + text);
     return interval;
 }
 
@@ -154,6 +157,8 @@ void add_serve_commands(CLI::App& root, Context& context) {
         int turnstile_timeout = 5;
         int drain_timeout = 15;
         int audit_retention_days = 90;
+        std::string notification_settle = "30s";
+        std::string notification_retry = "10s";
         std::string node_name = host_name();
         // roles
         std::string role = "all";
@@ -228,6 +233,16 @@ void add_serve_commands(CLI::App& root, Context& context) {
     serve->add_option("--drain-timeout", options->drain_timeout,
                       "Seconds SIGTERM/SIGINT lets requests in flight finish before wr exits")
         ->check(CLI::Range(0, 3600))
+        ->capture_default_str();
+    serve->add_option("--notification-settle", options->notification_settle,
+                      "How long a room's new state (queueing, a wait over a threshold) or a node's (shared state lost) must "
+                      "last before notifications announce it (0s: at once)")
+        ->group("Notifications")
+        ->capture_default_str();
+    serve->add_option("--notification-retry", options->notification_retry,
+                      "The wait before retrying a failed notification delivery; doubled after each failure (up to an hour), "
+                      "given up after 24 hours")
+        ->group("Notifications")
         ->capture_default_str();
     serve->add_option("--audit-retention-days", options->audit_retention_days,
                       "Days the audit log keeps its entries of configuration changes")
@@ -313,7 +328,12 @@ void add_serve_commands(CLI::App& root, Context& context) {
             throw CliError(std::string("--state: ") + error.what());
         }
         app_options.state = options->state;
-        app_options.state_sync_interval = sync_interval(options->state_sync_interval);
+        app_options.state_sync_interval = duration_flag(options->state_sync_interval, "--state-sync-interval", std::chrono::milliseconds{10},
+                                                        std::chrono::seconds{10}, "10ms and 10s");
+        app_options.notification_settle = duration_flag(options->notification_settle, "--notification-settle", std::chrono::milliseconds{0},
+                                                        std::chrono::hours{1}, "0s and 60m");
+        app_options.notification_retry_delay = duration_flag(options->notification_retry, "--notification-retry", std::chrono::milliseconds{100},
+                                                             std::chrono::hours{1}, "100ms and 60m");
         app_options.state_failure = options->state_failure;
         app_options.data_dir = context.data_dir;
         app_options.node_name = options->node_name;

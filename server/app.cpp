@@ -19,6 +19,7 @@
 #include "fleet/fleet_status.h"
 #include "fleet/published_snapshot.h"
 #include "fleet/remote_tokens.h"
+#include "notify/notification_service.h"
 #include "state/make_counters.h"
 #include "store/database.h"
 #include "store/migrate.h"
@@ -166,7 +167,14 @@ void App::build_store_node() {
     m_collector = std::make_unique<analytics::Collector>(*m_database, *m_analytics, *m_fleet, m_clock, m_options.analytics_interval,
                                                          m_options.audit_retention);
 
+    notify::NotificationOptions notification_options;
+    notification_options.observe_interval = m_options.notification_interval;
+    notification_options.settle = m_options.notification_settle;
+    notification_options.retry.first_delay = m_options.notification_retry_delay;
+    m_notifications = std::make_unique<notify::NotificationService>(*m_database, m_fleet.get(), m_clock, notification_options);
+
     m_services = std::make_unique<api::Services>(api::Services{*m_database, m_clock, m_fleet.get(), m_analytics.get()});
+    m_services->notifications_queued = [notifications = m_notifications.get()] { notifications->wake_sender(); };
     m_services->published_snapshot = m_published_snapshot.get();
     m_services->fleet = m_fleet.get();
     m_services->node_name = m_options.node_name;
@@ -228,6 +236,7 @@ void App::start() {
                                    util::ListenAddress{m_options.edge_listen.host, m_edge->port()}.text());
     }
     if (m_collector) m_collector->start();
+    if (m_notifications) m_notifications->start();
     if (m_pusher) m_pusher->start();
     const std::string admin_url = (m_admin->tls() ? "https://" : "http://") +
                                   util::ListenAddress{m_options.admin_listen.host, m_admin->port()}.text();
@@ -242,6 +251,7 @@ void App::start() {
 void App::stop() {
     if (m_edge) m_edge->stop();
     if (m_collector) m_collector->stop(); // writes what is left
+    if (m_notifications) m_notifications->stop(); // what is not sent stays queued in the store
     if (m_pusher) m_pusher->stop();       // pushes what is left, or keeps it for the restart
     if (m_config_feed) m_config_feed->stop();
     if (m_puller) m_puller->stop();
@@ -265,6 +275,8 @@ void App::reload_tls() {
     }
     if (!failures.empty()) throw std::runtime_error(failures);
 }
+
+model::Notifier* App::notifier() { return m_notifications.get(); }
 
 int App::admin_port() const { return m_admin->port(); }
 int App::edge_port() const { return m_edge ? m_edge->port() : 0; }

@@ -49,7 +49,12 @@ class RemoteTokens;
 namespace wr::api {
 struct NodeServices;
 }
-
+namespace wr::notify {
+class NotificationService;
+}
+namespace wr::model {
+class Notifier;
+}
 
 namespace wr {
 
@@ -91,6 +96,12 @@ struct AppOptions {
     std::chrono::milliseconds config_poll_interval{200};
     std::chrono::milliseconds analytics_interval{2000};
     std::chrono::hours audit_retention{24 * 90}; // audit log entries older than this are pruned
+
+    // Notifications (on the node with the store): how often rooms and nodes are looked at, how
+    // long a new state must last to be announced, and the first retry delay (doubled each time).
+    std::chrono::milliseconds notification_interval{1000};
+    std::chrono::milliseconds notification_settle{30000};
+    std::chrono::milliseconds notification_retry_delay{10000};
 
     // Roles (wr serve --role …): a control node and edge nodes.
     NodeRole role = NodeRole::all;
@@ -136,6 +147,11 @@ public:
     // edge node pushes them to its control node now.
     void flush_analytics();
     const AppOptions& options() const { return m_options; }
+    // Where any part raises a notification (the origin guard…); null on an edge node, which
+    // keeps no notifications (its control node announces what it reports).
+    model::Notifier* notifier();
+    // The notification service itself, for tests that drive it on their clock; null on an edge node.
+    notify::NotificationService* notifications() { return m_notifications.get(); }
 
 private:
     AppOptions m_options;
@@ -149,6 +165,7 @@ private:
     std::unique_ptr<control::ConfigFeed> m_config_feed;
     std::unique_ptr<edge::EdgeServer> m_edge;
     std::unique_ptr<api::Services> m_services;
+    std::unique_ptr<notify::NotificationService> m_notifications;
     // Roles: what edges pull and push on a node with the store; the pull and push on an edge.
     std::unique_ptr<fleet::PublishedSnapshot> m_published_snapshot;
     std::unique_ptr<fleet::CountersStatus> m_counters_status;

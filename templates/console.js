@@ -279,6 +279,131 @@ async function auditPanel() {
   return section;
 }
 
+const KINDS = ["room.queueing_started", "room.queueing_stopped", "room.wait_above_threshold", "room.wait_below_threshold",
+               "event.started", "event.ended", "origin_guard.throttling", "origin_guard.recovered", "node.state_lost",
+               "node.state_restored", "node.stopped_reporting", "node.reporting_again"];
+const DESTINATIONS = "/client/v4/notifications/destinations";
+let notificationNotice = null; // kept across refreshes, so "Saved" stays readable
+
+// Runs a change to the notification destinations, then says what happened.
+async function notificationChange(what, call, control) {
+  if (control) control.disabled = true;
+  try {
+    const result = await call();
+    notificationNotice = { text: "Done: " + what + (result && result.secret ? " — its secret, shown once: " + result.secret : ""), error: false };
+  } catch (error) {
+    notificationNotice = { text: "Not done: " + what + ": " + error.message, error: true };
+  } finally {
+    if (control) control.disabled = false;
+  }
+  if (refreshing) await refreshing;
+  await refresh();
+}
+
+function addDestinationForm() {
+  const form = element("form", "controls");
+  form.dataset.role = "add-destination";
+  const field = (name, label, type) => {
+    const wrapper = element("label", "", label);
+    const input = element("input");
+    input.name = name;
+    input.type = type;
+    wrapper.append(input);
+    form.append(wrapper);
+    return input;
+  };
+  const name = field("name", "name", "text");
+  const url = field("url", "URL (http or https)", "url");
+  const secret = field("secret", "secret (16+ characters; empty: wr makes one)", "password");
+  secret.autocomplete = "new-password";
+  const threshold = field("wait_threshold_minutes", "wait threshold (min)", "number");
+  threshold.value = "30";
+  const kinds = element("fieldset", "kinds");
+  kinds.append(element("legend", "", "kinds (none ticked: every kind)"));
+  for (const kind of KINDS) {
+    const label = element("label", "", " " + kind);
+    const box = element("input");
+    box.type = "checkbox";
+    box.value = kind;
+    label.prepend(box);
+    kinds.append(label);
+  }
+  const save = element("button", "", "Add destination");
+  save.type = "submit";
+  form.append(kinds, save);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = { name: name.value.trim(), url: url.value.trim(), wait_threshold_minutes: Number(threshold.value),
+                   kinds: [...kinds.querySelectorAll("input:checked")].map((box) => box.value) };
+    if (secret.value) body.secret = secret.value;
+    notificationChange("added " + body.name, () => api("POST", DESTINATIONS, body), save);
+  });
+  return form;
+}
+
+// The webhook destinations, each with its latest deliveries; an edit token may add, test,
+// switch off and remove them.
+async function notificationsPanel() {
+  const section = element("section", "notifications");
+  section.dataset.role = "notifications";
+  section.append(element("h2", "", "Notifications"));
+  if (notificationNotice) section.append(element("div", "notice" + (notificationNotice.error ? " error" : ""), notificationNotice.text));
+  let destinations;
+  try {
+    destinations = await api("GET", DESTINATIONS + "?per_page=100");
+  } catch (error) {
+    section.append(element("p", "muted", error.status === 403 ? "Notifications need a token valid for every zone." : "Could not read them: " + error.message));
+    return section;
+  }
+  if (destinations.length === 0) section.append(element("p", "muted", "No webhook destinations yet."));
+  for (const destination of destinations) {
+    const base = DESTINATIONS + "/" + destination.id;
+    const block = element("div", "destination");
+    block.dataset.destination = destination.name;
+    block.append(element("h3", "", destination.name + " → " + destination.url + (destination.enabled ? "" : " (off)")));
+    block.append(element("div", "muted", (destination.kinds.length ? destination.kinds.join(", ") : "every kind") +
+                                          " · wait threshold " + destination.wait_threshold_minutes + " min"));
+    if (canEdit) {
+      const controls = element("div", "controls");
+      const test = element("button", "", "Send a test");
+      test.type = "button";
+      test.dataset.action = "test";
+      test.addEventListener("click", () => notificationChange("test sent to " + destination.name, () => api("POST", base + "/test", {}), test));
+      const toggle = element("button", destination.enabled ? "danger" : "", destination.enabled ? "Switch off" : "Switch on");
+      toggle.type = "button";
+      toggle.addEventListener("click", () => notificationChange((destination.enabled ? "switched off " : "switched on ") + destination.name,
+                                                                () => api("PATCH", base, { enabled: !destination.enabled }), toggle));
+      const remove = element("button", "danger", "Remove");
+      remove.type = "button";
+      remove.addEventListener("click", () => notificationChange("removed " + destination.name, () => api("DELETE", base), remove));
+      controls.append(test, toggle, remove);
+      block.append(controls);
+    }
+    const deliveries = await api("GET", base + "/deliveries?per_page=5");
+    if (deliveries.length === 0) {
+      block.append(element("p", "muted", "Nothing sent yet."));
+    } else {
+      const table = element("table");
+      const head = element("tr");
+      for (const title of ["created", "kind", "status", "attempts", "last answer", "next retry"]) head.append(element("th", "", title));
+      table.append(head);
+      for (const delivery of deliveries) {
+        const row = element("tr");
+        row.dataset.delivery = delivery.id;
+        row.append(element("td", "muted", new Date(delivery.created_on).toLocaleString()), element("td", "", delivery.kind),
+                   element("td", "status " + delivery.status, delivery.status), element("td", "", String(delivery.attempts)),
+                   element("td", "", delivery.last_status === null ? (delivery.last_error || "-") : String(delivery.last_status)),
+                   element("td", "muted", delivery.next_attempt_on ? new Date(delivery.next_attempt_on).toLocaleString() : "-"));
+        table.append(row);
+      }
+      block.append(table);
+    }
+    section.append(block);
+  }
+  if (canEdit) section.append(addDestinationForm());
+  return section;
+}
+
 let refreshing = null;
 async function refresh() {
   if (!token) return;
@@ -298,6 +423,7 @@ async function refresh() {
       }
       for (const id of [...cards.keys()]) if (!seen.has(id)) cards.delete(id);
       if (order.length === 0) order.push(element("p", "", "No waiting rooms yet: create one with `wr rooms create` or the API."));
+      order.push(await notificationsPanel());
       order.push(await auditPanel());
       main.replaceChildren(...order);
       document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString() + " · refreshes every " + REFRESH_MS / 1000 + " s";

@@ -159,7 +159,7 @@ const std::vector<Route>& all_routes() {
     static const std::vector<Route> k_routes = [] {
         std::vector<Route> routes;
         for (auto table : {zone_routes, room_routes, event_routes, rule_routes, token_routes, config_routes, page_routes,
-                           meta_routes, analytics_routes, edge_routes, audit_routes})
+                           meta_routes, analytics_routes, edge_routes, audit_routes, notification_routes})
             for (const Route& route : table()) routes.push_back(route);
         return routes;
     }();

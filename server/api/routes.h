@@ -1,6 +1,7 @@
 #pragma once
 // The admin API as a table of routes, and the dispatcher that authenticates a request, finds
 // its route and runs its handler. No HTTP library here: admin_server.cpp adapts httplib.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ struct Services {
     std::string node_name = "wr";
     std::string node_role = "all";
     const state::Counters* counters = nullptr; // this node's admission state, for its health in /metrics
+    std::function<void()> notifications_queued{}; // wakes the notification sender (a test send)
 };
 
 using Handler = Reply (*)(Services&, Request&);
@@ -80,6 +82,7 @@ std::vector<Route> meta_routes();
 std::vector<Route> analytics_routes();
 std::vector<Route> edge_routes();
 std::vector<Route> audit_routes();
+std::vector<Route> notification_routes();
 
 // Who the request's changes are recorded as in the audit log: its token, its client's address,
 // the time, and the tool (X-Wr-Client: cli or console, else api).

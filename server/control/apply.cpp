@@ -8,11 +8,13 @@
 #include "control/audit_trail.h"
 #include "control/error.h"
 #include "control/events.h"
+#include "control/notifications.h"
 #include "control/rooms.h"
 #include "control/rules.h"
 #include "control/zones.h"
 #include "model/json_codec.h"
 #include "store/events_store.h"
+#include "store/notifications_store.h"
 #include "store/rooms_store.h"
 #include "store/rules_store.h"
 #include "store/zones_store.h"
@@ -78,6 +80,7 @@ public:
         if (m_options.prune)
             for (const model::Zone& zone : store::list_zones(m_connection, {0, -1}))
                 if (!names.contains(zone.settings.name)) prune_zone(zone);
+        apply_destinations(document);
         return std::move(m_changes);
     }
 
@@ -234,6 +237,53 @@ private:
         record(before.empty() ? "create" : wanted.empty() ? "delete" : "update", "rules", target);
     }
 
+    // Notification destinations, matched by name. Their secrets are never exported, so a
+    // destination the document gives without one keeps the secret it has; a new one needs it.
+    void apply_destinations(const json& document) {
+        bool present = false;
+        const json& destinations = array_field(document, "notification_destinations", "", present);
+        if (!present && !m_options.prune) return;
+        std::set<std::string> names;
+        for (size_t i = 0; i < destinations.size(); ++i) {
+            const std::string path = "notification_destinations[" + std::to_string(i) + "]";
+            const std::string name = name_of(destinations[i], path);
+            if (!names.insert(name).second) throw Error::invalid(path + ".name", "notification destination " + name + " appears twice");
+            const auto existing = store::find_destination_by_name(m_connection, name);
+            model::DestinationSettings settings;
+            at_path(path, [&] {
+                if (auto errors = model::read_destination_settings(destinations[i], model::BodyMode::replace, settings); !errors.empty())
+                    throw Error::invalid(std::move(errors));
+            });
+            const auto secret = destinations[i].find("secret");
+            if (secret == destinations[i].end() || secret->is_null()) {
+                if (!existing)
+                    throw Error::invalid(path + ".secret", "is required for a new destination (exports leave secrets out: give it "
+                                                           "here, or name the environment variable holding it with secret_env)");
+                settings.secret = existing->settings.secret;
+            }
+            if (existing) {
+                const model::Destination updated = at_path(path, [&] { return update_destination(m_connection, m_now, *existing, settings); });
+                if (updated.settings != existing->settings) {
+                    if (m_trail) m_trail->updated(audit_object(updated), audit_view(*existing), audit_view(updated));
+                    std::vector<std::string> fields = changed_fields(model::settings_to_json(existing->settings), model::settings_to_json(updated.settings));
+                    if (updated.settings.secret != existing->settings.secret) fields.push_back("secret");
+                    record("update", "notification_destination", name, std::move(fields));
+                }
+            } else {
+                const model::Destination created = at_path(path, [&] { return create_destination(m_connection, m_now, settings); });
+                if (m_trail) m_trail->created(audit_object(created), audit_view(created));
+                record("create", "notification_destination", name);
+            }
+        }
+        if (m_options.prune)
+            for (const model::Destination& destination : store::list_destinations(m_connection))
+                if (!names.contains(destination.settings.name)) {
+                    delete_destination(m_connection, destination);
+                    if (m_trail) m_trail->deleted(audit_object(destination), audit_view(destination));
+                    record("delete", "notification_destination", destination.settings.name);
+                }
+    }
+
     void prune_zone(const model::Zone& zone) {
         for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1})) {
             delete_room(m_connection, room);
@@ -284,7 +334,13 @@ json export_document(store::Connection& connection) {
                              {"settings", model::to_json(store::get_zone_room_settings(connection, zone.id))},
                              {"waiting_rooms", std::move(out_rooms)}});
     }
-    return {{"zones", std::move(out_zones)}};
+    json exported = {{"zones", std::move(out_zones)}};
+    // Only when there are any, so a configuration without notifications exports as it always did.
+    json destinations = json::array();
+    for (const model::Destination& destination : store::list_destinations(connection)) // by name; never the secret
+        destinations.push_back(model::settings_to_json(destination.settings));
+    if (!destinations.empty()) exported["notification_destinations"] = std::move(destinations);
+    return exported;
 }
 
 json to_json(const Change& change) {

@@ -4,10 +4,13 @@
 // transaction, so that CI can manage rooms as files.
 //
 // {"zones":[{"name","origin","settings":{…},
-//            "waiting_rooms":[{<room fields>,"events":[…],"rules":[…]}]}]
+//            "waiting_rooms":[{<room fields>,"events":[…],"rules":[…]}]}],
+//  "notification_destinations":[{"name","url","kinds","wait_threshold_minutes","enabled"}]}
 //
 // Zones match by name, rooms by name within their zone, events by name within their room,
-// rules by position. A room without an "events" (or "rules") key keeps its events (rules).
+// rules by position, destinations by name. A room without an "events" (or "rules") key keeps its
+// events (rules); a document without "notification_destinations" keeps them. Destinations'
+// secrets are never exported: one given without a secret keeps the one it has.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

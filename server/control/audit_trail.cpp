@@ -100,4 +100,14 @@ json audit_view(const model::Token& token) {
     return {{"name", token.name}, {"scope", model::to_string(token.scope)}, {"zone_id", token.zone_id ? json(*token.zone_id) : json(nullptr)}};
 }
 
+model::AuditObject audit_object(const model::Destination& destination) {
+    return {.type = "notification_destination", .id = destination.id, .name = destination.settings.name};
+}
+
+json audit_view(const model::Destination& destination) {
+    json view = model::settings_to_json(destination.settings);
+    view["secret"] = destination.settings.secret;
+    return view;
+}
+
 } // namespace wr::control

@@ -9,6 +9,7 @@
 
 #include "model/audit.h"
 #include "model/event.h"
+#include "model/notification.h"
 #include "model/room.h"
 #include "model/rule.h"
 #include "model/token.h"
@@ -54,5 +55,7 @@ model::AuditObject audit_object(const model::Zone& zone, const model::Room& room
 model::AuditObject audit_object(const model::Zone& zone, const model::Room& room, const model::Event& event);
 model::AuditObject audit_object(const model::Token& token);
 nlohmann::json audit_view(const model::Token& token);
+model::AuditObject audit_object(const model::Destination& destination);
+nlohmann::json audit_view(const model::Destination& destination); // the secret too, which the trail masks
 
 } // namespace wr::control

@@ -244,11 +244,11 @@ TEST_CASE("integration: wr migrate reports what it applied, then that the databa
     wr::test::TempDir data;
     const ProcessResult first = run_wr({"migrate", "--data-dir", data.path().string()});
     require_ok(first);
-    CHECK(first.out.find("schema version 0 -> 6") != std::string::npos);
+    CHECK(first.out.find("schema version 0 -> 7") != std::string::npos);
     CHECK(first.out.find("applied 0001_init.sql") != std::string::npos);
     CHECK(first.out.find("applied 0002_analytics.sql") != std::string::npos);
     const ProcessResult second = run_wr({"migrate", "--data-dir", data.path().string()});
-    CHECK(second.out.find("is up to date (schema version 6)") != std::string::npos);
+    CHECK(second.out.find("is up to date (schema version 7)") != std::string::npos);
 }
 
 TEST_CASE("integration: every wr command has --help with an example") {
