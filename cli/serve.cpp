@@ -100,13 +100,14 @@ std::string host_name() {
 
 // Runs until SIGINT or SIGTERM; SIGHUP, or a change of a certificate or key file (checked every
 // second) from `loaded` — their stamps taken before wr read them, so a renewal while wr starts
-// is not missed — reloads TLS. Returns the signal that ended it.
+// is not missed — reloads TLS; SIGUSR1 reopens the access log. Returns the signal that ended it.
 int run_until_shutdown(App& app, const std::vector<std::string>& tls_files, TlsStamps loaded) {
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
     sigaddset(&signals, SIGHUP);
+    sigaddset(&signals, SIGUSR1);
     const bool tls = !tls_files.empty();
     TlsStamps seen = std::move(loaded);
     while (true) {
@@ -115,6 +116,11 @@ int run_until_shutdown(App& app, const std::vector<std::string>& tls_files, TlsS
         if (received == SIGINT || received == SIGTERM) {
             util::log_info("serve", std::string("received ") + (received == SIGINT ? "SIGINT" : "SIGTERM") + ", shutting down");
             return received;
+        }
+        if (received == SIGUSR1) {
+            app.reopen_logs();
+            util::log_info("serve", "received SIGUSR1: reopened the access log");
+            continue;
         }
         if (!tls) continue;
         if (received == SIGHUP) {
@@ -159,6 +165,8 @@ void add_serve_commands(CLI::App& root, Context& context) {
         int audit_retention_days = 90;
         std::string notification_settle = "30s";
         std::string notification_retry = "10s";
+        std::string access_log;
+        std::string access_log_format = "combined";
         std::string node_name = host_name();
         // roles
         std::string role = "all";
@@ -233,6 +241,13 @@ void add_serve_commands(CLI::App& root, Context& context) {
     serve->add_option("--drain-timeout", options->drain_timeout,
                       "Seconds SIGTERM/SIGINT lets requests in flight finish before wr exits")
         ->check(CLI::Range(0, 3600))
+        ->capture_default_str();
+    serve->add_option("--access-log", options->access_log,
+                      "Write one line per edge request to this file ('-': stdout); SIGUSR1 reopens it (log rotation)")
+        ->envname("WR_ACCESS_LOG");
+    serve->add_option("--access-log-format", options->access_log_format,
+                      "combined (nginx's and Apache's, for existing tools) or json (every field: decision, room, timings, request id…)")
+        ->check(CLI::IsMember({"combined", "json"}))
         ->capture_default_str();
     serve->add_option("--notification-settle", options->notification_settle,
                       "How long a room's new state (queueing, a wait over a threshold) or a node's (shared state lost) must "
@@ -309,7 +324,8 @@ void add_serve_commands(CLI::App& root, Context& context) {
                   "On first start wr creates an admin API token in <data-dir>/admin.token and the cookie key\n"
                   "in <data-dir>/cookie.key (both mode 0600).\n\n"
                   "SIGTERM or SIGINT: stop accepting, finish what is in flight (--drain-timeout), write analytics, exit 0.\n"
-                  "SIGHUP, or new --tls-cert/--tls-key (or --admin-tls-*) files: reload the certificates without dropping connections.");
+                  "SIGHUP, or new --tls-cert/--tls-key (or --admin-tls-*) files: reload the certificates without dropping connections.\n"
+                  "SIGUSR1: reopen the --access-log file (after logrotate moved it; see deploy/logrotate/wr).");
     serve->callback([&context, options] {
         util::set_log_level(log_level(options->log_level));
         // Signals are waited for by this thread; every thread started later inherits the mask.
@@ -318,6 +334,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         sigaddset(&signals, SIGINT);
         sigaddset(&signals, SIGTERM);
         sigaddset(&signals, SIGHUP);
+        sigaddset(&signals, SIGUSR1);
         pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
         AppOptions app_options;
@@ -357,8 +374,12 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.turnstile_script_url = options->turnstile_script_url;
         app_options.turnstile_timeout = std::chrono::seconds{options->turnstile_timeout};
         app_options.audit_retention = std::chrono::hours{24 * options->audit_retention_days};
+        app_options.access_log = options->access_log;
+        app_options.access_log_format = options->access_log_format;
         // roles
         app_options.role = options->role == "control" ? NodeRole::control : options->role == "edge" ? NodeRole::edge : NodeRole::all;
+        if (!options->access_log.empty() && app_options.role == NodeRole::control)
+            throw CliError("--access-log is the edge's: this node is --role control and has no edge");
         if (app_options.role != NodeRole::edge && !options->control_url.empty())
             throw CliError("--control-url is for --role edge; this node is --role " + options->role);
         if (options->admin_tls_certificate.empty() != options->admin_tls_private_key.empty())

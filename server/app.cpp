@@ -118,6 +118,10 @@ edge::EdgeOptions App::edge_options() const {
     if (!m_options.turnstile_verify_url.empty()) edge_options.turnstile.verify_url = m_options.turnstile_verify_url;
     if (!m_options.turnstile_script_url.empty()) edge_options.turnstile.script_url = m_options.turnstile_script_url;
     edge_options.turnstile.timeout = m_options.turnstile_timeout;
+    edge_options.access_log = m_options.access_log;
+    edge_options.access_log_format = m_options.access_log_format == "json" ? edge::AccessLogFormat::json : edge::AccessLogFormat::combined;
+    edge_options.access_log_max_pending = m_options.access_log_max_pending;
+    edge_options.node_name = m_options.node_name;
     return edge_options;
 }
 
@@ -277,6 +281,10 @@ void App::reload_tls() {
 }
 
 model::Notifier* App::notifier() { return m_notifications.get(); }
+
+void App::reopen_logs() {
+    if (m_edge) m_edge->reopen_access_log();
+}
 
 int App::admin_port() const { return m_admin->port(); }
 int App::edge_port() const { return m_edge ? m_edge->port() : 0; }

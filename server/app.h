@@ -93,6 +93,10 @@ struct AppOptions {
     std::string turnstile_verify_url;
     std::string turnstile_script_url;
     std::chrono::milliseconds turnstile_timeout{5000}; // siteverify's answer, or the token counts as failed
+    // The edge's access log: a path, "-" for stdout, "" for none; combined or json lines.
+    std::string access_log;
+    std::string access_log_format = "combined";
+    size_t access_log_max_pending = 8 * 1024 * 1024; // bytes of lines waiting for the disk; more are dropped
     std::chrono::milliseconds config_poll_interval{200};
     std::chrono::milliseconds analytics_interval{2000};
     std::chrono::hours audit_retention{24 * 90}; // audit log entries older than this are pruned
@@ -135,6 +139,8 @@ public:
     bool drain(std::chrono::milliseconds timeout);
     // Loads the edge's TLS certificate and key again (renewals); throws if they do not load.
     void reload_tls();
+    // Opens the access log's file again (after logrotate moved it; SIGUSR1).
+    void reopen_logs();
 
     int admin_port() const;
     int edge_port() const;

@@ -134,6 +134,8 @@ Reply metrics(Services& services, Request& request) {
         node.state = services.analytics->state_metrics();
         node.open_tunnels = services.analytics->edge().open_tunnels.load(std::memory_order_relaxed);
         node.tunnels_opened = services.analytics->edge().tunnels_opened.load(std::memory_order_relaxed);
+        node.access_log_lines = services.analytics->edge().access_log.written.load(std::memory_order_relaxed);
+        node.access_log_dropped = services.analytics->edge().access_log.dropped.load(std::memory_order_relaxed);
     }
     return raw(analytics::prometheus_text(out, decisions, node), "text/plain; version=0.0.4; charset=utf-8");
 }

@@ -124,6 +124,7 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::upload_body(or
     }
     // An unfinished body must never look finished to the origin: its connection closes.
     if (upload.end != Upload::End::complete) origin.close();
+    m_access.bytes_in = upload.bytes;
     upload.finished = true;
     m_signal.cancel();
 }
@@ -180,7 +181,8 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     write_forwarded_request(m_out, request,
                             ForwardedRequest{.target = target, .path_prefix = result.zone->origin.path_prefix, .client = m_peer_text,
                                              .https = m_https, .room_cookie = result.room ? std::string_view(result.room->cookie_name) : "",
-                                             .framing = framing, .content_length = length, .upgrade = upgrade});
+                                             .framing = framing, .content_length = length, .upgrade = upgrade,
+                                             .request_id = m_access.request_id.view()});
     const bool expects_continue = m_version_minor == 1 && framing != net::BodyFraming::none && net::has_token(request.find("expect"), "100-continue");
     m_in.consume(request.size); // the head's views are not used past this point
     // A body that is here already goes with the head (and can be sent again on a fresh connection);
@@ -216,6 +218,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         origin.reset();
     }
     if (body_here_bytes > 0) m_in.consume(body_here_bytes);
+    if (body_here) m_access.bytes_in = body_here_bytes;
 
     if (read != ResponseHeadRead::complete) {
         // No answer to pass on: wr answers with its own page (and no renewed cookie).
@@ -240,6 +243,8 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     if (result.room)
         result.room->stats->record_origin_time(now, std::chrono::duration_cast<util::Milliseconds>(std::chrono::steady_clock::now() - origin_start));
     const net::MessageHead& response = m_response.head();
+    m_access.status = response.status;
+    m_access.origin_first_byte_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - origin_start).count();
 
     if (response.status == 101) {
         if (!upgrade) { // a switch nobody asked for
@@ -252,6 +257,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         m_watch.expire_in(timeout);
         error_code ec;
         co_await asio::async_write(m_stream, asio::buffer(m_out), net::awaitable(ec));
+        if (!ec) m_access.bytes_out += m_out.size();
         if (!ec) co_await tunnel(*origin);
         m_watch.origin = nullptr;
         co_return false;
@@ -304,6 +310,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
                 failed = true;
                 break;
             }
+            m_access.bytes_out += asio::buffer_size(m_gather);
             head_sent = true;
         }
         origin->in.consume(consumed);
