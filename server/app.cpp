@@ -20,6 +20,7 @@
 #include "fleet/published_snapshot.h"
 #include "fleet/remote_tokens.h"
 #include "notify/notification_service.h"
+#include "origin/registry.h"
 #include "state/make_counters.h"
 #include "store/database.h"
 #include "store/migrate.h"
@@ -139,6 +140,8 @@ void App::build_store_node() {
                                       m_clock);
     m_analytics = std::make_unique<analytics::Registry>();
     m_analytics->set_state_source([this] { return state_metrics(m_options.node_name, m_counters->health()); });
+    m_origins = std::make_unique<origin::Registry>();
+    m_analytics->set_origin_source([this] { return m_origins->metrics(); });
     m_published_snapshot = std::make_unique<fleet::PublishedSnapshot>();
 
     // A control node on a shared store reads the whole room from it, under each room's policy.
@@ -150,7 +153,7 @@ void App::build_store_node() {
     if (with_edge || shared_state) {
         m_config_source = std::make_unique<edge::ConfigSource>();
         subscribers.push_back([this](const model::ConfigDocument& document, const std::shared_ptr<const util::KeyRing>& keys) {
-            m_config_source->publish(edge::build_edge_config(document, m_analytics.get()), keys);
+            m_config_source->publish(edge::build_edge_config(document, m_analytics.get(), m_origins.get()), keys);
         });
     }
     m_config_feed = std::make_unique<control::ConfigFeed>(*m_database, m_options.data_dir / "cookie.key", std::move(subscribers),
@@ -207,9 +210,11 @@ void App::build_edge_node() {
                                 "same --state redis://… to hold the limits together");
     m_analytics = std::make_unique<analytics::Registry>();
     m_analytics->set_state_source([this] { return state_metrics(m_options.node_name, m_counters->health()); });
+    m_origins = std::make_unique<origin::Registry>();
+    m_analytics->set_origin_source([this] { return m_origins->metrics(); });
     m_config_source = std::make_unique<edge::ConfigSource>();
     m_puller = std::make_unique<fleet::ConfigPuller>(fleet::ControlClient(control), m_options.data_dir / fleet::k_config_cache_file,
-                                                     *m_analytics, *m_config_source, m_clock, m_options.control_poll_interval);
+                                                     *m_analytics, *m_origins, *m_config_source, m_clock, m_options.control_poll_interval);
     edge::EdgeOptions options = edge_options();
     log_turnstile_state(options.turnstile);
     m_edge = std::make_unique<edge::EdgeServer>(options, *m_config_source, *m_counters, *m_analytics, m_clock);

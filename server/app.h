@@ -34,6 +34,9 @@ struct EdgeOptions;
 namespace wr::state {
 class Counters;
 }
+namespace wr::origin {
+class Registry;
+}
 namespace wr::analytics {
 class Collector;
 class Registry;
@@ -166,6 +169,7 @@ private:
     std::unique_ptr<store::Database> m_database;
     std::unique_ptr<state::Counters> m_counters;
     std::unique_ptr<analytics::Registry> m_analytics;
+    std::unique_ptr<origin::Registry> m_origins; // each zone's origin cap and measurements
     std::unique_ptr<analytics::Collector> m_collector;
     std::unique_ptr<edge::ConfigSource> m_config_source;
     std::unique_ptr<control::ConfigFeed> m_config_feed;

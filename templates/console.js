@@ -7,7 +7,9 @@
 const REFRESH_MS = 5000;
 let token = null;
 let canEdit = false;
+let canEditZones = false; // an edit token for every zone: zones themselves are only theirs to change
 const cards = new Map(); // room id → the card's parts, kept across refreshes
+const zoneCards = new Map(); // zone id → the zone's parts
 const main = document.getElementById("main");
 
 function element(tag, className, text) {
@@ -20,6 +22,7 @@ function element(tag, className, text) {
 function signIn(message) {
   token = null;
   cards.clear();
+  zoneCards.clear();
   main.replaceChildren(document.getElementById("sign-in").content.cloneNode(true));
   if (message) main.prepend(element("p", "error", message));
   document.getElementById("token-form").addEventListener("submit", (event) => {
@@ -80,15 +83,123 @@ async function change(card, what, path, body, control) {
   }
 }
 
-function numberInput(name, label, min) {
+// A number field; `max` and `step` as the API's range has them (the browser then refuses what the
+// API would, before sending it).
+function numberInput(name, label, min, max, step) {
   const wrapper = element("label", "", label);
   const input = element("input");
   input.type = "number";
   input.name = name;
   input.min = String(min);
+  if (max !== undefined) input.max = String(max);
+  if (step !== undefined) input.step = String(step);
   input.required = true;
   wrapper.append(input);
   return { wrapper, input };
+}
+
+function checkboxInput(name, label) {
+  const wrapper = element("label", "check");
+  const input = element("input");
+  input.type = "checkbox";
+  input.name = name;
+  wrapper.append(input, document.createTextNode(" " + label));
+  return { wrapper, input };
+}
+
+function inputValue(input) {
+  if (input.type === "checkbox") return input.checked;
+  return input.tagName === "SELECT" ? input.value : Number(input.value);
+}
+
+// A form of fields that are saved together: `current()` is what is stored, `send(body)` the
+// PATCH body for the changed fields. Shows the stored values unless the operator is typing.
+function settingsForm(card, role, fields, current, send, shown) {
+  const form = element("form", "controls");
+  form.dataset.role = role;
+  const save = element("button", "", "Save");
+  save.type = "submit";
+  form.append(...fields.map((field) => field.wrapper), save);
+  const inputs = Object.fromEntries(fields.map((field) => [field.input.name, field.input]));
+  form.addEventListener("input", () => { form.dataset.dirty = "1"; });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const stored = current();
+    const body = {};
+    const said = [];
+    for (const [name, input] of Object.entries(inputs)) {
+      const value = inputValue(input);
+      if (value !== stored[name]) { body[name] = value; said.push(name + " " + shown(name, stored[name]) + " → " + shown(name, value)); }
+    }
+    delete form.dataset.dirty;
+    if (said.length === 0) { card.notice.className = "notice"; card.notice.textContent = "Nothing to save."; return; }
+    change(card, said.join(", "), card.base, send(body), save);
+  });
+  const fill = (values) => {
+    if (form.dataset.dirty || form.contains(document.activeElement)) return;
+    for (const [name, input] of Object.entries(inputs)) {
+      if (input.type === "checkbox") input.checked = Boolean(values[name]); else input.value = String(values[name]);
+    }
+  };
+  return { form, inputs, fill };
+}
+
+// ---- What the origin guard does, in words (the same words `wr rooms status` prints) ----------
+
+// 0.004 → "0.4 %", 0.05 → "5 %", 0 → "0 %", 0.0004 → "< 0.1 %".
+function percentText(fraction) {
+  const percent = fraction * 100;
+  if (percent === 0) return "0 %";
+  if (percent < 0.1) return "< 0.1 %";
+  return percent.toFixed(1).replace(/\.0$/, "") + " %";
+}
+
+// A room's status set against its configuration: the limits in force beside the configured ones
+// (the room's, or its running event's), the guard's state in a line such as "origin slow:
+// admitting 120 a minute of 500", and the origin's figures. Pure: the browser tests feed it
+// statuses. Whatever the status does not carry (a wr without origin protection) is null, and the
+// card shows nothing for it.
+function originGuardView(status, room, events) {
+  const event = status.event_id ? (events || []).find((candidate) => candidate.id === status.event_id) : null;
+  const limits = {
+    total: event && typeof event.total_active_users === "number" ? event.total_active_users : room.total_active_users,
+    perMinute: event && typeof event.new_users_per_minute === "number" ? event.new_users_per_minute : room.new_users_per_minute,
+  };
+  const guard = room.origin_guard || {};
+  const measured = status.origin_guard && typeof status.origin_guard === "object" ? status.origin_guard : null;
+  const effectiveNew = status.effective_new_users_per_minute, effectiveTotal = status.effective_total_active_users;
+  const view = { state: measured ? measured.state : null, newInForce: null, newLowered: false, activeInForce: null,
+                 activeLowered: false, headline: null, origin: null, reason: null };
+  if (typeof effectiveNew === "number") {
+    view.newInForce = effectiveNew + " of " + limits.perMinute;
+    view.newLowered = effectiveNew < limits.perMinute;
+  }
+  if (typeof effectiveTotal === "number") {
+    view.activeInForce = effectiveTotal + " of " + limits.total;
+    view.activeLowered = effectiveTotal < limits.total;
+  }
+  if (!measured) return view;
+
+  const p95 = typeof measured.p95_ttfb_ms === "number" ? measured.p95_ttfb_ms : null;
+  const errors = typeof measured.error_rate === "number" ? measured.error_rate : null;
+  if ((view.state === "throttling" || view.state === "recovering") && typeof effectiveNew === "number") {
+    let cause = "origin recovering";
+    if (view.state === "throttling") {
+      const slow = p95 !== null && p95 > guard.target_ttfb_ms, failing = errors !== null && errors > guard.max_error_rate;
+      cause = slow && failing ? "origin slow and failing" : slow ? "origin slow" : failing ? "origin failing" : "origin over target";
+    }
+    view.headline = cause + ": admitting " + Math.round(effectiveNew) + " a minute of " + limits.perMinute;
+    if (typeof effectiveTotal === "number" && effectiveTotal < limits.total)
+      view.headline += ", " + Math.round(effectiveTotal) + " active of " + limits.total;
+  }
+  // The targets mean something only while the guard works to them.
+  const parts = [];
+  if (p95 !== null) parts.push("origin p95 time to first byte " + Math.round(p95) + " ms" + (guard.enabled ? " (target " + guard.target_ttfb_ms + " ms)" : ""));
+  if (errors !== null) parts.push((parts.length ? "errors " : "origin errors ") + percentText(errors) +
+                                  (guard.enabled ? " (at most " + percentText(guard.max_error_rate) + ")" : ""));
+  if (parts.length) view.origin = parts.join(", ");
+  if (typeof measured.reason === "string" && measured.reason) view.reason = measured.reason;
+  return view;
 }
 
 function buildControls(card) {
@@ -137,7 +248,45 @@ function buildControls(card) {
     change(card, said.join(", "), card.base, body, save);
   });
   card.form = form;
-  return [controls, form];
+
+  // wr's origin guard: ranges as the API has them (the floor's maximum follows the room's limit).
+  card.guardForm = settingsForm(card, "origin-guard", [
+    checkboxInput("enabled", "origin guard"),
+    numberInput("target_ttfb_ms", "p95 target (ms)", 50, 60000, 1),
+    numberInput("max_error_rate", "max error rate (0–1)", 0, 1, "any"),
+    numberInput("min_new_users_per_minute", "floor per minute (0: a tenth)", 0, undefined, 1),
+  ], () => card.room.origin_guard, (changed) => ({ origin_guard: changed }), (name, value) => String(value));
+  return [controls, form, card.guardForm.form];
+}
+
+function newZoneCard(zone) {
+  const card = { base: "/client/v4/zones/" + zone.id, zone };
+  card.node = element("section", "zone");
+  card.node.dataset.zone = zone.id;
+  card.title = element("h2", "", "zone " + zone.name);
+  card.summary = element("div", "muted");
+  card.notice = element("div", "notice");
+  card.notice.setAttribute("role", "status");
+  card.node.append(card.title, card.summary);
+  if (canEditZones) {
+    const unlimited = (name, value) => (name === "max_origin_connections" && value === 0 ? "unlimited" : String(value));
+    card.connections = settingsForm(card, "origin-connections", [
+      numberInput("max_origin_connections", "origin connections (0: no limit)", 0, 1000000, 1),
+      numberInput("origin_queue_timeout_seconds", "wait for one (s)", 1, 120, 1),
+    ], () => card.zone, (changed) => changed, unlimited);
+    card.node.append(card.connections.form);
+  }
+  card.node.append(card.notice);
+  return card;
+}
+
+function updateZoneCard(card, zone) {
+  card.zone = zone;
+  const cap = zone.max_origin_connections;
+  card.summary.textContent = "origin " + zone.origin + " · " +
+    (cap ? "at most " + cap + " origin connections; a request waits up to " + zone.origin_queue_timeout_seconds + " s for one"
+         : "origin connections unlimited");
+  if (card.connections) card.connections.fill(zone);
 }
 
 function newCard(zone, room) {
@@ -152,13 +301,19 @@ function newCard(zone, room) {
   card.active = figure("active users");
   card.queued = figure("queued users");
   card.wait = figure("longest estimated wait");
-  figures.append(card.active.cell, card.queued.cell, card.wait.cell);
+  card.newInForce = figure("new per minute in force");
+  card.activeInForce = figure("active limit in force");
+  figures.append(card.active.cell, card.queued.cell, card.wait.cell, card.newInForce.cell, card.activeInForce.cell);
+  card.guard = element("div", "guard");
+  card.guard.dataset.role = "origin-guard-state";
+  card.origin = element("div", "muted");
+  card.origin.dataset.role = "origin-figures";
   card.notice = element("div", "notice");
   card.notice.setAttribute("role", "status");
   card.chart = element("div");
   card.events = element("div");
   card.rules = element("div");
-  card.node.append(card.title, card.route, figures);
+  card.node.append(card.title, card.route, figures, card.guard, card.origin);
   if (canEdit) card.node.append(...buildControls(card));
   card.node.append(card.notice, card.chart, card.events, card.rules);
   return card;
@@ -215,12 +370,27 @@ async function updateCard(card, room) {
   card.room = room;
   card.badge.className = "status " + status.status;
   card.badge.textContent = status.status.replace("_", " ");
+  const guard = room.origin_guard || {};
   card.route.textContent = room.host + room.path + " · " + room.queueing_method + " · limits " + room.total_active_users + " active, " +
                            room.new_users_per_minute + " new per minute · sessions " + room.session_duration + " min" +
+                           (guard.enabled ? " · origin guard on (p95 under " + guard.target_ttfb_ms + " ms, errors under " +
+                                            percentText(guard.max_error_rate) + ")" : "") +
                            (room.queue_all ? " · queueing everyone" : "") + (room.suspended ? " · suspended" : "");
   card.active.number.textContent = status.estimated_total_active_users;
   card.queued.number.textContent = status.estimated_queued_users;
   card.wait.number.textContent = status.max_estimated_time_minutes + " min";
+  const view = originGuardView(status, room, events);
+  for (const [part, text, lowered] of [[card.newInForce, view.newInForce, view.newLowered],
+                                       [card.activeInForce, view.activeInForce, view.activeLowered]]) {
+    part.cell.hidden = text === null;
+    part.number.textContent = text === null ? "" : text;
+    part.cell.className = lowered ? "lowered" : "";
+  }
+  card.guard.className = "guard " + (view.state || "");
+  card.guard.textContent = view.headline ? view.headline + (view.reason ? " — " + view.reason : "") : "";
+  card.guard.hidden = !view.headline;
+  card.origin.textContent = view.origin || "";
+  card.origin.hidden = !view.origin;
   if (canEdit) {
     card.queueAll.textContent = room.queue_all ? "Stop queueing everyone" : "Queue everyone";
     card.queueAll.className = room.queue_all ? "" : "danger";
@@ -229,6 +399,8 @@ async function updateCard(card, room) {
     // An operator typing a new limit keeps what they typed until they save.
     if (!card.form.dataset.dirty && !card.form.contains(document.activeElement))
       for (const [name, input] of Object.entries(card.inputs)) input.value = String(room[name]);
+    card.guardForm.inputs.min_new_users_per_minute.max = String(room.new_users_per_minute);
+    card.guardForm.fill(guard);
   }
   // The chart is wr's own SVG (no script in it), parsed rather than injected as markup.
   const svg = new DOMParser().parseFromString(chart, "image/svg+xml").documentElement;
@@ -412,8 +584,16 @@ async function refresh() {
     try {
       const seen = new Set();
       const order = [];
+      const seenZones = new Set();
+      let rooms = 0;
       for (const zone of await api("GET", "/client/v4/zones?per_page=1000")) {
+        let zoneCard = zoneCards.get(zone.id);
+        if (!zoneCard) { zoneCard = newZoneCard(zone); zoneCards.set(zone.id, zoneCard); }
+        updateZoneCard(zoneCard, zone);
+        seenZones.add(zone.id);
+        order.push(zoneCard.node);
         for (const room of await api("GET", "/client/v4/zones/" + zone.id + "/waiting_rooms?per_page=1000")) {
+          rooms += 1;
           let card = cards.get(room.id);
           if (!card) { card = newCard(zone, room); cards.set(room.id, card); }
           await updateCard(card, room);
@@ -422,7 +602,8 @@ async function refresh() {
         }
       }
       for (const id of [...cards.keys()]) if (!seen.has(id)) cards.delete(id);
-      if (order.length === 0) order.push(element("p", "", "No waiting rooms yet: create one with `wr rooms create` or the API."));
+      for (const id of [...zoneCards.keys()]) if (!seenZones.has(id)) zoneCards.delete(id);
+      if (rooms === 0) order.push(element("p", "", "No waiting rooms yet: create one with `wr rooms create` or the API."));
       order.push(await notificationsPanel());
       order.push(await auditPanel());
       main.replaceChildren(...order);
@@ -442,12 +623,14 @@ async function start(secret) {
   try {
     const verified = await api("GET", "/client/v4/user/tokens/verify");
     canEdit = verified.scope === "edit";
+    canEditZones = canEdit && !verified.zone_id;
     document.getElementById("scope").textContent = (canEdit ? "edit" : "read-only") + " token" +
                                                    (verified.zone_id ? " for zone " + verified.zone_id : "");
   } catch (error) {
     return signIn(error.status === 401 ? "That token was refused." : "Could not check the token: " + error.message);
   }
   cards.clear();
+  zoneCards.clear();
   await refresh();
 }
 

@@ -60,6 +60,8 @@ void Collector::collect() {
         record.queued_max = sample.queued_users;
         record.total_active_users_limit = sample.total_active_users_limit;
         record.new_users_per_minute_limit = sample.new_users_per_minute_limit;
+        record.effective_total_active_users = sample.effective_total_active_users;
+        record.effective_new_users_per_minute = sample.effective_new_users_per_minute;
     }
     for (const auto& [room_id, stats] : m_registry.rooms()) stats->drain(pending[room_id]);
 

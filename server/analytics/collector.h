@@ -28,6 +28,9 @@ struct RoomSample {
     int64_t total_active_users_limit = 0;
     int64_t new_users_per_minute_limit = 0;
     int64_t max_estimated_minutes = 0; // the longest wait shown now (status); 0 when unknown
+    // The origin guard's limits while it holds the room below the configured ones; 0 otherwise.
+    int64_t effective_total_active_users = 0;
+    int64_t effective_new_users_per_minute = 0;
 };
 
 class Sampler {

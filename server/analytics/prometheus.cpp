@@ -4,7 +4,6 @@
 #include <cstdio>
 
 namespace wr::analytics {
-namespace {
 
 void family(std::string& out, const char* name, const char* type, const char* help) {
     out += "# HELP ";
@@ -17,6 +16,8 @@ void family(std::string& out, const char* name, const char* type, const char* he
     out += type;
     out += '\n';
 }
+
+namespace {
 
 // node, zone, room: the node first, since every series has it.
 std::string room_labels(const std::string& node, const RoomMetrics& room) {
@@ -101,6 +102,17 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
         for (const auto& [outcome, count] : outcomes)
             out += "wr_turnstile_total{" + labels(room) + ",outcome=\"" + outcome + "\"} " + std::to_string(count) + "\n";
     }
+    family(out, "wr_room_origin_responses_total", "counter", "Answers from the origin to the room's proxied requests, by status class.");
+    for (const RoomMetrics& room : rooms)
+        for (size_t i = 0; i < room.totals.origin_answers.size(); ++i)
+            out += "wr_room_origin_responses_total{" + labels(room) + ",class=\"" + std::to_string(i + 1) + "xx\"} " +
+                   std::to_string(room.totals.origin_answers[i]) + "\n";
+    family(out, "wr_room_origin_errors_total", "counter", "The room's proxied requests the origin gave no answer to, by kind.");
+    for (const RoomMetrics& room : rooms)
+        for (size_t i = 0; i < room.totals.origin_errors.size(); ++i)
+            out += "wr_room_origin_errors_total{" + labels(room) + ",kind=\"" +
+                   model::origin_error_name(static_cast<model::OriginErrorKind>(i)) + "\"} " + std::to_string(room.totals.origin_errors[i]) +
+                   "\n";
     family(out, "wr_infinite_queue_refreshes_total", "counter", "Queue pages served to visitors in the infinite queue.");
     for (const RoomMetrics& room : rooms)
         out += "wr_infinite_queue_refreshes_total{" + labels(room) + "} " + std::to_string(room.totals.infinite_queue_refreshes) + "\n";
@@ -124,6 +136,7 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
            "Access log lines dropped because the file could not keep up (a slow disk, a full pipe): never queued without bound.");
     out += "wr_access_log_lines_dropped_total{" + node_label + "} " + std::to_string(node.access_log_dropped) + "\n";
     if (node.state) out += state_metrics_text(*node.state);
+    out += origin_metrics_text(node_label, node.origins);
     return out;
 }
 

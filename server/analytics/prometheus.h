@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analytics/room_stats.h"
+#include "analytics/origin_metrics.h"
 #include "analytics/state_metrics.h"
 
 namespace wr::analytics {
@@ -52,10 +53,14 @@ struct NodeMetrics {
     uint64_t tunnels_opened = 0;             // and since it started
     uint64_t access_log_lines = 0;           // access log lines written
     uint64_t access_log_dropped = 0;         // and dropped because the disk could not keep up
+    std::vector<OriginMetrics> origins;      // each zone's origin (wr_origin_* families)
 };
 
 std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions,
                             const NodeMetrics& node = {});
+
+// Appends a family's HELP and TYPE lines.
+void family(std::string& out, const char* name, const char* type, const char* help);
 
 // "a\"b" → "a\\\"b": a label value as the format wants it.
 std::string escape_label(const std::string& value);

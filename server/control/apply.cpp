@@ -99,12 +99,9 @@ private:
         if (auto existing = store::find_zone_by_name(m_connection, settings.name)) {
             zone = at_path(path, [&] { return update_zone(m_connection, m_now, *existing, settings); });
             if (m_trail) m_trail->updated(audit_object(zone), audit_view(*existing), audit_view(zone));
-            if (zone.settings != existing->settings) {
-                std::vector<std::string> changed;
-                if (zone.settings.origin != existing->settings.origin) changed.push_back("origin");
-                if (zone.settings.hosts != existing->settings.hosts) changed.push_back("hosts");
-                record("update", "zone", zone.settings.name, std::move(changed));
-            }
+            if (zone.settings != existing->settings)
+                record("update", "zone", zone.settings.name,
+                       changed_fields(model::settings_to_json(existing->settings), model::settings_to_json(zone.settings)));
         } else {
             zone = at_path(path, [&] { return create_zone(m_connection, m_now, settings); });
             if (m_trail) m_trail->created(audit_object(zone), audit_view(zone));
@@ -328,11 +325,10 @@ json export_document(store::Connection& connection) {
             out_room["rules"] = std::move(rules);
             out_rooms.push_back(std::move(out_room));
         }
-        out_zones.push_back({{"name", zone.settings.name},
-                             {"origin", zone.settings.origin},
-                             {"hosts", zone.settings.hosts},
-                             {"settings", model::to_json(store::get_zone_room_settings(connection, zone.id))},
-                             {"waiting_rooms", std::move(out_rooms)}});
+        json out_zone = model::settings_to_json(zone.settings);
+        out_zone["settings"] = model::to_json(store::get_zone_room_settings(connection, zone.id));
+        out_zone["waiting_rooms"] = std::move(out_rooms);
+        out_zones.push_back(std::move(out_zone));
     }
     json exported = {{"zones", std::move(out_zones)}};
     // Only when there are any, so a configuration without notifications exports as it always did.

@@ -6,6 +6,7 @@
 #include "edge/cookie.h"
 #include "expr/parser.h"
 #include "model/validate.h"
+#include "origin/registry.h"
 #include "util/log.h"
 
 namespace wr::edge {
@@ -77,7 +78,8 @@ void compile_rules(RoomConfig& room) {
     }
 }
 
-std::shared_ptr<const EdgeConfig> build_edge_config(const model::ConfigDocument& document, analytics::Registry* registry) {
+std::shared_ptr<const EdgeConfig> build_edge_config(const model::ConfigDocument& document, analytics::Registry* registry,
+                                                    origin::Registry* origins) {
     auto config = std::make_shared<EdgeConfig>();
     for (const model::ZoneDocument& zone : document.zones) {
         auto entry = std::make_unique<ZoneConfig>();
@@ -87,6 +89,11 @@ std::shared_ptr<const EdgeConfig> build_edge_config(const model::ConfigDocument&
         // Validation keeps origins parseable; a hand-edited database falls back to nothing.
         entry->origin = model::parse_origin_url(zone.zone.settings.origin).value_or(model::OriginUrl{});
         entry->search_engine_crawler_bypass = zone.room_settings.search_engine_crawler_bypass;
+        const model::ZoneSettings& settings = zone.zone.settings;
+        entry->upstream = origins ? origins->zone(entry->id, entry->name, settings.max_origin_connections,
+                                                  settings.origin_queue_timeout_seconds)
+                                  : origin::Registry().zone(entry->id, entry->name, settings.max_origin_connections,
+                                                               settings.origin_queue_timeout_seconds);
         const ZoneConfig* zone_config = entry.get();
         config->zones.push_back(std::move(entry));
         for (const model::RoomDocument& room : zone.rooms) {
@@ -98,6 +105,7 @@ std::shared_ptr<const EdgeConfig> build_edge_config(const model::ConfigDocument&
             room_config->rules = room.rules;
             room_config->cookie_name = cookie_name(room_config->settings.cookie_suffix);
             room_config->stats = registry ? registry->room(room.room.id) : std::make_shared<analytics::RoomStats>();
+            if (origins) room_config->guard = origins->room(room.room.id);
             build_phases(*room_config);
             compile_rules(*room_config);
             config->rooms.push_back(std::move(room_config));

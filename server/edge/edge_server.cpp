@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "edge/visitor_connection.h"
+#include "origin/registry.h"
 #include "util/log.h"
 
 namespace wr::edge {
@@ -114,7 +115,7 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
     try {
         for (int i = 0; i < threads; ++i)
             m_workers.push_back(std::make_unique<Worker>(
-                m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options, m_crawlers,
+                m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options, m_crawlers, static_cast<size_t>(i),
                 AccessLogBuffer(m_access_log.get(), m_options.access_log_format, m_options.node_name, &m_analytics.edge().access_log)));
     } catch (const boost::system::system_error& error) {
         throw std::runtime_error("--origin-ca-file: cannot load " + m_options.origin.ca_file + ": " + error.what());
@@ -287,10 +288,17 @@ std::vector<analytics::RoomSample> EdgeServer::sample(util::TimePoint now) {
     const Snapshot snapshot = m_config.snapshot();
     std::vector<analytics::RoomSample> samples;
     for (const auto& room : snapshot.config->rooms) {
-        const queue::Policy& policy = room->phase_at(now).policy;
+        const queue::Policy& configured = room->phase_at(now).policy;
+        const queue::Policy policy = origin::guarded(configured, room->guard.get());
         const queue::RoomFigures figures = m_counters.figures(room->id, policy, now);
-        samples.push_back({room->id, figures.active_users, figures.queued_users, policy.total_active_users,
-                           policy.new_users_per_minute});
+        analytics::RoomSample sample{room->id, figures.active_users, figures.queued_users, configured.total_active_users,
+                                     configured.new_users_per_minute};
+        // The guard's limits, where they are below the configured ones.
+        if (policy.total_active_users < configured.total_active_users || policy.new_users_per_minute < configured.new_users_per_minute) {
+            sample.effective_total_active_users = policy.total_active_users;
+            sample.effective_new_users_per_minute = policy.new_users_per_minute;
+        }
+        samples.push_back(std::move(sample));
     }
     return samples;
 }
@@ -299,10 +307,12 @@ model::LiveFigures EdgeServer::figures(const std::string& room_id, util::TimePoi
     const Snapshot snapshot = m_config.snapshot();
     const RoomConfig* room = snapshot.config->find_room_by_id(room_id);
     if (!room) return {};
-    const queue::Policy& policy = room->phase_at(now).policy;
+    // The limits in force: the phase's, lowered while the origin guard holds the room back.
+    const queue::Policy policy = origin::guarded(room->phase_at(now).policy, room->guard.get());
     const queue::RoomFigures figures = m_counters.figures(room_id, policy, now);
-    return model::LiveFigures{figures.queued_users, figures.active_users, figures.max_estimated_minutes,
-                                policy.total_active_users, policy.new_users_per_minute};
+    return model::LiveFigures{figures.queued_users,         figures.active_users,         figures.max_estimated_minutes,
+                              policy.total_active_users,     policy.new_users_per_minute,  figures.admitted_last_minute,
+                              figures.browsing_users};
 }
 
 } // namespace wr::edge

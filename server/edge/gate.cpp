@@ -5,6 +5,7 @@
 
 #include "edge/request_path.h"
 #include "expr/evaluate.h"
+#include "origin/registry.h"
 #include "page/variables.h"
 #include "page/translations.h"
 #include "util/escape.h"
@@ -197,10 +198,12 @@ std::optional<queue::Outcome> Gate::check_in(const RoomConfig& room, const Phase
                                              const IncomingRequest& request, util::TimePoint now, bool hold_new) {
     const int64_t join_limit = request.has_client ? room.settings.join_limit_per_ip_per_minute : 0;
     const queue::Arrival arrival = hold_new || join_limit > 0 ? queue::Arrival::hold : queue::Arrival::join;
-    queue::Outcome outcome = m_counters.check_in(room.id, phase.policy, ticket, now, m_random, arrival);
+    // The limits in force: the phase's, lowered while the origin guard holds the room back.
+    const queue::Policy policy = origin::guarded(phase.policy, room.guard.get());
+    queue::Outcome outcome = m_counters.check_in(room.id, policy, ticket, now, m_random, arrival);
     if (outcome.held && !hold_new) {
         if (!m_counters.try_join(room.id, request.client, join_limit, now)) return std::nullopt;
-        outcome = m_counters.check_in(room.id, phase.policy, ticket, now, m_random, queue::Arrival::join);
+        outcome = m_counters.check_in(room.id, policy, ticket, now, m_random, queue::Arrival::join);
     }
     if (outcome.newly_admitted) room.stats->record_admission(now, outcome.ticket.arrived);
     return outcome;
@@ -250,7 +253,7 @@ void Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util
     const std::optional<queue::Outcome> checked_in = check_in(*room, phase, ticket, request, now, must_pass_first);
     if (!checked_in) return too_many_joins(*room, request.request_id, now, result);
     const queue::Outcome& outcome = *checked_in;
-    result.policy = phase.policy;
+    result.policy = origin::guarded(phase.policy, room->guard.get());
     result.secure_cookie = request.https;
     result.new_visitor = outcome.new_user;
 

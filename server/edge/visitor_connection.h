@@ -13,6 +13,7 @@
 #include "net/read_buffer.h"
 #include "edge/access_log.h"
 #include "edge/worker.h"
+#include "origin/response_reader.h"
 
 namespace wr::edge {
 
@@ -54,6 +55,11 @@ private:
     // Ends an upload that is still running (the origin answered without reading it all), then waits.
     net::Task<> stop_upload(origin::OriginConnection& origin);
     net::Task<> wait_for_upload();
+    // The origin gave no answer: counted for the zone and the room, and answered with wr's page,
+    // which carries the visitor's cookie (and Retry-After when > 0).
+    void record_origin_error(const GateResult& result, util::TimePoint now, model::OriginErrorKind kind);
+    net::Task<bool> answer_origin_failure(const GateResult& result, int status, std::string_view title, std::string_view text,
+                                          bool keep_alive, bool head_request, int retry_after_seconds = 0);
     // edge/tunnel.cpp: bytes both ways until either side closes or the tunnel idles too long.
     net::Task<> tunnel(origin::OriginConnection& origin);
     net::Task<> pump_to_visitor(origin::OriginConnection& origin);
@@ -68,7 +74,7 @@ private:
     net::ConnectionWatch m_watch;
     net::ReadBuffer m_in;
     net::HttpParser m_request{net::HttpParser::Kind::request};
-    net::HttpParser m_response{net::HttpParser::Kind::response};
+    origin::ResponseReader m_reader; // the origin's answer to the request being forwarded
     std::string m_out;            // heads and wr's own pages; its capacity stays for the next request
     std::string m_cookies;        // the Cookie headers joined, when a request has several
     GateResult m_result;          // the Gate's decision, filled afresh for each request

@@ -33,9 +33,11 @@ struct EdgeShared {
 };
 
 struct Worker {
-    Worker(state::Counters& counters, uint64_t seed, const EdgeOptions& options, CrawlerVerifier& crawlers, AccessLogBuffer log)
+    Worker(state::Counters& counters, uint64_t seed, const EdgeOptions& options, CrawlerVerifier& crawlers, size_t index,
+           AccessLogBuffer log)
         : access_log(std::move(log)), request_ids(seed ^ 0x5bd1e9955bd1e995ULL), acceptor(io.get_executor()),
-          gate(counters, seed, GateServices{&options.turnstile, &crawlers}), origins(io, options.origin), turnstile(io, options.turnstile) {}
+          gate(counters, seed, GateServices{&options.turnstile, &crawlers}), origins(io, options.origin, index),
+          turnstile(io, options.turnstile) {}
 
     // First, so that it outlives the io_context: connections still suspended when the io_context
     // is destroyed unlink their watches from it as their frames go.

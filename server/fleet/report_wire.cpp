@@ -136,6 +136,15 @@ json minute_record_to_json(const model::MinuteRecord& record) {
     out["estimated_wait"] = record.estimated_wait.to_json();
     out["observed_wait"] = record.observed_wait.to_json();
     out["origin_time"] = record.origin_time.to_json();
+    json answers = json::object();
+    for (size_t i = 0; i < model::k_status_classes; ++i) answers[std::to_string(i + 1) + "xx"] = record.origin_answers[i];
+    out["origin_answers"] = std::move(answers);
+    json errors = json::object();
+    for (size_t i = 0; i < model::k_origin_error_kinds; ++i)
+        errors[model::origin_error_name(static_cast<model::OriginErrorKind>(i))] = record.origin_errors[i];
+    out["origin_errors"] = std::move(errors);
+    out["effective_total_active_users"] = record.effective_total_active_users;
+    out["effective_new_users_per_minute"] = record.effective_new_users_per_minute;
     return out;
 }
 
@@ -164,6 +173,35 @@ std::optional<model::MinuteRecord> minute_record_from_json(const json& value) {
     record.estimated_wait = *estimated;
     record.observed_wait = *observed;
     record.origin_time = *origin;
+    // The origin's figures came later: an edge of an older version sends none (zeros), but what is
+    // sent must be counts.
+    if (const auto answers = value.find("origin_answers"); answers != value.end()) {
+        if (!answers->is_object()) return std::nullopt;
+        for (size_t i = 0; i < model::k_status_classes; ++i)
+            if (const std::string name = std::to_string(i + 1) + "xx"; answers->contains(name)) {
+                const auto found = count(*answers, name.c_str());
+                if (!found) return std::nullopt;
+                record.origin_answers[i] = *found;
+            }
+    }
+    if (const auto errors = value.find("origin_errors"); errors != value.end()) {
+        if (!errors->is_object()) return std::nullopt;
+        for (size_t i = 0; i < model::k_origin_error_kinds; ++i) {
+            const char* name = model::origin_error_name(static_cast<model::OriginErrorKind>(i));
+            if (errors->contains(name)) {
+                const auto found = count(*errors, name);
+                if (!found) return std::nullopt;
+                record.origin_errors[i] = *found;
+            }
+        }
+    }
+    for (const auto& [name, member] : {std::pair{"effective_total_active_users", &model::MinuteRecord::effective_total_active_users},
+                                       std::pair{"effective_new_users_per_minute", &model::MinuteRecord::effective_new_users_per_minute}})
+        if (value.contains(name)) {
+            const auto found = count(value, name);
+            if (!found) return std::nullopt;
+            record.*member = *found;
+        }
     return record;
 }
 

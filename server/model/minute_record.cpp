@@ -16,6 +16,28 @@ const char* outcome_name(Outcome outcome) {
     return "unknown";
 }
 
+const char* origin_error_name(OriginErrorKind kind) {
+    switch (kind) {
+    case OriginErrorKind::refused: return "refused";
+    case OriginErrorKind::reset: return "reset";
+    case OriginErrorKind::timeout: return "timeout";
+    case OriginErrorKind::invalid: return "invalid";
+    case OriginErrorKind::tls: return "tls";
+    }
+    return "unknown";
+}
+
+namespace {
+
+// The lower of two limits, where 0 means "none set".
+int64_t lower_set(int64_t a, int64_t b) {
+    if (a == 0) return b;
+    if (b == 0) return a;
+    return std::min(a, b);
+}
+
+} // namespace
+
 void MinuteRecord::merge(const MinuteRecord& other) {
     active_max = std::max(active_max, other.active_max);
     active_sum += other.active_sum;
@@ -34,6 +56,10 @@ void MinuteRecord::merge(const MinuteRecord& other) {
     estimated_wait.merge(other.estimated_wait);
     observed_wait.merge(other.observed_wait);
     origin_time.merge(other.origin_time);
+    for (size_t i = 0; i < k_status_classes; ++i) origin_answers[i] += other.origin_answers[i];
+    for (size_t i = 0; i < k_origin_error_kinds; ++i) origin_errors[i] += other.origin_errors[i];
+    effective_total_active_users = lower_set(effective_total_active_users, other.effective_total_active_users);
+    effective_new_users_per_minute = lower_set(effective_new_users_per_minute, other.effective_new_users_per_minute);
 }
 
 } // namespace wr::model

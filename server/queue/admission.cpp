@@ -16,6 +16,7 @@
 #include "queue/admission.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace wr::queue {
 namespace {
@@ -346,6 +347,12 @@ RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimeP
     RoomFigures figures;
     figures.active_users = ledger.active_users(now, policy.session_duration);
     figures.queued_users = ledger.waiting_users(now);
+    // The last 60 s of admissions, from this minute's part and the whole minute before.
+    const auto into_minute = now - minute_start(minute_of(now));
+    const double before_share = 1.0 - std::chrono::duration<double>(into_minute).count() / 60.0;
+    figures.admitted_last_minute = ledger.admitted_in_minute(now) +
+                                   static_cast<int64_t>(std::llround(static_cast<double>(ledger.admitted_in_minute(now - std::chrono::minutes{1})) * before_share));
+    figures.browsing_users = ledger.active_counted_in_minute(minute_of(now)) + ledger.active_counted_in_minute(minute_of(now) - 1);
     ForecastInputs inputs;
     if (policy.queue_all || figures.queued_users == 0 || !forecast_inputs(ledger, policy, now, inputs)) return figures;
     // The longest wait: a user arriving now, behind everyone (FIFO), or the 75th percentile of

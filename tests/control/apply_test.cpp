@@ -213,6 +213,69 @@ TEST_CASE("control::apply_document reports the fields that change") {
     CHECK(store.apply(changed) == Lines{"delete rules example.com/shop"});
 }
 
+TEST_CASE("control::apply_document and export_document carry the origin protection settings, and apply of the export changes nothing") {
+    ConfigStore store;
+    json guarded = document();
+    guarded["zones"][0]["max_origin_connections"] = 64;
+    guarded["zones"][0]["origin_queue_timeout_seconds"] = 30;
+    guarded["zones"][0]["waiting_rooms"][0]["origin_guard"] = {{"enabled", true}, {"target_ttfb_ms", 800}};
+    store.apply(guarded);
+    store.database.read([](Connection& c) {
+        const auto zone = wr::store::find_zone_by_name(c, "example.com");
+        REQUIRE(zone);
+        CHECK(zone->settings.max_origin_connections == 64);
+        CHECK(zone->settings.origin_queue_timeout_seconds == 30);
+        const auto shop = wr::store::find_room_by_name(c, zone->id, "shop");
+        CHECK(shop->settings.origin_guard == wr::model::OriginGuardSettings{.enabled = true, .target_ttfb_ms = 800});
+        CHECK(wr::store::find_room_by_name(c, zone->id, "blog")->settings.origin_guard == wr::model::OriginGuardSettings{});
+    });
+
+    // The export spells every field out, keys sorted, and applying it changes nothing.
+    const json exported = store.exported();
+    const json& zone = exported["zones"][0];
+    CHECK(zone["max_origin_connections"] == 64);
+    CHECK(zone["origin_queue_timeout_seconds"] == 30);
+    CHECK(zone["waiting_rooms"][1]["name"] == "shop");
+    CHECK(zone["waiting_rooms"][1]["origin_guard"].dump() ==
+          R"({"enabled":true,"max_error_rate":0.05,"min_new_users_per_minute":0,"target_ttfb_ms":800})");
+    CHECK(zone["waiting_rooms"][0]["origin_guard"].dump() ==
+          R"({"enabled":false,"max_error_rate":0.05,"min_new_users_per_minute":0,"target_ttfb_ms":500})");
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : zone.items()) keys.push_back(key);
+    CHECK(keys == std::vector<std::string>{"hosts", "max_origin_connections", "name", "origin", "origin_queue_timeout_seconds",
+                                           "settings", "waiting_rooms"});
+    CHECK(store.apply(exported).empty());
+    CHECK(store.exported().dump() == exported.dump());
+    CHECK(store.apply(guarded).empty());
+
+    // A change names its field; a document without them returns them to their defaults.
+    json changed = guarded;
+    changed["zones"][0]["origin_queue_timeout_seconds"] = 31;
+    changed["zones"][0]["waiting_rooms"][0]["origin_guard"]["max_error_rate"] = 0.2;
+    CHECK(store.apply(changed) == Lines{"update zone example.com [origin_queue_timeout_seconds]",
+                                        "update waiting_room example.com/shop [origin_guard]"});
+    CHECK(store.apply(document()) == Lines{"update zone example.com [max_origin_connections, origin_queue_timeout_seconds]",
+                                           "update waiting_room example.com/shop [origin_guard]"});
+    CHECK(store.exported()["zones"][0]["max_origin_connections"] == 0);
+
+    // Out of range, or a field origin_guard does not have: the document path says where, and nothing changes.
+    json bad = guarded;
+    bad["zones"][0]["max_origin_connections"] = -1;
+    bad["zones"][0]["origin_queue_timeout_seconds"] = 0;
+    CHECK(apply_errors(store, bad) == Lines{"zones[0].max_origin_connections: must be between 0 (no limit) and 1000000",
+                                            "zones[0].origin_queue_timeout_seconds: must be between 1 and 120 seconds"});
+    bad = guarded;
+    bad["zones"][0]["waiting_rooms"][0]["origin_guard"] = {{"target_ttfb_ms", 10}, {"min_new_users_per_minute", 301}};
+    CHECK(apply_errors(store, bad) ==
+          Lines{"zones[0].waiting_rooms[0].origin_guard.target_ttfb_ms: must be between 50 and 60000",
+                "zones[0].waiting_rooms[0].origin_guard.min_new_users_per_minute: must not exceed new_users_per_minute (300)"});
+    bad["zones"][0]["waiting_rooms"][0]["origin_guard"] = {{"enabeld", true}};
+    CHECK(apply_errors(store, bad) ==
+          Lines{"zones[0].waiting_rooms[0].origin_guard.enabeld: is not a field of origin_guard (its fields are enabled, "
+                "target_ttfb_ms, max_error_rate, min_new_users_per_minute)"});
+    CHECK(store.exported()["zones"][0]["max_origin_connections"] == 0);
+}
+
 TEST_CASE("control::apply_document keeps what a document leaves out, unless pruning") {
     ConfigStore store;
     store.apply(document());

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What `make demo` promises, checked: scripts/demo.sh on free ports shows, within 30 s, a
 # cookie-less visitor kept in line and `wr rooms status` at queueing, and prints the console's
-# address with the token; stopping it leaves no process behind.
+# address with the token; its room has the origin guard on; stopping it leaves no process behind.
 #   tests/demo/demo_test.sh WR_BINARY SOURCE_DIR
 set -euo pipefail
 wr=$(realpath "$1")
@@ -59,6 +59,12 @@ for _ in $(seq 50); do grep -q 'Console:' "$work/demo.log" && break; sleep 0.2; 
 token=$(cat "$work/data/admin.token" 2>/dev/null || true)
 if ! grep -qF "http://127.0.0.1:$admin_port/#token=$token" "$work/demo.log" || [[ -z $token ]]; then
     echo "the demo does not print the console address with the token" >&2
+    fail=1
+fi
+# The demo room has the origin guard on.
+if ! "$wr" --data-dir "$work/data" --api "http://127.0.0.1:$admin_port" -o json rooms get shop 2>/dev/null |
+    tr -d ' \n' | grep -qF '"origin_guard":{"enabled":true'; then
+    echo "the demo room does not have the origin guard on" >&2
     fail=1
 fi
 if ((fail)); then cat "$work/demo.log" >&2; exit 1; fi

@@ -92,3 +92,27 @@ TEST_CASE("fleet::merge_batch drops the minutes of a room that no longer exists"
     CHECK(merged.contains(store.room_id));
     CHECK(store.admitted() == std::map<int64_t, int64_t>{{100, 3}});
 }
+
+TEST_CASE("store: a minute's origin counts and the guard's limits are kept and merge as the rest") {
+    ShopStore store;
+    wr::model::MinuteRecord first;
+    first.minute = 29'000'000;
+    first.origin_answers = {0, 10, 0, 1, 2};
+    first.origin_errors = {1, 0, 3, 0, 0};
+    first.effective_new_users_per_minute = 200;
+    wr::model::MinuteRecord second = first;
+    second.effective_new_users_per_minute = 150;
+    second.effective_total_active_users = 700;
+    store.database.write([&](wr::store::Connection& c) {
+        wr::store::merge_analytics(c, store.room_id, {{first.minute, first}});
+        wr::store::merge_analytics(c, store.room_id, {{second.minute, second}});
+    });
+    store.database.read([&](wr::store::Connection& c) {
+        const auto records = wr::store::load_analytics(c, store.room_id, 0, std::numeric_limits<int64_t>::max());
+        REQUIRE(records.size() == 1);
+        CHECK(records[0].origin_answers == std::array<int64_t, 5>{0, 20, 0, 2, 4});
+        CHECK(records[0].origin_errors == std::array<int64_t, 5>{2, 0, 6, 0, 0});
+        CHECK(records[0].effective_new_users_per_minute == 150); // the lowest in force during the minute
+        CHECK(records[0].effective_total_active_users == 700);
+    });
+}

@@ -30,6 +30,10 @@ wr::fleet::PushMessage sample_message() {
     record.estimated_wait.add(3, 2);
     record.observed_wait.add(700);
     record.origin_time.add(45, 5);
+    record.origin_answers = {0, 40, 2, 3, 1};
+    record.origin_errors = {2, 1, 0, 4, 0};
+    record.effective_total_active_users = 600;
+    record.effective_new_users_per_minute = 120;
     message.batch = wr::fleet::AnalyticsBatch{"stream-1", 42, {{"r1", {{record.minute, record}}}}};
     return message;
 }
@@ -55,6 +59,21 @@ TEST_CASE("fleet::push: a report and its batch read back exactly") {
     CHECK(read->batch->stream == "stream-1");
     CHECK(read->batch->sequence == 42);
     CHECK(read->batch->records == original.batch->records);
+}
+
+TEST_CASE("fleet::push: a batch from an edge that counts nothing of its origin (an older version) reads with zeros") {
+    nlohmann::json body = nlohmann::json::parse(wr::fleet::push_body(sample_message()));
+    for (auto& [room, minutes] : body["batch"]["records"].items())
+        for (auto& minute : minutes)
+            for (const char* field : {"origin_answers", "origin_errors", "effective_total_active_users", "effective_new_users_per_minute"})
+                minute.erase(field);
+    std::string error;
+    const auto read = wr::fleet::read_push(body.dump(), error);
+    REQUIRE_MESSAGE(read, error);
+    const wr::model::MinuteRecord& record = read->batch->records.at("r1").begin()->second;
+    CHECK(record.origin_answers == std::array<int64_t, 5>{});
+    CHECK(record.effective_total_active_users == 0);
+    CHECK(record.new_admitted == 5);
 }
 
 TEST_CASE("fleet::push: a malformed push is refused, naming what is wrong") {

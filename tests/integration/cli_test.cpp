@@ -2,12 +2,16 @@
 #include <doctest/doctest.h>
 
 #include <httplib.h>
+#include <mutex>
+#include <thread>
 
+#include "store/migrate.h"
 #include "support/process.h"
 #include "support/test_server.h"
 #include "util/files.h"
 
 using nlohmann::json;
+using wr::test::HttpReply;
 using wr::test::ProcessResult;
 using wr::test::run_wr;
 using wr::test::TestServer;
@@ -38,12 +42,12 @@ TEST_CASE("integration: wr creates a zone and the design card's room, and lists 
     const ProcessResult created = wr_cli(server, {"rooms", "create", "--zone", "example.com", "--name", "shop", "--host",
                                                   "shop.example.com", "--total-active-users", "1000", "--new-users-per-minute", "300"});
     require_ok(created);
-    CHECK(created.out.find("total_active_users              1000") != std::string::npos);
+    CHECK(created.out.find("total_active_users                     1000\n") != std::string::npos);
 
     const ProcessResult table = wr_cli(server, {"rooms", "list"});
     require_ok(table);
-    CHECK(table.out.starts_with("ID                                NAME  ROUTE             PATH  ACTIVE  NEW/MIN  METHOD  SUSPENDED\n"));
-    CHECK(table.out.find("shop  shop.example.com  /     1000    300      fifo    false") != std::string::npos);
+    CHECK(table.out.starts_with("ID                                NAME  ROUTE             PATH  ACTIVE  NEW/MIN  METHOD  SUSPENDED  GUARD\n"));
+    CHECK(table.out.find("shop  shop.example.com  /     1000    300      fifo    false      false\n") != std::string::npos);
 
     const json rooms = json_out(wr_cli(server, {"-o", "json", "rooms", "list"}));
     REQUIRE(rooms.is_array()); // the bare result, never the envelope
@@ -240,15 +244,170 @@ TEST_CASE("integration: a zone's hosts through wr zones create/update, wr export
           json{"www.example.com", "*.cdn.example.com"});
 }
 
+TEST_CASE("integration: origin protection through wr zones and wr rooms, in tables, and through wr export and wr apply") {
+    TestServer server;
+    // The zone's connection cap: create sets it, update changes one option and keeps the other.
+    const json zone = json_out(wr_cli(server, {"-o", "json", "zones", "create", "example.com", "--origin", "http://127.0.0.1:3000",
+                                               "--max-origin-connections", "64"}));
+    CHECK(zone["max_origin_connections"] == 64);
+    CHECK(zone["origin_queue_timeout_seconds"] == 10);
+    const json updated_zone = json_out(wr_cli(server, {"-o", "json", "zones", "update", "example.com", "--origin-queue-timeout", "15"}));
+    CHECK(updated_zone["max_origin_connections"] == 64);
+    CHECK(updated_zone["origin_queue_timeout_seconds"] == 15);
+    const ProcessResult bad_cap = wr_cli(server, {"zones", "update", "example.com", "--max-origin-connections", "-1"});
+    CHECK(bad_cap.exit_code == 1);
+    CHECK(bad_cap.err == "wr: error: max_origin_connections: must be between 0 (no limit) and 1000000\n");
+    const ProcessResult bad_timeout = wr_cli(server, {"zones", "create", "other.com", "--origin", "http://127.0.0.1:3000",
+                                                      "--origin-queue-timeout", "121"});
+    CHECK(bad_timeout.exit_code == 1);
+    CHECK(bad_timeout.err == "wr: error: origin_queue_timeout_seconds: must be between 1 and 120 seconds\n");
+    require_ok(wr_cli(server, {"zones", "create", "other.com", "--origin", "http://127.0.0.1:3000"}));
+    const ProcessResult zones = wr_cli(server, {"zones", "list"});
+    require_ok(zones);
+    CHECK(zones.out.find("ORIGIN CONNECTIONS") != std::string::npos);
+    CHECK(zones.out.find("http://127.0.0.1:3000  64                  ") != std::string::npos);
+    CHECK(zones.out.find("http://127.0.0.1:3000  unlimited           ") != std::string::npos);
+    CHECK(json_out(wr_cli(server, {"-o", "json", "zones", "list"}))[1]["max_origin_connections"] == 0); // scripts get the API's 0
+    const ProcessResult zone_table = wr_cli(server, {"zones", "get", "example.com"});
+    CHECK(zone_table.out.find("max_origin_connections        64\n") != std::string::npos);
+    CHECK(zone_table.out.find("origin_queue_timeout_seconds  15\n") != std::string::npos);
+
+    // The room's guard: each option changes its own field; the rest of the guard stays.
+    const json room = json_out(wr_cli(server, {"-o", "json", "rooms", "create", "--zone", "example.com", "--name", "shop", "--host",
+                                               "shop.example.com", "--total-active-users", "1000", "--new-users-per-minute", "300",
+                                               "--origin-guard", "on", "--origin-guard-target-ms", "800"}));
+    CHECK(room["origin_guard"] ==
+          json{{"enabled", true}, {"target_ttfb_ms", 800}, {"max_error_rate", 0.05}, {"min_new_users_per_minute", 0}});
+    CHECK(json_out(wr_cli(server, {"-o", "json", "rooms", "update", "shop", "--origin-guard-max-error-rate", "0.1"}))["origin_guard"] ==
+          json{{"enabled", true}, {"target_ttfb_ms", 800}, {"max_error_rate", 0.1}, {"min_new_users_per_minute", 0}});
+    CHECK(json_out(wr_cli(server, {"-o", "json", "rooms", "update", "shop", "--origin-guard", "off", "--origin-guard-min-new-users",
+                                   "50"}))["origin_guard"] ==
+          json{{"enabled", false}, {"target_ttfb_ms", 800}, {"max_error_rate", 0.1}, {"min_new_users_per_minute", 50}});
+    const ProcessResult over_floor = wr_cli(server, {"rooms", "update", "shop", "--origin-guard-min-new-users", "301"});
+    CHECK(over_floor.exit_code == 1);
+    CHECK(over_floor.err == "wr: error: origin_guard.min_new_users_per_minute: must not exceed new_users_per_minute (300)\n");
+    const ProcessResult bad_target = wr_cli(server, {"rooms", "update", "shop", "--origin-guard-target-ms", "49"});
+    CHECK(bad_target.exit_code == 1);
+    CHECK(bad_target.err == "wr: error: origin_guard.target_ttfb_ms: must be between 50 and 60000\n");
+    const ProcessResult bad_rate = wr_cli(server, {"rooms", "update", "shop", "--origin-guard-max-error-rate", "5"});
+    CHECK(bad_rate.exit_code == 1);
+    CHECK(bad_rate.err == "wr: error: origin_guard.max_error_rate: must be between 0 and 1 (0.05 is 5 %)\n");
+    CHECK(wr_cli(server, {"rooms", "update", "shop", "--origin-guard", "yes"}).exit_code == 2);
+    require_ok(wr_cli(server, {"rooms", "update", "shop", "--origin-guard", "on"}));
+
+    // Tables: `rooms get` gives the guard a line per field; `rooms list` a column.
+    const ProcessResult room_table = wr_cli(server, {"rooms", "get", "shop"});
+    require_ok(room_table);
+    CHECK(room_table.out.find("origin_guard.enabled                   true\n") != std::string::npos);
+    CHECK(room_table.out.find("origin_guard.target_ttfb_ms            800\n") != std::string::npos);
+    CHECK(room_table.out.find("origin_guard.max_error_rate            0.1\n") != std::string::npos);
+    CHECK(room_table.out.find("origin_guard.min_new_users_per_minute  50\n") != std::string::npos);
+    const ProcessResult rooms = wr_cli(server, {"rooms", "list"});
+    CHECK(rooms.out.find("SUSPENDED  GUARD\n") != std::string::npos);
+    CHECK(rooms.out.find("false      true\n") != std::string::npos);
+
+    // Export carries every field; applying it changes nothing; a drifted setting is put back by name.
+    const ProcessResult exported = wr_cli(server, {"export"});
+    require_ok(exported);
+    const json document = json::parse(exported.out);
+    CHECK(document["zones"][0]["max_origin_connections"] == 64);
+    CHECK(document["zones"][0]["origin_queue_timeout_seconds"] == 15);
+    CHECK(document["zones"][0]["waiting_rooms"][0]["origin_guard"]["target_ttfb_ms"] == 800);
+    CHECK(wr_cli(server, {"apply", "-f", "-"}, exported.out).out == "no changes\n");
+    require_ok(wr_cli(server, {"zones", "update", "example.com", "--max-origin-connections", "0"}));
+    require_ok(wr_cli(server, {"rooms", "update", "shop", "--origin-guard", "off"}));
+    CHECK(wr_cli(server, {"apply", "-f", "-"}, exported.out).out ==
+          "~ update zone example.com (max_origin_connections)\n~ update waiting_room example.com/shop (origin_guard)\n"
+          "2 change(s) applied\n");
+    CHECK(wr_cli(server, {"export"}).out == exported.out);
+}
+
+TEST_CASE("integration: wr rooms status says what the origin guard does, from a status that carries it") {
+    TestServer server;
+    server.create_zone();
+    const json room = server.create_room("example.com", {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 1000},
+                                                         {"new_users_per_minute", 300}, {"origin_guard", {{"enabled", true}}}});
+    const HttpReply event = server.post("/client/v4/zones/example.com/waiting_rooms/shop/events",
+                                        {{"name", "launch"}, {"event_start_time", "2026-12-01T10:00:00Z"},
+                                         {"event_end_time", "2026-12-01T12:00:00Z"}, {"total_active_users", 2000},
+                                         {"new_users_per_minute", 800}});
+    REQUIRE_MESSAGE(event.status == 200, event.text);
+
+    // The admin API behind a proxy that gives each status the guard's fields, as a wr whose edge
+    // measures the origin reports them.
+    json fields = {{"effective_new_users_per_minute", 40},
+                   {"effective_total_active_users", 1000},
+                   {"origin_guard", {{"state", "throttling"}, {"p95_ttfb_ms", 1830}, {"error_rate", 0.02}, {"reason", "p95 over target"}}}};
+    std::mutex fields_mutex; // the test changes the fields between runs; the proxy reads them on its own thread
+    const auto set_fields = [&](const std::function<void(json&)>& change) {
+        const std::lock_guard lock(fields_mutex);
+        change(fields);
+    };
+    httplib::Server proxy;
+    proxy.Get(".*", [&](const httplib::Request& request, httplib::Response& response) {
+        httplib::Client upstream(server.admin_url());
+        const auto answer = upstream.Get(httplib::append_query_params(request.path, request.params),
+                                         {{"Authorization", request.get_header_value("Authorization")}});
+        if (!answer) {
+            response.status = 502;
+            return;
+        }
+        json body = json::parse(answer->body);
+        if (request.path.ends_with("/status")) {
+            const std::lock_guard lock(fields_mutex);
+            body["result"].update(fields);
+        }
+        response.status = answer->status;
+        response.set_content(body.dump(), "application/json");
+    });
+    const int port = proxy.bind_to_any_port("127.0.0.1");
+    std::jthread listening([&proxy] { proxy.listen_after_bind(); });
+    while (!proxy.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds{1});
+    const auto status = [&] {
+        return run_wr({"--api", "http://127.0.0.1:" + std::to_string(port), "--token", server.admin_token(), "rooms", "status", "shop"});
+    };
+
+    ProcessResult shown = status();
+    require_ok(shown);
+    CHECK(shown.out.find("effective_new_users_per_minute  40\n") != std::string::npos);
+    CHECK(shown.out.find("origin_guard.state              throttling\n") != std::string::npos);
+    CHECK(shown.out.find("\norigin slow: admitting 40 a minute of 300\n"
+                         "origin p95 time to first byte 1830 ms (target 500 ms), errors 2 % (at most 5 %)\n") != std::string::npos);
+
+    // During an event the limits it sets are the configured ones.
+    set_fields([&](json& f) {
+        f["event_id"] = event.body["result"]["id"];
+        f["effective_total_active_users"] = 1500;
+    });
+    shown = status();
+    require_ok(shown);
+    CHECK(shown.out.find("\norigin slow: admitting 40 a minute of 800, 1500 active of 2000\n") != std::string::npos);
+
+    // Content: the figures, no line about admission.
+    set_fields([](json& f) {
+        f["origin_guard"]["state"] = "content";
+        f["origin_guard"]["p95_ttfb_ms"] = 120;
+        f["origin_guard"]["error_rate"] = 0;
+    });
+    shown = status();
+    CHECK(shown.out.find("admitting") == std::string::npos);
+    CHECK(shown.out.find("\norigin p95 time to first byte 120 ms (target 500 ms), errors 0 % (at most 5 %)\n") != std::string::npos);
+    CHECK(json_out(run_wr({"--api", "http://127.0.0.1:" + std::to_string(port), "--token", server.admin_token(), "-o", "json", "rooms",
+                           "status", "shop"}))["origin_guard"]["state"] == "content");
+    CHECK(room["origin_guard"]["enabled"] == true);
+    proxy.stop();
+}
+
 TEST_CASE("integration: wr migrate reports what it applied, then that the database is up to date") {
     wr::test::TempDir data;
+    const std::string newest = std::to_string(wr::store::embedded_migrations().back().version);
     const ProcessResult first = run_wr({"migrate", "--data-dir", data.path().string()});
     require_ok(first);
-    CHECK(first.out.find("schema version 0 -> 7") != std::string::npos);
+    CHECK(first.out.find("schema version 0 -> " + newest) != std::string::npos);
     CHECK(first.out.find("applied 0001_init.sql") != std::string::npos);
     CHECK(first.out.find("applied 0002_analytics.sql") != std::string::npos);
     const ProcessResult second = run_wr({"migrate", "--data-dir", data.path().string()});
-    CHECK(second.out.find("is up to date (schema version 7)") != std::string::npos);
+    CHECK(second.out.find("is up to date (schema version " + newest + ")") != std::string::npos);
 }
 
 TEST_CASE("integration: every wr command has --help with an example") {
