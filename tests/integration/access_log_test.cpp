@@ -197,6 +197,24 @@ TEST_CASE("integration: a request id reaches the origin, the log and wr's error 
     CHECK(lines[0]["client"] == "198.51.100.4"); // the client as judged, not the proxy
 }
 
+TEST_CASE("integration: an origin that cannot be reached: a 502 page naming the request id, and a line that says so") {
+    wr::test::TempDir dir;
+    const auto file = dir.path() / "access.log";
+    TestServer wr({}, access_log(file, "json"));
+    wr::test::set_up_shop(wr, "http://127.0.0.1:1", json::object()); // nothing listens on port 1
+    const EdgeReply failed = Browser(wr.edge_port(), "shop.example.com").get("/cart");
+    REQUIRE(failed.status == 502);
+    const std::string shown = failed.header("X-Request-Id");
+    CHECK(shown.size() == 32);
+    CHECK(failed.body.find("Request id: <code>" + shown + "</code>") != std::string::npos);
+    const std::vector<json> lines = json_lines(file, 1);
+    CHECK(lines[0]["request_id"] == shown);
+    CHECK(lines[0]["status"] == 502);
+    CHECK(lines[0]["decision"] == "admitted"); // wr let the visitor in; the origin failed
+    CHECK(lines[0]["origin_first_byte_ms"].is_null());
+    CHECK(lines[0]["bytes_out"].get<int64_t>() > 0);
+}
+
 TEST_CASE("integration: when the access log cannot keep up, lines are dropped and counted, and visitors never wait for it") {
     wr::test::TempDir dir;
     const std::string fifo = (dir.path() / "access.fifo").string();
