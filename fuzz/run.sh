@@ -13,13 +13,13 @@ mkdir -p "$out"
 
 declare -A sources=(
   [expr]="server/expr/parser.cpp server/expr/evaluate.cpp"
-  [cookie]="server/edge/cookie.cpp server/util/key_ring.cpp server/util/base64.cpp server/util/files.cpp server/util/secure.cpp"
+  [cookie]="server/edge/cookie.cpp server/util/key_ring.cpp server/util/base64.cpp server/util/files.cpp server/util/log.cpp server/util/secure.cpp server/util/time_format.cpp"
   [config_json]="server/model/json_codec.cpp server/model/json_fields.cpp server/model/validate.cpp server/model/template_syntax.cpp server/model/origin_url.cpp server/model/schedule.cpp server/util/time_format.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
   [gate]="server/edge/gate.cpp server/origin/registry.cpp server/origin/connection_cap.cpp server/net/read_buffer.cpp server/edge/incoming_request.cpp server/net/http_message.cpp server/net/http_parser.cpp server/edge/edge_config.cpp server/edge/config_source.cpp server/edge/cookie.cpp server/util/key_ring.cpp server/edge/crawler.cpp server/edge/turnstile.cpp server/edge/client_address.cpp server/edge/request_path.cpp server/state/memory_counters.cpp server/analytics/histogram.cpp server/analytics/room_stats.cpp server/expr/evaluate.cpp server/expr/parser.cpp server/model/histogram.cpp server/model/minute_record.cpp server/model/origin_url.cpp server/model/schedule.cpp server/model/template_syntax.cpp server/model/validate.cpp server/page/compiled_template.cpp server/page/render.cpp server/page/render_cache.cpp server/page/translations.cpp server/page/variables.cpp server/queue/admission.cpp server/queue/admission_forecast.cpp server/queue/join_limiter.cpp server/queue/ledger.cpp server/queue/schedule.cpp server/queue/wait_estimate.cpp server/util/base64.cpp server/util/escape.cpp server/util/files.cpp server/util/log.cpp server/util/secure.cpp server/util/time_format.cpp server/util/embedded_file.cpp build-fuzz/embedded_files.cpp"
   [request_path]="server/edge/request_path.cpp server/edge/client_address.cpp server/util/escape.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
   [proxy_head]="server/net/http_message.cpp server/net/http_parser.cpp server/edge/forward_head.cpp server/edge/request_path.cpp server/util/escape.cpp"
   [origin_response]="server/origin/response_reader.cpp server/net/http_message.cpp server/net/http_parser.cpp"
-  [edge_wire]="server/fleet/report_wire.cpp server/fleet/snapshot_wire.cpp server/fleet/outbox.cpp server/model/config_document_json.cpp server/model/json_codec.cpp server/model/json_fields.cpp server/model/histogram.cpp server/model/minute_record.cpp server/util/key_ring.cpp server/util/secure.cpp server/util/files.cpp server/util/time_format.cpp"
+  [edge_wire]="server/fleet/report_wire.cpp server/fleet/snapshot_wire.cpp server/fleet/outbox.cpp server/model/config_document_json.cpp server/model/json_codec.cpp server/model/json_fields.cpp server/model/histogram.cpp server/model/minute_record.cpp server/util/key_ring.cpp server/util/secure.cpp server/util/files.cpp server/util/log.cpp server/util/time_format.cpp"
 )
 declare -A options=(
   [expr]="-max_len=4200 -dict=fuzz/expr.dict"

@@ -83,7 +83,10 @@ public:
 
     // The zone that serves `host` (lowercase, without port): its own name, a room's host or
     // route, or a host it lists; nullptr for every other name, even one under a zone's domain.
+    // Only the zone a host belongs to (the most specific one whose domain holds it) serves it.
     const ZoneConfig* find_zone(std::string_view host) const;
+    // The zone whose domain holds `host` most closely (model/host_owner.h), or nullptr.
+    const ZoneConfig* owner_of(std::string_view host) const;
     // The room whose route is the longest prefix of `path` on `host`, or nullptr.
     const RoomConfig* find_room(std::string_view host, std::string_view path) const;
     const RoomConfig* find_room_by_id(std::string_view id) const;
@@ -92,6 +95,7 @@ public:
     void index();
 
 private:
+    std::unordered_map<std::string, const ZoneConfig*, StringHash, std::equal_to<>> m_zones_by_name;
     std::unordered_map<std::string, const ZoneConfig*, StringHash, std::equal_to<>> m_zones_by_host;
     // "*.example.com" listed by a zone: "example.com" → the zone.
     std::unordered_map<std::string, const ZoneConfig*, StringHash, std::equal_to<>> m_zones_by_wildcard;

@@ -8,6 +8,7 @@
 
 #include "edge/visitor_connection.h"
 #include "origin/registry.h"
+#include "util/address.h"
 #include "util/log.h"
 
 namespace wr::edge {
@@ -111,11 +112,15 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
         }
     }
     const int threads = m_options.threads > 0 ? m_options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    // Slow heads from one address may hold an eighth of a thread's part of the connections (at
+    // least two), so that one machine cannot take them all (edge/head_share.h).
+    const int heads_per_address = std::max(2, m_max_connections / threads / 8);
     std::random_device seeds;
     try {
         for (int i = 0; i < threads; ++i)
             m_workers.push_back(std::make_unique<Worker>(
                 m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options, m_crawlers, static_cast<size_t>(i),
+                heads_per_address,
                 AccessLogBuffer(m_access_log.get(), m_options.access_log_format, m_options.node_name, &m_analytics.edge().access_log)));
     } catch (const boost::system::system_error& error) {
         throw std::runtime_error("--origin-ca-file: cannot load " + m_options.origin.ca_file + ": " + error.what());
@@ -129,6 +134,22 @@ int EdgeServer::bind() {
     const auto address = asio::ip::make_address(m_options.host, ec);
     if (ec) throw std::runtime_error("--edge-listen: " + m_options.host + " is not an IP address");
     int port = m_options.port;
+    const auto cannot_listen = [&](int on, const std::string& why) {
+        return std::runtime_error("cannot listen on " + util::ListenAddress{m_options.host, on}.text() + " for the edge: " + why);
+    };
+    if (port != 0) {
+        // SO_REUSEPORT lets any process of the same user join our listeners, and the kernel
+        // would split visitors between two unrelated rooms with different cookie keys. A socket
+        // without it cannot share the address with anyone: if it binds, nobody listens there
+        // now. It is closed again before the threads' sockets bind.
+        net::Acceptor probe(m_workers.front()->io.get_executor());
+        const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
+        probe.open(endpoint.protocol());
+        probe.set_option(tcp::acceptor::reuse_address(true));
+        probe.bind(endpoint, ec);
+        if (ec == asio::error::address_in_use) throw cannot_listen(port, "another process serves it (" + ec.message() + ")");
+        if (ec) throw cannot_listen(port, ec.message());
+    }
     for (auto& worker : m_workers) {
         const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
         worker->acceptor.open(endpoint.protocol());
@@ -136,8 +157,7 @@ int EdgeServer::bind() {
         // Every thread accepts on its own socket; the kernel spreads connections between them.
         worker->acceptor.set_option(ReusePort(true));
         worker->acceptor.bind(endpoint, ec);
-        if (ec)
-            throw std::runtime_error("cannot listen on " + m_options.host + ":" + std::to_string(port) + " for the edge: " + ec.message());
+        if (ec) throw cannot_listen(port, ec.message());
         worker->acceptor.listen(4096);
         // For the accept loop's drain of the backlog (synchronous accepts that must not block);
         // the asynchronous accept is unaffected.
@@ -259,6 +279,7 @@ net::Task<> EdgeServer::serve_plain(Worker& worker, net::Socket socket) {
     co_await connection.serve();
     error_code ec;
     socket.shutdown(tcp::socket::shutdown_send, ec);
+    if (connection.refused()) co_return; // over its address's share: its place goes at once
     // Closing on unread bytes would reset the connection and could lose the answer just sent (a
     // 413, or a 421 to a request whose body was not read): let the client see it and stop, while
     // reading and dropping a bounded amount, in a small fixed buffer.
@@ -280,6 +301,7 @@ net::Task<> EdgeServer::serve_tls(Worker& worker, net::Socket socket) {
     co_await stream.async_handshake(asio::ssl::stream_base::server, net::awaitable(ec));
     if (ec) co_return;
     co_await connection.serve();
+    if (connection.refused()) co_return;
     connection.watch().expire_in(std::chrono::seconds{5});
     co_await stream.async_shutdown(net::awaitable(ec));
 }

@@ -27,9 +27,11 @@ public:
     // Serves requests until the connection ends; the caller then closes the stream.
     net::Task<> serve();
     net::ConnectionWatch& watch() { return m_watch; }
+    // Refused because its address had its share of heads being read: close without lingering.
+    bool refused() const { return m_refused; }
 
 private:
-    enum class HeadRead { complete, closed, timed_out, too_large, invalid, unsupported_version };
+    enum class HeadRead { complete, closed, timed_out, too_large, invalid, unsupported_version, over_share };
     net::Task<HeadRead> read_head();
     // wr's own answer (queue page, error page…); false when the connection must close after it.
     net::Task<bool> answer(int status, std::string_view body, bool keep_alive, bool head_request, const GateResult* result = nullptr);
@@ -70,6 +72,8 @@ private:
     queue::ClientAddress m_peer;
     std::string m_peer_text;
     bool m_https;
+    bool m_trusted_proxy;         // the peer is a --trusted-proxy: its heads take no address's share
+    bool m_refused = false;
     int m_version_minor = 1;      // the request being answered: HTTP/1.0 or 1.1
     net::ConnectionWatch m_watch;
     net::ReadBuffer m_in;

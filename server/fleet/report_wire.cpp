@@ -29,9 +29,14 @@ constexpr std::array<CountField, 13> k_counts{{
     {"new_users_per_minute_limit", &model::MinuteRecord::new_users_per_minute_limit},
 }};
 
+// A count within 0..k_max_pushed_count; nullopt for anything else (a float, a negative or
+// larger number, one beyond 64 bits).
 std::optional<int64_t> count(const json& object, const char* key) {
     const auto it = object.find(key);
-    if (it == object.end() || !it->is_number_integer() || it->get<int64_t>() < 0) return std::nullopt;
+    if (it == object.end() || !it->is_number_integer()) return std::nullopt;
+    if (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(k_max_pushed_count)
+                                 : it->get<int64_t>() < 0 || it->get<int64_t>() > k_max_pushed_count)
+        return std::nullopt;
     return it->get<int64_t>();
 }
 
@@ -41,7 +46,8 @@ std::optional<model::Histogram> histogram(const json& object, const char* key) {
     if (it == object.end() || !it->is_object()) return std::nullopt;
     for (const auto& [bucket, value] : it->items()) {
         if (bucket.empty() || bucket.size() > 3 || bucket.find_first_not_of("0123456789") != std::string::npos ||
-            std::stoul(bucket) >= model::k_histogram_buckets || !value.is_number_unsigned())
+            std::stoul(bucket) >= model::k_histogram_buckets || !value.is_number_unsigned() ||
+            value.get<uint64_t>() > static_cast<uint64_t>(k_max_pushed_count))
             return std::nullopt;
     }
     return model::Histogram::from_json(*it);
@@ -105,6 +111,11 @@ std::optional<analytics::RoomSample> read_sample(const json& value) {
         sample.max_estimated_minutes = *estimate;
     }
     return sample;
+}
+
+// What an outbox names its streams: 32 lowercase hex characters (util::new_id).
+bool is_stream_name(const std::string& text) {
+    return text.size() == 32 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 bool is_name(const std::string& text, size_t max) {
@@ -278,7 +289,8 @@ std::optional<PushMessage> read_push(std::string_view body, std::string& error) 
     for (const json& entry : *rooms) {
         const auto sample = read_sample(entry);
         if (!sample) {
-            error = "rooms: each must be {room_id, active_users, queued_users, total_active_users_limit, new_users_per_minute_limit}";
+            error = "rooms: each must be {room_id, active_users, queued_users, total_active_users_limit, new_users_per_minute_limit} "
+                    "with counts from 0 to " + std::to_string(k_max_pushed_count);
             return std::nullopt;
         }
         message.report.rooms.push_back(*sample);
@@ -288,14 +300,15 @@ std::optional<PushMessage> read_push(std::string_view body, std::string& error) 
     const auto stream = batch->is_object() ? batch->find("stream") : batch->end();
     const auto sequence = batch->is_object() ? batch->find("sequence") : batch->end();
     const auto records = batch->is_object() ? batch->find("records") : batch->end();
-    if (stream == batch->end() || !stream->is_string() || !is_name(stream->get<std::string>(), 64) || sequence == batch->end() ||
+    if (stream == batch->end() || !stream->is_string() || !is_stream_name(stream->get<std::string>()) || sequence == batch->end() ||
         !sequence->is_number_integer() || sequence->get<int64_t>() < 1 || records == batch->end()) {
-        error = "batch: must be {stream, sequence (1 or more), records}";
+        error = "batch: must be {stream (32 hex characters), sequence (1 or more), records}";
         return std::nullopt;
     }
     auto read_records = room_minutes_from_json(*records);
     if (!read_records) {
-        error = "batch.records: must map room ids to lists of minute records with non-negative counts";
+        error = "batch.records: must map room ids to lists of minute records whose counts are integers from 0 to " +
+                std::to_string(k_max_pushed_count);
         return std::nullopt;
     }
     message.batch = AnalyticsBatch{stream->get<std::string>(), sequence->get<int64_t>(), std::move(*read_records)};

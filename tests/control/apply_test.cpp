@@ -412,6 +412,23 @@ TEST_CASE("control::apply_document names the document path of every error") {
              return changed;
          }(),
          {"zones[0].waiting_rooms[0].events: must be an array"}},
+        {"a room on a host of a more specific zone",
+         [] {
+             json changed = document();
+             changed["zones"].push_back({{"name", "shop.example.com"}, {"origin", "http://127.0.0.1:4000"}});
+             return changed;
+         }(),
+         {"zones[1].name: the zone example.com serves shop.example.com (waiting room shop), which would belong to shop.example.com"}},
+        {"a zone's host in a more specific zone",
+         [] {
+             json changed = {{"zones", json::array({{{"name", "sub.example.com"}, {"origin", "http://127.0.0.1:4000"}},
+                                                    {{"name", "example.com"}, {"origin", "http://127.0.0.1:3000"}}})}};
+             changed["zones"][1]["hosts"] = {"www.example.com", "*.a.sub.example.com"};
+             changed["zones"][1]["waiting_rooms"] = json::array({blog_room()});
+             changed["zones"][1]["waiting_rooms"][0]["host"] = "blog.sub.example.com";
+             return changed;
+         }(),
+         {"zones[1].hosts[1]: *.a.sub.example.com belongs to the zone sub.example.com"}},
         {"no zones", json::object(), {"zones: is required"}},
         {"not an object", json::array(), {"the document must be a JSON object with a \"zones\" array"}},
     };

@@ -72,6 +72,38 @@ TEST_CASE("edge: a zone serves its name, its rooms' hosts and routes, and the ho
     }
 }
 
+TEST_CASE("edge: a host belongs to the most specific zone, whatever a less specific one lists or routes") {
+    EdgeConfig config;
+    auto parent = std::make_unique<wr::edge::ZoneConfig>();
+    parent->name = "example.com";
+    parent->hosts = {"*.example.com", "www.sub.example.com", "*.deep.sub.example.com"};
+    config.zones.push_back(std::move(parent));
+    auto sub = std::make_unique<wr::edge::ZoneConfig>();
+    sub->name = "sub.example.com";
+    sub->hosts = {"*.pay.sub.example.com"};
+    config.zones.push_back(std::move(sub));
+    // A room of the parent zone on a host of the nested one, as a database written before
+    // hosts had owners may hold: it must not take that host's traffic.
+    add_room(config, "stale", "pay.sub.example.com", "/");
+    add_room(config, "shop", "shop.example.com", "/");
+    config.index();
+
+    const auto zone_of = [&](const char* host) {
+        const wr::edge::ZoneConfig* zone = config.find_zone(host);
+        return zone ? zone->name : std::string("(421)");
+    };
+    CHECK(zone_of("shop.example.com") == "example.com");
+    CHECK(zone_of("x.example.com") == "example.com");            // the parent's wildcard
+    CHECK(zone_of("sub.example.com") == "sub.example.com");
+    CHECK(zone_of("a.pay.sub.example.com") == "sub.example.com"); // its own wildcard
+    CHECK(zone_of("pay.sub.example.com") == "(421)");             // the nested zone's, which does not serve it
+    CHECK(zone_of("x.sub.example.com") == "(421)");               // not the parent's *.example.com
+    CHECK(zone_of("www.sub.example.com") == "(421)");
+    CHECK(zone_of("a.deep.sub.example.com") == "(421)");
+    CHECK(config.find_room("pay.sub.example.com", "/") == nullptr);
+    CHECK(config.find_room("shop.example.com", "/")->id == "shop");
+}
+
 TEST_CASE("edge: a room's schedule becomes phases with the event's settings") {
     RoomConfig room;
     room.settings.total_active_users = 1000;

@@ -571,8 +571,11 @@ TEST_CASE("integration: a preview stores the page and renders it at a public URL
     CHECK(plain.status == 200);
     CHECK(plain.text == "<p>wait 10 (10 minutes) fifo=true </p>");
     // Stored HTML on the admin origin: sandboxed into an origin of its own, and its id kept out of the log.
-    CHECK(plain.headers.find("Content-Security-Policy")->second == "sandbox allow-scripts");
-    CHECK(wr.send("GET", path + "?queueing_method=lifo", "", {}).headers.find("Content-Security-Policy")->second == "sandbox allow-scripts");
+    // Its script may run (the page refreshes itself) but send nothing anywhere: no fetch, XHR,
+    // WebSocket or beacon, and no form posted off the page.
+    const std::string policy = "sandbox allow-scripts; connect-src 'none'; form-action 'none'";
+    CHECK(plain.headers.find("Content-Security-Policy")->second == policy);
+    CHECK(wr.send("GET", path + "?queueing_method=lifo", "", {}).headers.find("Content-Security-Policy")->second == policy);
     CHECK(wr::api::redact_capabilities(path) == "/preview/<redacted>");
     CHECK(wr::api::redact_capabilities("/client/v4/zones") == "/client/v4/zones");
     CHECK(wr.send("GET", path + "?force_queue=true", "", {}).text == "<p>wait 0 (unavailable) fifo=true allunknown</p>");
