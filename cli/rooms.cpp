@@ -29,7 +29,9 @@ void add_room_fields(CLI::App* command, BodyOptions& body) {
     body.add_string(command, "--path", "path", "Path prefix the room guards (default /)");
     body.add_integer(command, "--total-active-users", "total_active_users", "Users allowed on the site at once (>= 200)");
     body.add_integer(command, "--new-users-per-minute", "new_users_per_minute", "Users let in per minute (>= 200)");
-    body.add_integer(command, "--session-duration", "session_duration", "Minutes a user stays admitted after their last request (1-30)");
+    // The API reads 0 as "the default" (old SDKs send zero values); typed here, it is a mistake.
+    body.add_integer(command, "--session-duration", "session_duration", "Minutes a user stays admitted after their last request (1-30)")
+        ->check(CLI::Range(1, 30));
     body.add_choice(command, "--queueing-method", "queueing_method", {"fifo", "random", "passthrough", "reject"}, "Queueing method");
     body.add_integer(command, "--queueing-status-code", "queueing_status_code", "HTTP status of the queue page (200, 202, 429)");
     body.add_string(command, "--description", "description", "Description");
@@ -96,6 +98,16 @@ struct RoomOptions {
         if (guard_floor_option && guard_floor_option->count() > 0) origin_guard["min_new_users_per_minute"] = guard_min_new_users;
         if (!origin_guard.empty()) out["origin_guard"] = std::move(origin_guard);
         return out;
+    }
+
+    // The API fields these options set, with their flags.
+    std::map<std::string, std::string> flags() const {
+        std::map<std::string, std::string> flags = body.flags();
+        flags["additional_routes"] = "--route";
+        flags["cookie_attributes.samesite"] = "--samesite";
+        flags["cookie_attributes.secure"] = "--secure";
+        flags["enabled_origin_commands"] = "--origin-revoke";
+        return flags;
     }
 };
 
@@ -193,7 +205,9 @@ void add_room_commands(CLI::App& root, Context& context) {
                        "--total-active-users 1000 --new-users-per-minute 300");
         create->callback([&context, options] {
             const ApiClient client = context.client();
-            print_object(context, client.post(zone_path(client, options->zone) + "/waiting_rooms", options->json()));
+            print_object(context, naming_flags(options->flags(), [&] {
+                             return client.post(zone_path(client, options->zone) + "/waiting_rooms", options->json());
+                         }));
         });
     }
     {
@@ -228,7 +242,8 @@ void add_room_commands(CLI::App& root, Context& context) {
                        "  wr rooms update shop --origin-guard on --origin-guard-target-ms 800");
         update->callback([&context, room, options] {
             const ApiClient client = context.client();
-            print_object(context, client.patch(find_room(client, *room, options->zone).path(), options->json()));
+            const RoomRef found = find_room(client, *room, options->zone);
+            print_object(context, naming_flags(options->flags(), [&] { return client.patch(found.path(), options->json()); }));
         });
     }
     add_room_action(rooms, context, "delete", "Delete a waiting room with its events and rules", "wr rooms delete shop",

@@ -58,7 +58,8 @@ void add_zone_commands(CLI::App& root, Context& context) {
             body["name"] = *name;
             body["origin"] = *origin;
             if (!hosts->empty()) body["hosts"] = *hosts;
-            print_object(context, context.client().post("/client/v4/zones", body));
+            print_object(context, naming_flags({{"origin", "--origin"}, {"hosts", "--host"}},
+                                               [&] { return context.client().post("/client/v4/zones", body); }));
         });
     }
     {
@@ -93,7 +94,10 @@ void add_zone_commands(CLI::App& root, Context& context) {
             nlohmann::json patch = body->body();
             if (!hosts->empty()) patch["hosts"] = *hosts;
             if (*no_hosts) patch["hosts"] = nlohmann::json::array();
-            print_object(context, client.patch(zone_path(client, *zone), patch));
+            std::map<std::string, std::string> flags = body->flags();
+            flags["hosts"] = "--host";
+            const std::string path = zone_path(client, *zone);
+            print_object(context, naming_flags(flags, [&] { return client.patch(path, patch); }));
         });
     }
     {

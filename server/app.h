@@ -43,6 +43,7 @@ class Registry;
 } // namespace wr::analytics
 namespace wr::fleet {
 class AnalyticsPusher;
+class GuardLoop;
 class ConfigPuller;
 class CountersStatus;
 class FleetStatus;
@@ -109,6 +110,7 @@ struct AppOptions {
     std::chrono::milliseconds notification_interval{1000};
     std::chrono::milliseconds notification_settle{30000};
     std::chrono::milliseconds notification_retry_delay{10000};
+    std::chrono::milliseconds guard_interval{5000}; // the origin guard's control step (origin::k_guard_interval; tests shorten it)
 
     // Roles (wr serve --role …): a control node and edge nodes.
     NodeRole role = NodeRole::all;
@@ -155,6 +157,8 @@ public:
     // Writes the analytics counted so far to the store now (they go every couple of seconds); an
     // edge node pushes them to its control node now.
     void flush_analytics();
+    // One step of the origin guards now (tests: on their clock, with a guard_interval that never fires).
+    void step_guard();
     const AppOptions& options() const { return m_options; }
     // Where any part raises a notification (the origin guard…); null on an edge node, which
     // keeps no notifications (its control node announces what it reports).
@@ -171,6 +175,7 @@ private:
     std::unique_ptr<analytics::Registry> m_analytics;
     std::unique_ptr<origin::Registry> m_origins; // each zone's origin cap and measurements
     std::unique_ptr<analytics::Collector> m_collector;
+    std::unique_ptr<fleet::GuardLoop> m_guard; // store nodes: the rooms' origin guards
     std::unique_ptr<edge::ConfigSource> m_config_source;
     std::unique_ptr<control::ConfigFeed> m_config_feed;
     std::unique_ptr<edge::EdgeServer> m_edge;

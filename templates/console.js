@@ -5,6 +5,7 @@
 "use strict";
 
 const REFRESH_MS = 5000;
+const NOTICE_MS = 8000; // how long "Saved: …" stays; errors stay until the next change
 let token = null;
 let canEdit = false;
 let canEditZones = false; // an edit token for every zone: zones themselves are only theirs to change
@@ -66,22 +67,31 @@ function eventStage(event, now) {
   return "upcoming";
 }
 
+// Says what a change did; a success fades after NOTICE_MS unless another notice replaced it.
+function notify(card, text, isError) {
+  card.notice.className = isError ? "notice error" : "notice";
+  card.notice.textContent = text;
+  clearTimeout(card.noticeTimer);
+  if (!isError) card.noticeTimer = setTimeout(() => { if (card.notice.textContent === text) card.notice.textContent = ""; }, NOTICE_MS);
+}
+
 // A PATCH from a button or form: disables it while in flight, then says what happened.
 async function change(card, what, path, body, control) {
   if (control) control.disabled = true;
   try {
     await api("PATCH", path, body);
-    card.notice.className = "notice";
-    card.notice.textContent = "Saved: " + what + " (" + new Date().toLocaleTimeString() + ")";
+    notify(card, "Saved: " + what + " (" + new Date().toLocaleTimeString() + ")");
     if (refreshing) await refreshing; // it may have read the room before the change
     await refresh();
   } catch (error) {
-    card.notice.className = "notice error";
-    card.notice.textContent = "Not saved: " + what + ": " + error.message;
+    notify(card, "Not saved: " + what + ": " + error.message, true);
   } finally {
     if (control) control.disabled = false;
   }
 }
+
+// The API's own ranges (docs/api.md), so the browser refuses what the API would.
+const LIMITS = { total_active_users: [200, 2147483647], new_users_per_minute: [200, 2147483647], session_duration: [1, 30] };
 
 // A number field; `max` and `step` as the API's range has them (the browser then refuses what the
 // API would, before sending it).
@@ -202,6 +212,26 @@ function originGuardView(status, room, events) {
   return view;
 }
 
+// What the two switches do to the people already in the room, said before they take effect.
+function consequence(action, room) {
+  if (action === "queue-all")
+    return "Queue everyone: from now on no one new is let in, and every new visitor waits in line until you stop it. " +
+           "Visitors already admitted keep browsing until their sessions end (" + room.session_duration +
+           " min after their last request); those waiting keep their places.";
+  return "Suspend: the room stops queueing and everyone goes straight to the site, with no limit. Visitors already " +
+         "admitted keep browsing; those waiting are let in at their next refresh and lose their places in line.";
+}
+
+// Asks before a switch that changes what visitors get; the change is made only on "Yes".
+function confirmFirst(card, action, what, body, control) {
+  card.confirm.hidden = false;
+  card.confirm.dataset.for = action;
+  card.confirmText.textContent = consequence(action, card.room);
+  card.confirmYes.textContent = action === "queue-all" ? "Yes, queue everyone" : "Yes, suspend";
+  card.confirmYes.onclick = () => { card.confirm.hidden = true; change(card, what, card.base, body, control); };
+  card.confirmYes.focus();
+}
+
 function buildControls(card) {
   const controls = element("div", "controls");
   controls.dataset.role = "switches";
@@ -210,21 +240,38 @@ function buildControls(card) {
   card.queueAll.dataset.action = "queue-all";
   card.queueAll.addEventListener("click", () => {
     const on = !card.room.queue_all;
-    change(card, on ? "queue everyone on" : "queue everyone off", card.base, { queue_all: on }, card.queueAll);
+    if (on) confirmFirst(card, "queue-all", "queue everyone on", { queue_all: true }, card.queueAll);
+    else change(card, "queue everyone off", card.base, { queue_all: false }, card.queueAll);
   });
   card.suspend = element("button");
   card.suspend.type = "button";
   card.suspend.dataset.action = "suspend";
   card.suspend.addEventListener("click", () => {
     const on = !card.room.suspended;
-    change(card, on ? "suspended" : "resumed", card.base, { suspended: on }, card.suspend);
+    if (on) confirmFirst(card, "suspend", "suspended", { suspended: true }, card.suspend);
+    else change(card, "resumed", card.base, { suspended: false }, card.suspend);
   });
   controls.append(card.queueAll, card.suspend);
 
+  card.confirm = element("div", "confirm");
+  card.confirm.dataset.role = "confirm";
+  card.confirm.setAttribute("role", "alertdialog");
+  card.confirm.hidden = true;
+  card.confirmText = element("p");
+  card.confirmYes = element("button", "danger");
+  card.confirmYes.type = "button";
+  card.confirmYes.dataset.action = "confirm";
+  const cancel = element("button", "", "Cancel");
+  cancel.type = "button";
+  cancel.dataset.action = "cancel";
+  cancel.addEventListener("click", () => { card.confirm.hidden = true; });
+  card.confirm.append(card.confirmText, card.confirmYes, cancel);
+
   const form = element("form", "controls");
   form.dataset.role = "limits";
-  const fields = [numberInput("total_active_users", "total active users", 1), numberInput("new_users_per_minute", "new users per minute", 1),
-                  numberInput("session_duration", "session duration (min)", 1)];
+  const limit = (name, label) => numberInput(name, label, LIMITS[name][0], LIMITS[name][1], 1);
+  const fields = [limit("total_active_users", "total active users"), limit("new_users_per_minute", "new users per minute"),
+                  limit("session_duration", "session duration (min)")];
   const methodLabel = element("label", "", "queueing method");
   const method = element("select");
   method.name = "queueing_method";
@@ -234,7 +281,11 @@ function buildControls(card) {
   save.type = "submit";
   form.append(...fields.map((field) => field.wrapper), methodLabel, save);
   card.inputs = Object.fromEntries([...fields.map((field) => [field.input.name, field.input]), ["queueing_method", method]]);
-  form.addEventListener("input", () => { form.dataset.dirty = "1"; });
+  form.addEventListener("input", () => {
+    form.dataset.dirty = "1";
+    // new_users_per_minute may not exceed total_active_users.
+    card.inputs.new_users_per_minute.max = card.inputs.total_active_users.value || String(LIMITS.new_users_per_minute[1]);
+  });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const body = {};
@@ -244,7 +295,7 @@ function buildControls(card) {
       if (value !== card.room[name]) { body[name] = value; said.push(name + " " + card.room[name] + " → " + value); }
     }
     delete form.dataset.dirty;
-    if (said.length === 0) { card.notice.className = "notice"; card.notice.textContent = "Nothing to save."; return; }
+    if (said.length === 0) { notify(card, "Nothing to save."); return; }
     change(card, said.join(", "), card.base, body, save);
   });
   card.form = form;
@@ -256,7 +307,7 @@ function buildControls(card) {
     numberInput("max_error_rate", "max error rate (0–1)", 0, 1, "any"),
     numberInput("min_new_users_per_minute", "floor per minute (0: a tenth)", 0, undefined, 1),
   ], () => card.room.origin_guard, (changed) => ({ origin_guard: changed }), (name, value) => String(value));
-  return [controls, form, card.guardForm.form];
+  return [controls, card.confirm, form, card.guardForm.form];
 }
 
 function newZoneCard(zone) {
@@ -303,6 +354,8 @@ function newCard(zone, room) {
   card.wait = figure("longest estimated wait");
   card.newInForce = figure("new per minute in force");
   card.activeInForce = figure("active limit in force");
+  card.waitWhy = element("small", "muted");
+  card.wait.cell.append(card.waitWhy);
   figures.append(card.active.cell, card.queued.cell, card.wait.cell, card.newInForce.cell, card.activeInForce.cell);
   card.guard = element("div", "guard");
   card.guard.dataset.role = "origin-guard-state";
@@ -378,7 +431,9 @@ async function updateCard(card, room) {
                            (room.queue_all ? " · queueing everyone" : "") + (room.suspended ? " · suspended" : "");
   card.active.number.textContent = status.estimated_total_active_users;
   card.queued.number.textContent = status.estimated_queued_users;
-  card.wait.number.textContent = status.max_estimated_time_minutes + " min";
+  const noWait = whyNoWait(room, status);
+  card.wait.number.textContent = noWait ? "—" : status.max_estimated_time_minutes + " min";
+  card.waitWhy.textContent = noWait || (status.estimated_queued_users > 0 ? "the wait of someone arriving now" : "");
   const view = originGuardView(status, room, events);
   for (const [part, text, lowered] of [[card.newInForce, view.newInForce, view.newLowered],
                                        [card.activeInForce, view.activeInForce, view.activeLowered]]) {
@@ -392,6 +447,8 @@ async function updateCard(card, room) {
   card.origin.textContent = view.origin || "";
   card.origin.hidden = !view.origin;
   if (canEdit) {
+    if (!card.form.dataset.dirty && !card.form.contains(document.activeElement))
+      card.inputs.new_users_per_minute.max = String(room.total_active_users);
     card.queueAll.textContent = room.queue_all ? "Stop queueing everyone" : "Queue everyone";
     card.queueAll.className = room.queue_all ? "" : "danger";
     card.suspend.textContent = room.suspended ? "Resume" : "Suspend";
@@ -576,6 +633,17 @@ async function notificationsPanel() {
   return section;
 }
 
+// Why a room has no wait to show, in the words of the page its visitors see; null when it has one.
+function whyNoWait(room, status) {
+  if (room.suspended) return "suspended: everyone goes straight to the site, no one waits";
+  if (room.queue_all) return "queueing everyone: no estimate until you stop";
+  if (status.status === "event_prequeueing") return "prequeue: everyone waits for the event to start";
+  if (room.queueing_method === "reject") return "reject: no one is let in";
+  if (room.queueing_method === "passthrough") return "passthrough: no one waits";
+  if (status.estimated_queued_users === 0) return "no one is waiting";
+  return null;
+}
+
 let refreshing = null;
 async function refresh() {
   if (!token) return;
@@ -636,7 +704,17 @@ async function start(secret) {
 
 // A token handed over in the address (#token=…, as `make demo` prints it) is read once and
 // removed from the address bar and history.
-const fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
-history.replaceState(null, "", location.pathname);
+function tokenFromHash() {
+  const fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
+  history.replaceState(null, "", location.pathname);
+  return fromHash;
+}
+const fromHash = tokenFromHash();
 if (fromHash) start(fromHash); else signIn();
+// A new #token=… link pasted into an open console takes effect (reading the address only at
+// load would keep the old token, or the sign-in form, until a reload).
+window.addEventListener("hashchange", () => {
+  const pasted = tokenFromHash();
+  if (pasted && pasted !== token) start(pasted);
+});
 setInterval(() => { if (token && !refreshing) refresh(); }, REFRESH_MS);

@@ -1,6 +1,7 @@
 // Writes metrics in the Prometheus text format.
 #include "analytics/prometheus.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace wr::analytics {
@@ -82,6 +83,17 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
     family(out, "wr_room_new_users_per_minute_limit", "gauge", "The new_users_per_minute limit in force.");
     for (const RoomMetrics& room : rooms)
         out += "wr_room_new_users_per_minute_limit{" + labels(room) + "} " + std::to_string(room.new_users_per_minute_limit) + "\n";
+    if (std::any_of(rooms.begin(), rooms.end(), [](const RoomMetrics& room) { return !room.origin_guard_state.empty(); })) {
+        family(out, "wr_room_origin_guard", "gauge",
+               "The origin guard's state (1 on the room's current state): throttling and recovering hold the limits in force "
+               "below the configured ones.");
+        for (const RoomMetrics& room : rooms) {
+            if (room.origin_guard_state.empty()) continue;
+            for (const char* state : {"off", "content", "throttling", "recovering"})
+                out += "wr_room_origin_guard{" + labels(room) + ",state=\"" + state + "\"} " + (room.origin_guard_state == state ? "1" : "0") +
+                       "\n";
+        }
+    }
     family(out, "wr_requests_total", "counter", "Edge requests to a room, by outcome.");
     for (const RoomMetrics& room : rooms)
         for (size_t i = 0; i < k_outcomes; ++i)

@@ -40,6 +40,7 @@ struct RoomMetrics {
     int64_t total_active_users_limit = 0;
     int64_t new_users_per_minute_limit = 0;
     Totals totals;
+    std::string origin_guard_state; // off, content, throttling, recovering; "" where no guard is known (edge nodes)
 };
 
 // The node the figures come from: every series carries its name as the label node.

@@ -4,6 +4,7 @@
 #include "control/error.h"
 #include "fleet/batch_merge.h"
 #include "fleet/fleet_status.h"
+#include "fleet/guard_loop.h"
 #include "fleet/published_snapshot.h"
 #include "fleet/report_wire.h"
 #include "store/edge_nodes_store.h"
@@ -52,13 +53,16 @@ Reply edge_analytics(Services& services, Request& request) {
     nlohmann::json acknowledged = nullptr;
     if (message->batch) {
         const fleet::RoomMinutes merged = fleet::merge_batch(services.database, message->report.node, *message->batch, now);
-        if (services.analytics)
-            for (const auto& [room_id, minutes] : merged)
-                for (const auto& [minute, record] : minutes) services.analytics->room(room_id)->add_to_totals(record);
+        for (const auto& [room_id, minutes] : merged)
+            for (const auto& [minute, record] : minutes) {
+                if (services.analytics) services.analytics->room(room_id)->add_to_totals(record);
+                if (services.guard) services.guard->add(room_id, record); // what the room's origin did at this edge
+            }
         acknowledged = message->batch->sequence;
     }
     services.fleet->record(std::move(message->report), now);
-    Reply reply = ok({{"acknowledged", acknowledged}});
+    // wr's own: the origin guard's limits for the rooms it holds down, which the edge applies.
+    Reply reply = ok({{"acknowledged", acknowledged}, {"guard", services.guard ? services.guard->json() : nlohmann::json::object()}});
     reply.quiet = true;
     return reply;
 }

@@ -13,6 +13,7 @@
 #include "control/rules.h"
 #include "control/zones.h"
 #include "model/json_codec.h"
+#include "model/known_fields.h"
 #include "store/events_store.h"
 #include "store/notifications_store.h"
 #include "store/rooms_store.h"
@@ -60,6 +61,20 @@ std::string name_of(const json& object, const std::string& path) {
     return it->get<std::string>();
 }
 
+// An example of the document with every field a part may have: the API's own objects (their
+// read-only fields are known too, so a room copied from a GET applies), with one of each list.
+json document_shape() {
+    model::Room room;
+    room.settings.additional_routes.push_back({});
+    json room_shape = model::to_json(room, {});
+    room_shape["events"] = json::array({model::to_json(model::Event{})});
+    room_shape["rules"] = json::array({model::to_json(model::Rule{})});
+    json zone_shape = model::to_json(model::Zone{});
+    zone_shape["settings"] = model::to_json(model::ZoneRoomSettings{});
+    zone_shape["waiting_rooms"] = json::array({std::move(room_shape)});
+    return {{"zones", json::array({std::move(zone_shape)})}};
+}
+
 class Applier {
 public:
     Applier(store::Connection& connection, util::TimePoint now, const ApplyOptions& options, AuditTrail* trail)
@@ -67,6 +82,9 @@ public:
 
     std::vector<Change> run(const json& document) {
         if (!document.is_object()) throw Error::invalid("", "the document must be a JSON object with a \"zones\" array");
+        // A mistyped field would otherwise fall back to its default and apply as "no changes".
+        if (model::FieldErrors unknown = model::unknown_fields(document, document_shape()); !unknown.empty())
+            throw Error::invalid(std::move(unknown));
         bool present = false;
         const json& zones = array_field(document, "zones", "", present);
         if (!present) throw Error::invalid("zones", "is required");

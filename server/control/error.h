@@ -9,7 +9,7 @@
 
 namespace wr::control {
 
-// wr's error codes; stable, documented in README.md.
+// wr's error codes; stable, documented in docs/api.md.
 enum class ErrorCode {
     invalid_json = 1001,
     validation = 1002,

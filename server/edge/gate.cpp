@@ -21,6 +21,7 @@ page::QueueView queue_view(const RoomConfig& room, const Phase& phase, const que
     page::QueueView view;
     view.now = now;
     view.wait_time_known = outcome.estimate.known;
+    view.wait_time_from_limits = outcome.estimate.from_limits;
     view.wait_time_minutes = outcome.estimate.minutes;
     view.wait_time_p25_minutes = outcome.estimate.p25_minutes;
     view.wait_time_p50_minutes = outcome.estimate.p50_minutes;

@@ -86,7 +86,9 @@ json sample_to_json(const analytics::RoomSample& sample) {
             {"queued_users", sample.queued_users},
             {"total_active_users_limit", sample.total_active_users_limit},
             {"new_users_per_minute_limit", sample.new_users_per_minute_limit},
-            {"max_estimated_minutes", sample.max_estimated_minutes}};
+            {"max_estimated_minutes", sample.max_estimated_minutes},
+            {"admitted_last_minute", sample.admitted_last_minute},
+            {"browsing_users", sample.browsing_users}};
 }
 
 std::optional<analytics::RoomSample> read_sample(const json& value) {
@@ -109,6 +111,17 @@ std::optional<analytics::RoomSample> read_sample(const json& value) {
         const auto estimate = count(value, "max_estimated_minutes");
         if (!estimate) return std::nullopt;
         sample.max_estimated_minutes = *estimate;
+    }
+    // Optional too: what the origin guard reads of the room's load (an older edge sends neither).
+    if (value.contains("admitted_last_minute")) {
+        const auto admitted = count(value, "admitted_last_minute");
+        if (!admitted) return std::nullopt;
+        sample.admitted_last_minute = *admitted;
+    }
+    if (value.contains("browsing_users")) {
+        const auto browsing = value["browsing_users"] == -1 ? std::optional<int64_t>(-1) : count(value, "browsing_users");
+        if (!browsing) return std::nullopt;
+        sample.browsing_users = *browsing;
     }
     return sample;
 }

@@ -125,7 +125,7 @@ Observation NotificationService::observation(util::TimePoint now, std::set<int64
     observation.now = now;
     for (const RoomConfig& config : rooms) {
         const model::LiveFigures live = m_live ? m_live->figures(config.room.id, now) : model::LiveFigures{};
-        const control::RoomStatus status = control::room_status(config.room, config.events, live, now);
+        const control::RoomStatus status = control::room_status(config.room, config.events, live, std::nullopt, now);
         RoomObservation& room = observation.rooms.emplace_back();
         room.room_id = config.room.id;
         room.room_name = config.room.settings.name;

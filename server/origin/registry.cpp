@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "util/log.h"
+
 namespace wr::origin {
 
 void OriginStats::record_answer(int status, util::Milliseconds ttfb) {
@@ -84,6 +86,19 @@ std::vector<analytics::OriginMetrics> Registry::metrics() const {
         out.push_back(std::move(metrics));
     }
     return out;
+}
+
+void Registry::log_failures(util::TimePoint now) {
+    const std::lock_guard notes_lock(m_notes_mutex);
+    for (const auto& [id, zone] : zones()) {
+        std::string name;
+        {
+            const std::lock_guard lock(m_mutex);
+            name = zone->zone_name;
+        }
+        const OriginStats::Counts counts = zone->stats.counts();
+        for (const std::string& line : m_notes.update(name, counts.errors, now)) util::log_warn("origin", line);
+    }
 }
 
 } // namespace wr::origin

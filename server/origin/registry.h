@@ -16,6 +16,7 @@
 #include "analytics/origin_metrics.h"
 #include "model/minute_record.h"
 #include "origin/connection_cap.h"
+#include "origin/failure_notes.h"
 #include "queue/policy.h"
 #include "util/clock.h"
 
@@ -76,11 +77,16 @@ public:
     std::shared_ptr<RoomGuard> room(const std::string& room_id);
     // Every zone's figures, as /metrics shows them.
     std::vector<analytics::OriginMetrics> metrics() const;
+    // Logs the origins' failures since the last call (origin/failure_notes.h: the first at once,
+    // then a count a minute). Called every couple of seconds off the request path.
+    void log_failures(util::TimePoint now);
 
 private:
     mutable std::mutex m_mutex;
     std::unordered_map<std::string, std::shared_ptr<ZoneOrigin>> m_zones;
     std::unordered_map<std::string, std::shared_ptr<RoomGuard>> m_rooms;
+    std::mutex m_notes_mutex;
+    FailureNotes m_notes;
 };
 
 } // namespace wr::origin

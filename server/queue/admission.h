@@ -69,6 +69,7 @@ struct RoomFigures {
     int64_t browsing_users = 0;       // admitted users whose last counted request fell in this minute or the one before
     int64_t max_estimated_minutes = 0; // the wait of the newest arrival
     bool estimate_known = false;
+    bool estimate_from_limits = false; // as WaitEstimate::from_limits
 };
 RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimePoint now);
 

@@ -196,6 +196,18 @@ void calibrate(Report& report, const std::vector<std::vector<double>>& remaining
     summary.first_estimate_p25_share = static_cast<double>(within_p25) / count;
     summary.first_estimate_p50_share = summary.first_estimate_in_time_share;
     summary.first_estimate_p75_share = static_cast<double>(within_p75) / count;
+    std::vector<double> limits_errors;
+    int64_t limits_in_time = 0;
+    for (const UserResult& user : report.users) {
+        if (!user.admitted_seconds || !user.first_limits_estimate_minutes) continue;
+        const double waited = (*user.admitted_seconds - *user.first_limits_estimate_seconds) / 60.0;
+        limits_errors.push_back(waited - *user.first_limits_estimate_minutes);
+        if (waited <= *user.first_limits_estimate_minutes) ++limits_in_time;
+    }
+    summary.limits_estimate_users = static_cast<int64_t>(limits_errors.size());
+    summary.limits_estimate_in_time_share =
+        static_cast<double>(limits_in_time) / std::max<double>(1, static_cast<double>(limits_errors.size()));
+    summary.limits_estimate_median_error_minutes = median(limits_errors);
     summary.error_by_remaining_wait.clear();
     for (size_t r = 0; r < k_remaining_ranges.size(); ++r) {
         if (remaining_errors[r].empty()) continue;
@@ -545,7 +557,13 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
         // Queued: note the first estimate shown, and queueing while there was room.
         if (user.state == State::browsing) ++origin_summary.sent_back; // an admitted user sent back to the queue
         user.state = State::waiting;
-        if (outcome.counted && outcome.estimate.known) {
+        if (outcome.counted && outcome.estimate.known && outcome.estimate.from_limits) {
+            // The room has not measured its admissions yet: a wait from its limits, judged apart.
+            if (!result.first_limits_estimate_minutes) {
+                result.first_limits_estimate_minutes = static_cast<double>(outcome.estimate.minutes);
+                result.first_limits_estimate_seconds = seconds_since_epoch(now);
+            }
+        } else if (outcome.counted && outcome.estimate.known) {
             if (!result.first_estimate_minutes) {
                 result.first_estimate_minutes = static_cast<double>(outcome.estimate.minutes);
                 result.first_estimate_seconds = seconds_since_epoch(now);
@@ -697,6 +715,10 @@ nlohmann::json summary_to_json(const Summary& s) {
         calibration["first_estimate_p50_share"] = rounded(s.first_estimate_p50_share);
         calibration["first_estimate_p75_share"] = rounded(s.first_estimate_p75_share);
     }
+    calibration["from_limits"] = {{"users", s.limits_estimate_users},
+                                  {"first_estimate_in_time_share", rounded(s.limits_estimate_in_time_share)},
+                                  {"first_estimate_median_error_minutes", rounded(s.limits_estimate_median_error_minutes)}};
+
     nlohmann::json out = {{"users", s.users},
             {"wait_estimate_calibration", std::move(calibration)},
             {"admitted", s.admitted},

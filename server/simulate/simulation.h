@@ -16,10 +16,14 @@ struct UserResult {
     double arrival_seconds = 0;  // the place in line (for reference:… scenarios, the one written into the ticket)
     double joined_seconds = 0;   // the first request; waits count from here
     std::optional<double> admitted_seconds;
-    std::optional<double> first_estimate_minutes; // the first wait shown, when known
+    std::optional<double> first_estimate_minutes; // the first wait shown from measured admissions, when known
     std::optional<double> first_estimate_seconds; // when it was shown: the wait it promises runs from here
     std::optional<double> first_estimate_p25_minutes; // random: the quartiles of that first range
     std::optional<double> first_estimate_p75_minutes;
+    // The first wait shown from the room's limits (its first minutes, before it has measured its
+    // admissions; pages mark it as such), and when. Kept apart from the calibration above.
+    std::optional<double> first_limits_estimate_minutes;
+    std::optional<double> first_limits_estimate_seconds;
     bool abandoned = false;
     bool rejected = false;
 };
@@ -116,6 +120,10 @@ struct Summary {
     double first_estimate_p50_share = 0;
     double first_estimate_p75_share = 0;
     std::vector<RemainingWaitError> error_by_remaining_wait;
+    // The same for the first wait worked out from the room's limits, over those shown one.
+    int64_t limits_estimate_users = 0;
+    double limits_estimate_in_time_share = 0;
+    double limits_estimate_median_error_minutes = 0;
     double mean_wait_minutes = 0;
     double simulated_minutes = 0;
     int64_t check_ins = 0;

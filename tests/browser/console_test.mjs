@@ -130,8 +130,8 @@ async function until(check, what, timeout = 5000) {
   }
 }
 
-async function openConsole(admin, token) {
-  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+async function openConsole(admin, token, viewport = { width: 1100, height: 900 }) {
+  const tab = await browser.newPage({ viewport });
   const problems = [];
   tab.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`); });
   tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -158,11 +158,28 @@ test('console with an edit token: "queue everyone" queues the next visitor, and 
   assert.ok(text.includes('launch') && text.includes('upcoming'), 'the upcoming event is listed:\n' + text);
   assert.ok(text.includes('/static/') && text.includes('enabled'), 'the bypass rule is listed:\n' + text);
 
+  // "Queue everyone" asks first, saying what happens to those already in; Cancel changes nothing.
   await tab.click('button[data-action="queue-all"]');
+  const ask = tab.locator('[data-role="confirm"]');
+  await ask.waitFor({ state: 'visible' });
+  const asked = await ask.innerText();
+  assert.match(asked, /already admitted keep browsing until their sessions end \(5 min after their last request\)/, asked);
+  await tab.click('[data-role="confirm"] button[data-action="cancel"]');
+  await ask.waitFor({ state: 'hidden' });
+  assert.equal((await wr.call('GET', wr.roomPath)).body.result.queue_all, false, 'nothing changes before the confirmation');
+  await tab.click('button[data-action="queue-all"]');
+  await tab.click('[data-role="confirm"] button[data-action="confirm"]');
   await tab.waitForSelector('.notice:has-text("Saved: queue everyone on")');
   assert.equal((await wr.call('GET', wr.roomPath)).body.result.queue_all, true);
   await until(async () => (await newVisitor(wr.edge)) === 'queued', 'the next new visitor to be queued');
   await tab.waitForSelector('button[data-action="queue-all"]:has-text("Stop queueing everyone")');
+  // No wait estimate while everyone waits, and the console says why.
+  await tab.waitForFunction(() => document.querySelector('.room .figures').innerText.includes('queueing everyone: no estimate'));
+  // The limit inputs take what the API takes.
+  const ranges = await tab.evaluate(() => [...document.querySelectorAll('form[data-role="limits"] input')]
+    .map((input) => [input.name, input.min, input.max]));
+  assert.deepEqual(ranges, [['total_active_users', '200', '2147483647'], ['new_users_per_minute', '200', '200'],
+                            ['session_duration', '1', '30']]);
 
   await tab.fill('form[data-role="limits"] input[name="total_active_users"]', '500');
   await tab.selectOption('form[data-role="limits"] select[name="queueing_method"]', 'random');
@@ -205,13 +222,88 @@ test('console with an edit token: "queue everyone" queues the next visitor, and 
 
   await tab.screenshot({ path: path.join(screenshotDir, 'console.png'), fullPage: true });
 
-  // A refused change says why and changes nothing.
-  await tab.fill('form[data-role="limits"] input[name="total_active_users"]', '5');
+  // A value below the API's minimum is refused by the form itself: nothing is sent.
+  await tab.fill('form[data-role="limits"] input[name="total_active_users"]', '199');
+  assert.equal(await tab.evaluate(() => document.querySelector('form[data-role="limits"]').checkValidity()), false);
+  // A change the API refuses says why: the room was deleted meanwhile (in another tab, say).
+  await tab.fill('form[data-role="limits"] input[name="total_active_users"]', '600');
+  assert.equal((await wr.call('DELETE', wr.roomPath)).status, 200);
   await tab.click('form[data-role="limits"] button[type="submit"]');
   await tab.waitForSelector('.notice.error:has-text("Not saved")');
-  assert.equal((await wr.call('GET', wr.roomPath)).body.result.total_active_users, 500);
 
-  assert.deepEqual(problems.filter((problem) => !problem.includes('400')), []); // the refused PATCH logs its 400
+  assert.deepEqual(problems.filter((problem) => !problem.includes('404')), []); // the refused PATCH logs its 404
+  await tab.close();
+});
+
+test('console: "Suspend" asks first and says what happens to admitted and waiting visitors; a suspended room says why it has no wait', async () => {
+  const wr = await serveWithRoom();
+  const { tab, problems } = await openConsole(wr.admin, wr.token);
+  await tab.click('button[data-action="suspend"]');
+  const asked = await tab.locator('[data-role="confirm"]').innerText();
+  assert.match(asked, /already admitted keep browsing; those waiting are let in at their next refresh/, asked);
+  assert.equal((await wr.call('GET', wr.roomPath)).body.result.suspended, false, 'nothing changes before the confirmation');
+  await tab.click('[data-role="confirm"] button[data-action="confirm"]');
+  await tab.waitForSelector('.notice:has-text("Saved: suspended")');
+  assert.equal((await wr.call('GET', wr.roomPath)).body.result.suspended, true);
+  await tab.waitForFunction(() => document.querySelector('.room .figures').innerText.includes('suspended: everyone goes straight to the site'));
+  assert.match(await tab.locator('.room .figures').innerText(), /—/);
+  // Resuming needs no confirmation.
+  await tab.click('button[data-action="suspend"]:has-text("Resume")');
+  await tab.waitForSelector('.notice:has-text("Saved: resumed")');
+  assert.deepEqual(problems, []);
+  await tab.close();
+});
+
+test('console: the "Saved" notice clears by itself', async () => {
+  const wr = await serveWithRoom();
+  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  await tab.clock.install(); // timers run when the test says: no waiting out the notice's seconds
+  await tab.goto(`${wr.admin}/#token=${wr.token}`);
+  await tab.waitForSelector('.room svg');
+  await tab.fill('form[data-role="limits"] input[name="session_duration"]', '7');
+  await tab.click('form[data-role="limits"] button[type="submit"]');
+  await tab.waitForSelector('.notice:has-text("Saved: session_duration 5 → 7")');
+  await tab.clock.runFor(3000);
+  assert.match(await tab.locator('.room .notice').innerText(), /Saved/, 'still there after 3 s');
+  await tab.clock.runFor(10000);
+  await tab.waitForFunction(() => document.querySelector('.room .notice').textContent === '');
+  await tab.close();
+});
+
+test('console: pasting a new #token= link into the open console takes effect', async () => {
+  const wr = await serveWithRoom();
+  const viewer = (await wr.call('POST', '/tokens', { name: 'viewer', scope: 'read' })).body.result.token;
+  // From the sign-in form: a link with a token opens the console without a reload.
+  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  await tab.goto(wr.admin + '/');
+  await tab.waitForSelector('#token-form');
+  await tab.goto(`${wr.admin}/#token=${viewer}`);
+  await tab.waitForSelector('.room svg');
+  assert.ok((await tab.innerText('header')).includes('read-only token'));
+  assert.equal(await tab.locator('button[data-action]').count(), 0);
+  // Another token pasted over the first: the console switches to it, and the address is clean again.
+  await tab.goto(`${wr.admin}/#token=${wr.token}`);
+  await tab.waitForFunction(() => document.getElementById('scope').textContent.startsWith('edit token'));
+  await tab.waitForSelector('button[data-action="queue-all"]');
+  assert.ok(!tab.url().includes('token'), tab.url());
+  await tab.close();
+});
+
+test('console on a 390 px phone: the page does not scroll sideways and the chart fits its card', async () => {
+  const wr = await serveWithRoom();
+  const { tab, problems } = await openConsole(wr.admin, wr.token, { width: 390, height: 844 });
+  const layout = await tab.evaluate(() => {
+    const card = document.querySelector('.room').getBoundingClientRect();
+    const chart = document.querySelector('.room svg').getBoundingClientRect();
+    return { page: document.documentElement.scrollWidth, viewport: window.innerWidth, card: [card.left, card.right],
+             chart: [chart.left, chart.right, chart.height] };
+  });
+  assert.ok(layout.page <= layout.viewport, `the page is ${layout.page} px wide on a ${layout.viewport} px screen`);
+  assert.ok(layout.card[1] <= layout.viewport, `the card ends at ${layout.card[1]} px`);
+  assert.ok(layout.chart[0] >= layout.card[0] && layout.chart[1] <= layout.card[1], `the chart (${layout.chart}) sticks out of its card (${layout.card})`);
+  assert.ok(layout.chart[2] > 60 && layout.chart[2] < 200, `the chart keeps its proportions: ${layout.chart[2]} px high`);
+  await tab.screenshot({ path: path.join(screenshotDir, 'console-phone.png'), fullPage: true });
+  assert.deepEqual(problems, []);
   await tab.close();
 });
 

@@ -442,6 +442,45 @@ TEST_CASE("control::apply_document names the document path of every error") {
     }
 }
 
+TEST_CASE("control::apply_document refuses every field it does not know, naming its path and the nearest known one") {
+    ConfigStore store;
+    json typos = document();
+    typos["zones"][0]["waiting_rooms"][0]["sesion_duration"] = 20;
+    typos["zones"][0]["waiting_rooms"][0]["cookie_attributes"] = {{"samesite", "lax"}, {"secur", "always"}};
+    typos["zones"][0]["waiting_rooms"][0]["additional_routes"][0]["hots"] = "x.example.com";
+    typos["zones"][0]["waiting_rooms"][0]["events"][0]["shuffle"] = true;
+    typos["zones"][0]["waiting_rooms"][0]["rules"][1]["enable"] = true;
+    typos["zones"][0]["settings"]["search_engine_crawler"] = true;
+    typos["zones"][0]["colour"] = "blue";
+    typos["zone"] = json::array();
+    CHECK(apply_errors(store, typos) ==
+          Lines{"zone: unknown field (did you mean zones?)",
+                "zones[0].colour: unknown field",
+                "zones[0].settings.search_engine_crawler: unknown field (did you mean search_engine_crawler_bypass?)",
+                "zones[0].waiting_rooms[0].additional_routes[0].hots: unknown field (did you mean host?)",
+                "zones[0].waiting_rooms[0].cookie_attributes.secur: unknown field (did you mean secure?)",
+                "zones[0].waiting_rooms[0].events[0].shuffle: unknown field (did you mean shuffle_at_event_start?)",
+                "zones[0].waiting_rooms[0].rules[1].enable: unknown field (did you mean enabled?)",
+                "zones[0].waiting_rooms[0].sesion_duration: unknown field (did you mean session_duration?)"});
+    // Nothing of the document was applied.
+    CHECK(store.database.read([](Connection& c) { return wr::store::count_zones(c); }) == 0);
+}
+
+TEST_CASE("control::apply_document knows every field the API writes, read-only ones included") {
+    ConfigStore store;
+    store.apply(document());
+    // An export applies, and so does a room as GET returns it (ids and timestamps are ignored).
+    CHECK(store.apply(store.exported()).empty());
+    json with_api_fields = document();
+    json& shop = with_api_fields["zones"][0]["waiting_rooms"][0];
+    for (const char* key : {"id", "created_on", "modified_on", "next_event_prequeue_start_time", "next_event_start_time"})
+        shop[key] = nullptr;
+    shop["events"][0]["id"] = "abc";
+    shop["rules"][0]["version"] = "1";
+    shop["rules"][0]["last_updated"] = "2026-11-22T10:00:00.000Z";
+    CHECK(store.apply(with_api_fields).empty());
+}
+
 TEST_CASE("control::apply_document inside Database::write changes nothing when any part fails") {
     ConfigStore store;
     store.apply(document());

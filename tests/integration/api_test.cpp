@@ -536,6 +536,13 @@ TEST_CASE("integration: zone settings and room status") {
                             {"queued_users", 0}};
     CHECK(wr.get(status).body["result"] == json{{"status", "not_queueing"}, {"event_id", ""}, {"estimated_queued_users", 0},
                                                 {"estimated_total_active_users", 0}, {"max_estimated_time_minutes", 0},
+                                                // wr's own: the limits in force and the origin guard (off here)
+                                                {"effective_total_active_users", 1000}, {"effective_new_users_per_minute", 300},
+                                                {"origin_guard",
+                                                 {{"state", "off"},
+                                                  {"p95_ttfb_ms", nullptr},
+                                                  {"error_rate", nullptr},
+                                                  {"reason", "the origin guard is off: the configured limits apply"}}},
                                                 {"nodes", json::array({this_node})}});
     wr.patch(rooms_path() + "/shop", {{"queue_all", true}});
     CHECK(wr.get(status).body["result"]["status"] == "queueing");

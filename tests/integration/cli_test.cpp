@@ -1,6 +1,7 @@
 // The real `wr` binary against a running server: what an operator types and sees.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <httplib.h>
 #include <mutex>
 #include <thread>
@@ -63,7 +64,7 @@ TEST_CASE("integration: wr reports the API's message on stderr with exit 1, and 
     const ProcessResult invalid = wr_cli(server, {"rooms", "create", "--zone", "example.com", "--name", "shop", "--host",
                                                   "shop.example.com", "--total-active-users", "10", "--new-users-per-minute", "300"});
     CHECK(invalid.exit_code == 1);
-    CHECK(invalid.err == "wr: error: total_active_users: must be at least 200\n");
+    CHECK(invalid.err == "wr: error: --total-active-users must be at least 200\n"); // the flag typed, not the API's field
     CHECK(invalid.out.empty());
 
     const ProcessResult missing = wr_cli(server, {"rooms", "get", "nothing"});
@@ -155,7 +156,7 @@ TEST_CASE("integration: wr schedules events with relative times and edits rules 
     CHECK(moved[0]["description"] == "assets");
     CHECK(moved[0]["enabled"] == false);
     const ProcessResult bad = wr_cli(server, {"rules", "create", "shop", "--expression", "http.hots eq \"x\""});
-    CHECK(bad.err == "wr: error: expression: unknown field 'http.hots' at column 1\n");
+    CHECK(bad.err == "wr: error: --expression: unknown field 'http.hots' at column 1\n");
     CHECK(json_out(wr_cli(server, {"-o", "json", "rules", "delete", "shop", "2"})).size() == 1);
 
     const ProcessResult replaced = wr_cli(server, {"-o", "json", "rules", "replace", "shop", "-f", "-"},
@@ -185,6 +186,45 @@ TEST_CASE("integration: wr settings and tokens") {
         if (item["name"] == "ci") id = item["id"];
     require_ok(wr_cli(server, {"tokens", "revoke", id}));
     CHECK(run_wr({"--api", server.admin_url(), "--token", token, "zones", "list"}).exit_code == 1);
+}
+
+TEST_CASE("integration: wr names the flag, guesses typos with exit 2, and refuses unknown keys in its input files with exit 1") {
+    TestServer server;
+    server.create_zone();
+    const ProcessResult no_host = wr_cli(server, {"rooms", "create", "--zone", "example.com", "--name", "shop",
+                                                  "--total-active-users", "1000", "--new-users-per-minute", "300"});
+    CHECK(no_host.exit_code == 1);
+    CHECK(no_host.err == "wr: error: --host is required\n");
+
+    const ProcessResult typo = run_wr({"rooms", "lst"});
+    CHECK(typo.exit_code == 2);
+    CHECK(typo.err == "wr: error: `lst` is not a command of `wr rooms` (did you mean `wr rooms list`?)\n");
+    const ProcessResult flag = run_wr({"rooms", "update", "shop", "--total-active-user", "500"});
+    CHECK(flag.exit_code == 2);
+    CHECK(flag.err == "wr: error: --total-active-user is not an option of `wr rooms update` (did you mean --total-active-users?)\n");
+    const ProcessResult zero = run_wr({"rooms", "update", "shop", "--session-duration", "0"});
+    CHECK(zero.exit_code == 2);
+    CHECK(zero.err.starts_with("wr: error: --session-duration: Value 0 not in range 1 to 30"));
+
+    wr::test::TempDir files;
+    const std::string config = (files.path() / "wr.toml").string();
+    wr::util::write_text_file(config, "edge-listen = \"127.0.0.1:0\"\n[serve]\nlog-levl = \"debug\"\n");
+    const ProcessResult bad_config = run_wr({"--config", config, "serve", "--data-dir", (files.path() / "data").string()});
+    CHECK(bad_config.exit_code == 1);
+    CHECK(bad_config.err == "wr: error: " + config + ": edge-listen: an option of `wr serve`; put it under [serve]\n  " + config +
+                                ": [serve] log-levl: unknown option (did you mean log-level?)\n");
+    CHECK(!std::filesystem::exists(files.path() / "data")); // stopped before anything started
+
+    const std::string rooms = (files.path() / "rooms.json").string();
+    wr::util::write_text_file(rooms, R"({"zones":[{"name":"example.com","origin":"http://127.0.0.1:3000",
+        "waiting_rooms":[{"name":"shop","host":"shop.example.com","total_active_users":1000,"new_users_per_minute":300,
+                          "sesion_duration":20}]}]})");
+    for (const char* mode : {"--dry-run", "--prune"}) {
+        const ProcessResult strict = wr_cli(server, {"apply", "-f", rooms, mode});
+        CHECK(strict.exit_code == 1);
+        CHECK(strict.err == "wr: error: zones[0].waiting_rooms[0].sesion_duration: unknown field (did you mean session_duration?)\n");
+    }
+    CHECK(json_out(wr_cli(server, {"-o", "json", "rooms", "list"})).empty()); // nothing applied
 }
 
 TEST_CASE("integration: wr apply is idempotent and wr export round-trips byte for byte") {
@@ -426,6 +466,11 @@ TEST_CASE("integration: every wr command has --help with an example") {
         CHECK(help.exit_code == 0);
         CHECK(help.out.find("Example:\n  wr ") != std::string::npos);
     }
+    const std::string root_help = run_wr({"--help"}).out;
+    CHECK(root_help.find("rooms.json         make the configuration match a file\n\nUsage: wr") != std::string::npos); // a blank line
+    const std::string serve_help = run_wr({"serve", "--help"}).out;
+    CHECK(serve_help.find("  --data-dir DIR ") != std::string::npos); // the global options its example uses
+    CHECK(serve_help.find("  --config FILE ") != std::string::npos);
 }
 
 } // TEST_SUITE
@@ -441,7 +486,7 @@ TEST_CASE("integration: wr templates preview renders a file in a state, with ove
     CHECK(fifo.out == "<p>10 minutes false fifo 10</p>\n");
     CHECK(run_wr({"templates", "preview", "--file", page, "--state", "random"}).out == "<p>5 minutes to 15 minutes true random 10</p>\n");
     CHECK(run_wr({"templates", "preview", "--file", page, "--language", "de-DE", "--var", "waitTime=42"}).out ==
-          "<p>10 Minuten false fifo 42</p>\n");
+          "<p>42 Minuten false fifo 42</p>\n"); // waitTimeFormatted follows waitTime
     const std::string out = (files.path() / "out.html").string();
     require_ok(run_wr({"templates", "preview", "--file", page, "--state", "prequeue", "--out", out}));
     CHECK(wr::util::read_text_file(out) == "<p>unavailable false fifo 0</p>\n");
@@ -460,9 +505,41 @@ TEST_CASE("integration: wr templates preview renders a file in a state, with ove
     wr::util::write_text_file(page, "<p>\n{{#waitTimeKnown}}\n");
     const ProcessResult broken = run_wr({"templates", "preview", "--file", page});
     CHECK(broken.exit_code == 1);
-    CHECK(broken.err == "wr: error: " + page + ": Unclosed section \"waitTimeKnown\" at line 2, column 1\n");
+    CHECK(broken.err.ends_with("wr: error: " + page + ": Unclosed section \"waitTimeKnown\" at line 2, column 1\n"));
     CHECK(run_wr({"templates", "preview", "--state", "sleepy"}).err.starts_with("wr: error: --state sleepy: expected one of fifo, random"));
     CHECK(run_wr({"templates", "preview", "--var", "novalue"}).err == "wr: error: --var novalue: expected name=value, as in --var waitTime=42\n");
+}
+
+TEST_CASE("integration: wr templates preview warns of variables wr never sets, and of --var names it does not know") {
+    wr::test::TempDir files;
+    const std::string page = (files.path() / "page.html").string();
+    wr::util::write_text_file(page, "<p>{{waitTimeFormatted}} {{noSuchVar}}</p>\n");
+    const ProcessResult warned = run_wr({"templates", "preview", "--file", page, "--var", "waitTme=5"});
+    require_ok(warned); // warnings, not errors: the page still renders
+    CHECK(warned.out == "<p>10 minutes </p>\n");
+    CHECK(warned.err == "wr: warning: " + page + " uses {{noSuchVar}}, which wr never sets; it shows as nothing on queue pages\n"
+                        "wr: warning: --var waitTme: wr sets no variable of that name (did you mean waitTime?)\n");
+    wr::util::write_text_file(page, "<p>{{waitTimeFormatted}}</p>\n");
+    CHECK(run_wr({"templates", "preview", "--file", page, "--var", "waitTime=90"}).err.empty());
+    CHECK(run_wr({"templates", "preview", "--file", page, "--var", "waitTime=soon"}).err ==
+          "wr: error: --var waitTime=soon: waitTime is a whole number of minutes, such as 42\n");
+}
+
+TEST_CASE("integration: wr templates preview --room shows the room's real next event") {
+    TestServer server;
+    server.create_zone();
+    server.create_room("example.com", {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 1000},
+                                       {"new_users_per_minute", 300},
+                                       {"custom_page_html", "<b>{{timeUntilEventStart}} {{shuffleAtEventStart}}</b>"}});
+    const ProcessResult none = wr_cli(server, {"templates", "preview", "--room", "shop", "--state", "prequeue"});
+    CHECK(none.out == "<b>15 false</b>");
+    CHECK(none.err == "wr: warning: shop has no upcoming event; the page shows one that starts in 15 minutes\n");
+    // Relative times resolve against the real clock, as the preview does.
+    require_ok(wr_cli(server, {"events", "create", "shop", "--name", "launch", "--prequeue", "+1h", "--start", "+3h", "--end", "+5h",
+                               "--shuffle"}));
+    const ProcessResult real = wr_cli(server, {"templates", "preview", "--room", "shop", "--state", "prequeue"});
+    CHECK(real.err.empty());
+    CHECK((real.out == "<b>180 true</b>" || real.out == "<b>179 true</b>"));
 }
 
 TEST_CASE("integration: wr templates preview renders a room's own page through the API") {

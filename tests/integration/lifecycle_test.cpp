@@ -260,6 +260,12 @@ TEST_CASE("lifecycle: a second wr serve on the same data directory refuses, nami
     // Once it stopped, the directory is free again.
     first.process.send_signal(SIGTERM);
     REQUIRE(first.process.wait_exit(std::chrono::seconds{10}) == std::optional<int>{0});
+    // It logged where the console is, and how to sign in from this machine, never the token.
+    const std::string log = first.process.output() + first.process.rest_of_output();
+    const std::string console = "http://127.0.0.1:" + std::to_string(first.admin_port) + "/";
+    CHECK(log.find("serve: console at " + console + "; to sign in from this machine, open " + console + "#token=$(cat " +
+                   (data_dir / "admin.token").string() + ")") != std::string::npos);
+    CHECK(log.find(first.token) == std::string::npos);
     ServeProcess third(data_dir);
     CHECK(third.admin_port > 0);
 }
