@@ -72,7 +72,10 @@ json document_shape() {
     json zone_shape = model::to_json(model::Zone{});
     zone_shape["settings"] = model::to_json(model::ZoneRoomSettings{});
     zone_shape["waiting_rooms"] = json::array({std::move(room_shape)});
-    return {{"zones", json::array({std::move(zone_shape)})}};
+    // A destination as the API shows it, and its secret, which exports leave out and a file gives.
+    json destination_shape = model::to_json(model::Destination{});
+    destination_shape["secret"] = "";
+    return {{"zones", json::array({std::move(zone_shape)})}, {"notification_destinations", json::array({std::move(destination_shape)})}};
 }
 
 class Applier {
