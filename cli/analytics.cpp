@@ -22,20 +22,6 @@ struct AnalyticsCommand {
     bool chart = false;
 };
 
-// "1h", "30m", "2d" before now, or an ISO 8601 time, as the API's since/until want it.
-std::string time_argument(const std::string& text, const char* flag) {
-    if (text.empty()) return text;
-    const char unit = text.back();
-    const std::string number = text.substr(0, text.size() - 1);
-    if (!number.empty() && number.find_first_not_of("0123456789") == std::string::npos && std::string("mhd").find(unit) != std::string::npos) {
-        const int64_t amount = std::stoll(number);
-        const auto offset = unit == 'm' ? std::chrono::minutes{amount} : unit == 'h' ? std::chrono::minutes{amount * 60} : std::chrono::minutes{amount * 1440};
-        return util::format_iso8601(util::SystemClock{}.now() - offset);
-    }
-    if (!util::parse_iso8601(text)) throw CliError(std::string(flag) + " " + text + ": expected 30m, 1h, 2d or an ISO 8601 time");
-    return text;
-}
-
 std::string query_string(const AnalyticsCommand& command) {
     std::string query = "?since=" + time_argument(command.since, "--since");
     if (!command.until.empty()) query += "&until=" + time_argument(command.until, "--until");

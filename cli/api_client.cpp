@@ -38,6 +38,7 @@ httplib::Result exchange(const std::string& base_url, const std::string& token, 
     client.set_read_timeout(60);
     httplib::Headers headers;
     if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+    headers.emplace("X-Wr-Client", "cli"); // the audit log says which tool made a change
     httplib::Result result = method == "GET"    ? client.Get(path.c_str(), headers)
                              : method == "POST" ? client.Post(path.c_str(), headers, payload, "application/json")
                              : method == "PUT"  ? client.Put(path.c_str(), headers, payload, "application/json")

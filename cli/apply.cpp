@@ -1,4 +1,5 @@
 // `wr apply -f` and `wr export`: the whole configuration as one JSON file, for CI.
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -39,6 +40,23 @@ void print_changes(const nlohmann::json& result) {
         std::cout << changes.size() << " change(s) applied\n";
 }
 
+// A notification destination's secret is never exported; a file may name the environment variable
+// that holds it ("secret_env"), and it is read here, so the secret stays out of the file.
+void resolve_secrets(nlohmann::json& document) {
+    if (!document.is_object() || !document.contains("notification_destinations") || !document["notification_destinations"].is_array()) return;
+    for (nlohmann::json& destination : document["notification_destinations"]) {
+        if (!destination.is_object() || !destination.contains("secret_env")) continue;
+        const nlohmann::json variable = destination["secret_env"];
+        if (!variable.is_string()) throw CliError("notification_destinations: secret_env must name an environment variable");
+        const char* value = std::getenv(variable.get<std::string>().c_str());
+        if (!value || !*value)
+            throw CliError("notification destination " + destination.value("name", std::string("?")) + ": the environment variable " +
+                           variable.get<std::string>() + " (secret_env) is not set");
+        destination["secret"] = value;
+        destination.erase("secret_env");
+    }
+}
+
 } // namespace
 
 void add_apply_commands(CLI::App& root, Context& context) {
@@ -54,10 +72,14 @@ void add_apply_commands(CLI::App& root, Context& context) {
         apply->add_flag("--dry-run", options->dry_run, "Check and show the changes without making them");
         apply->add_flag("--prune", options->prune, "Also delete zones, rooms and events the file does not mention");
         apply->footer("Example:\n  wr apply -f rooms.json --dry-run\n  wr apply -f rooms.json\n\n"
-                      "File shape: {\"zones\":[{\"name\",\"origin\",\"settings\":{…},\"waiting_rooms\":[{…,\"events\":[…],\"rules\":[…]}]}]}");
+                      "File shape: {\"zones\":[{\"name\",\"origin\",\"settings\":{…},\"waiting_rooms\":[{…,\"events\":[…],\"rules\":[…]}]}],\n"
+                      "             \"notification_destinations\":[{\"name\",\"url\",\"kinds\",…,\"secret_env\":\"VARIABLE\"}]}\n"
+                      "Secrets are never exported: a destination keeps its secret when the file gives none, and a new\n"
+                      "one takes it from the environment variable named by secret_env.");
         apply->callback([&context, options] {
-            const nlohmann::json document = nlohmann::json::parse(read_input(options->file), nullptr, false);
+            nlohmann::json document = nlohmann::json::parse(read_input(options->file), nullptr, false);
             if (document.is_discarded()) throw CliError(options->file + " is not valid JSON");
+            resolve_secrets(document);
             std::string query = "?dry_run=" + std::string(options->dry_run ? "true" : "false") +
                                 "&prune=" + std::string(options->prune ? "true" : "false");
             const nlohmann::json result = context.client().post("/client/v4/apply" + query, document);

@@ -95,4 +95,17 @@ nlohmann::json BodyOptions::body() const {
     return body;
 }
 
+std::string time_argument(const std::string& text, const char* flag) {
+    if (text.empty()) return text;
+    const char unit = text.back();
+    const std::string number = text.substr(0, text.size() - 1);
+    if (!number.empty() && number.find_first_not_of("0123456789") == std::string::npos && std::string("mhd").find(unit) != std::string::npos) {
+        const int64_t amount = std::stoll(number);
+        const auto offset = unit == 'm' ? std::chrono::minutes{amount} : unit == 'h' ? std::chrono::minutes{amount * 60} : std::chrono::minutes{amount * 1440};
+        return util::format_iso8601(util::SystemClock{}.now() - offset);
+    }
+    if (!util::parse_iso8601(text)) throw CliError(std::string(flag) + " " + text + ": expected 30m, 1h, 2d or an ISO 8601 time");
+    return text;
+}
+
 } // namespace wr::cli

@@ -58,4 +58,8 @@ template <typename Request> nlohmann::json naming_flags(const std::map<std::stri
 // "+30m" → now + 30 minutes, as ISO 8601; anything else is returned unchanged.
 std::string resolve_time(const std::string& text);
 
+// "1h", "30m", "2d" before now, or an ISO 8601 time, as the API's since/until want it; throws
+// CliError naming `flag` otherwise.
+std::string time_argument(const std::string& text, const char* flag);
+
 } // namespace wr::cli

@@ -70,6 +70,8 @@ void add_commands(CLI::App& root, Context& context) {
     add_analytics_commands(root, context);
     add_simulate_command(root, context);
     add_load_command(root, context);
+    add_audit_command(root, context);
+    add_notification_commands(root, context);
 }
 
 int run(int argc, char** argv) {

@@ -24,5 +24,7 @@ void add_template_commands(CLI::App& root, Context& context); // templates previ
 void add_analytics_commands(CLI::App& root, Context& context); // analytics
 void add_simulate_command(CLI::App& root, Context& context);   // simulate
 void add_load_command(CLI::App& root, Context& context);       // load
+void add_audit_command(CLI::App& root, Context& context);      // audit
+void add_notification_commands(CLI::App& root, Context& context); // notifications …
 
 } // namespace wr::cli

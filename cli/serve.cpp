@@ -82,8 +82,9 @@ TlsStamps stamps_of(const std::vector<std::string>& files) {
     return stamps;
 }
 
-// "250ms", "1s" or a bare number of milliseconds.
-std::chrono::milliseconds sync_interval(const std::string& text) {
+// "250ms", "1s", "2m" or a bare number of milliseconds, between `low` and `high`.
+std::chrono::milliseconds duration_flag(const std::string& text, const char* flag, std::chrono::milliseconds low,
+                                        std::chrono::milliseconds high, const char* range) {
     std::string number = text;
     int64_t scale = 1;
     if (number.ends_with("ms")) {
@@ -91,14 +92,16 @@ std::chrono::milliseconds sync_interval(const std::string& text) {
     } else if (number.ends_with("s")) {
         number.resize(number.size() - 1);
         scale = 1000;
+    } else if (number.ends_with("m")) {
+        number.resize(number.size() - 1);
+        scale = 60 * 1000;
     }
     int64_t value = 0;
     const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
     if (number.empty() || error != std::errc{} || end != number.data() + number.size())
-        throw CliError("--state-sync-interval: expected a duration such as 250ms or 1s, not '" + text + "'");
+        throw CliError(std::string(flag) + ": expected a duration such as 250ms, 1s or 2m, not '" + text + "'");
     const std::chrono::milliseconds interval{value * scale};
-    if (interval < std::chrono::milliseconds{10} || interval > std::chrono::seconds{10})
-        throw CliError("--state-sync-interval: must be between 10ms and 10s, not " + text);
+    if (interval < low || interval > high) throw CliError(std::string(flag) + ": must be between " + range + ", not " + text);
     return interval;
 }
 
@@ -119,13 +122,14 @@ std::string host_name() {
 
 // Runs until SIGINT or SIGTERM; SIGHUP, or a change of a certificate or key file (checked every
 // second) from `loaded` — their stamps taken before wr read them, so a renewal while wr starts
-// is not missed — reloads TLS. Returns the signal that ended it.
+// is not missed — reloads TLS; SIGUSR1 reopens the access log. Returns the signal that ended it.
 int run_until_shutdown(App& app, const std::vector<std::string>& tls_files, TlsStamps loaded) {
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
     sigaddset(&signals, SIGHUP);
+    sigaddset(&signals, SIGUSR1);
     const bool tls = !tls_files.empty();
     TlsStamps seen = std::move(loaded);
     while (true) {
@@ -134,6 +138,11 @@ int run_until_shutdown(App& app, const std::vector<std::string>& tls_files, TlsS
         if (received == SIGINT || received == SIGTERM) {
             util::log_info("serve", std::string("received ") + (received == SIGINT ? "SIGINT" : "SIGTERM") + ", shutting down");
             return received;
+        }
+        if (received == SIGUSR1) {
+            app.reopen_logs();
+            util::log_info("serve", "received SIGUSR1: reopened the access log");
+            continue;
         }
         if (!tls) continue;
         if (received == SIGHUP) {
@@ -179,6 +188,11 @@ void add_serve_commands(CLI::App& root, Context& context) {
         std::string turnstile_script_url;
         int turnstile_timeout = 5;
         int drain_timeout = 15;
+        int audit_retention_days = 90;
+        std::string notification_settle = "30s";
+        std::string notification_retry = "10s";
+        std::string access_log;
+        std::string access_log_format = "combined";
         std::string node_name = host_name();
         // roles
         std::string role = "all";
@@ -269,6 +283,27 @@ void add_serve_commands(CLI::App& root, Context& context) {
                       "Seconds SIGTERM/SIGINT lets requests in flight finish before wr exits")
         ->check(CLI::Range(0, 3600))
         ->capture_default_str();
+    serve->add_option("--access-log", options->access_log,
+                      "Write one line per edge request to this file ('-': stdout); SIGUSR1 reopens it (log rotation)")
+        ->envname("WR_ACCESS_LOG");
+    serve->add_option("--access-log-format", options->access_log_format,
+                      "combined (nginx's and Apache's, for existing tools) or json (every field: decision, room, timings, request id…)")
+        ->check(CLI::IsMember({"combined", "json"}))
+        ->capture_default_str();
+    serve->add_option("--notification-settle", options->notification_settle,
+                      "How long a room's new state (queueing, a wait over a threshold) or a node's (shared state lost) must "
+                      "last before notifications announce it (0s: at once)")
+        ->group("Notifications")
+        ->capture_default_str();
+    serve->add_option("--notification-retry", options->notification_retry,
+                      "The wait before retrying a failed notification delivery; doubled after each failure (up to an hour), "
+                      "given up after 24 hours")
+        ->group("Notifications")
+        ->capture_default_str();
+    serve->add_option("--audit-retention-days", options->audit_retention_days,
+                      "Days the audit log keeps its entries of configuration changes")
+        ->check(CLI::Range(1, 36500))
+        ->capture_default_str();
     serve->add_option("--node-name", options->node_name,
                       "This node's name in /metrics, analytics and shared state (default: this machine's host name)")
         ->envname("WR_NODE_NAME")
@@ -343,7 +378,8 @@ void add_serve_commands(CLI::App& root, Context& context) {
                   "On first start wr creates an admin API token in <data-dir>/admin.token and the cookie key\n"
                   "in <data-dir>/cookie.key (both mode 0600).\n\n"
                   "SIGTERM or SIGINT: stop accepting, finish what is in flight (--drain-timeout), write analytics, exit 0.\n"
-                  "SIGHUP, or new --tls-cert/--tls-key (or --admin-tls-*) files: reload the certificates without dropping connections.");
+                  "SIGHUP, or new --tls-cert/--tls-key (or --admin-tls-*) files: reload the certificates without dropping connections.\n"
+                  "SIGUSR1: reopen the --access-log file (after logrotate moved it; see deploy/logrotate/wr).");
     serve->callback([&context, options] {
         util::set_log_level(log_level(options->log_level));
         // Signals are waited for by this thread; every thread started later inherits the mask.
@@ -352,6 +388,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         sigaddset(&signals, SIGINT);
         sigaddset(&signals, SIGTERM);
         sigaddset(&signals, SIGHUP);
+        sigaddset(&signals, SIGUSR1);
         pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
         AppOptions app_options;
@@ -362,7 +399,12 @@ void add_serve_commands(CLI::App& root, Context& context) {
             throw CliError(std::string("--state: ") + error.what());
         }
         app_options.state = options->state;
-        app_options.state_sync_interval = sync_interval(options->state_sync_interval);
+        app_options.state_sync_interval = duration_flag(options->state_sync_interval, "--state-sync-interval", std::chrono::milliseconds{10},
+                                                        std::chrono::seconds{10}, "10ms and 10s");
+        app_options.notification_settle = duration_flag(options->notification_settle, "--notification-settle", std::chrono::milliseconds{0},
+                                                        std::chrono::hours{1}, "0s and 60m");
+        app_options.notification_retry_delay = duration_flag(options->notification_retry, "--notification-retry", std::chrono::milliseconds{100},
+                                                             std::chrono::hours{1}, "100ms and 60m");
         app_options.state_failure = options->state_failure;
         app_options.data_dir = context.data_dir;
         app_options.node_name = options->node_name;
@@ -389,8 +431,13 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.turnstile_verify_url = options->turnstile_verify_url;
         app_options.turnstile_script_url = options->turnstile_script_url;
         app_options.turnstile_timeout = std::chrono::seconds{options->turnstile_timeout};
+        app_options.audit_retention = std::chrono::hours{24 * options->audit_retention_days};
+        app_options.access_log = options->access_log;
+        app_options.access_log_format = options->access_log_format;
         // roles
         app_options.role = options->role == "control" ? NodeRole::control : options->role == "edge" ? NodeRole::edge : NodeRole::all;
+        if (!options->access_log.empty() && app_options.role == NodeRole::control)
+            throw CliError("--access-log is the edge's: this node is --role control and has no edge");
         if (app_options.role != NodeRole::edge && !options->control_url.empty())
             throw CliError("--control-url is for --role edge; this node is --role " + options->role);
         if (options->admin_tls_certificate.empty() != options->admin_tls_private_key.empty())

@@ -20,6 +20,7 @@
 #include "fleet/fleet_status.h"
 #include "fleet/published_snapshot.h"
 #include "fleet/remote_tokens.h"
+#include "notify/notification_service.h"
 #include "origin/registry.h"
 #include "state/make_counters.h"
 #include "store/database.h"
@@ -119,6 +120,10 @@ edge::EdgeOptions App::edge_options() const {
     if (!m_options.turnstile_verify_url.empty()) edge_options.turnstile.verify_url = m_options.turnstile_verify_url;
     if (!m_options.turnstile_script_url.empty()) edge_options.turnstile.script_url = m_options.turnstile_script_url;
     edge_options.turnstile.timeout = m_options.turnstile_timeout;
+    edge_options.access_log = m_options.access_log;
+    edge_options.access_log_format = m_options.access_log_format == "json" ? edge::AccessLogFormat::json : edge::AccessLogFormat::combined;
+    edge_options.access_log_max_pending = m_options.access_log_max_pending;
+    edge_options.node_name = m_options.node_name;
     return edge_options;
 }
 
@@ -183,7 +188,14 @@ void App::build_store_node() {
                                  m_counters.get()};
     }
     m_fleet = std::make_unique<fleet::FleetStatus>(std::move(local));
-    m_collector = std::make_unique<analytics::Collector>(*m_database, *m_analytics, *m_fleet, m_clock, m_options.analytics_interval);
+    m_collector = std::make_unique<analytics::Collector>(*m_database, *m_analytics, *m_fleet, m_clock, m_options.analytics_interval,
+                                                         m_options.audit_retention);
+
+    notify::NotificationOptions notification_options;
+    notification_options.observe_interval = m_options.notification_interval;
+    notification_options.settle = m_options.notification_settle;
+    notification_options.retry.first_delay = m_options.notification_retry_delay;
+    m_notifications = std::make_unique<notify::NotificationService>(*m_database, m_fleet.get(), m_clock, notification_options);
     // One origin guard per room, here: this node's own answers and those its edges push feed it.
     m_guard = std::make_unique<fleet::GuardLoop>(*m_config_source, *m_fleet, *m_origins, m_clock, fleet::GuardLoop::ChangeHandler{},
                                                  m_options.guard_interval);
@@ -193,6 +205,7 @@ void App::build_store_node() {
     m_collector->on_round([this] { m_origins->log_failures(m_clock.now()); });
 
     m_services = std::make_unique<api::Services>(api::Services{*m_database, m_clock, m_fleet.get(), m_analytics.get()});
+    m_services->notifications_queued = [notifications = m_notifications.get()] { notifications->wake_sender(); };
     m_services->published_snapshot = m_published_snapshot.get();
     m_services->fleet = m_fleet.get();
     m_services->node_name = m_options.node_name;
@@ -257,6 +270,7 @@ void App::start() {
                                    util::ListenAddress{m_options.edge_listen.host, m_edge->port()}.text());
     }
     if (m_collector) m_collector->start();
+    if (m_notifications) m_notifications->start();
     if (m_guard) m_guard->start();
     if (m_pusher) m_pusher->start();
     const std::string admin_url = (m_admin->tls() ? "https://" : "http://") +
@@ -273,6 +287,7 @@ void App::stop() {
     if (m_edge) m_edge->stop();
     if (m_guard) m_guard->stop();
     if (m_collector) m_collector->stop(); // writes what is left
+    if (m_notifications) m_notifications->stop(); // what is not sent stays queued in the store
     if (m_pusher) m_pusher->stop();       // pushes what is left, or keeps it for the restart
     if (m_config_feed) m_config_feed->stop();
     if (m_puller) m_puller->stop();
@@ -295,6 +310,12 @@ void App::reload_tls() {
         failures += std::string(failures.empty() ? "" : "; ") + "admin: " + error.what();
     }
     if (!failures.empty()) throw std::runtime_error(failures);
+}
+
+model::Notifier* App::notifier() { return m_notifications.get(); }
+
+void App::reopen_logs() {
+    if (m_edge) m_edge->reopen_access_log();
 }
 
 int App::admin_port() const { return m_admin->port(); }

@@ -54,6 +54,12 @@ class RemoteTokens;
 namespace wr::api {
 struct NodeServices;
 }
+namespace wr::notify {
+class NotificationService;
+}
+namespace wr::model {
+class Notifier;
+}
 
 namespace wr {
 
@@ -95,8 +101,19 @@ struct AppOptions {
     std::string turnstile_verify_url;
     std::string turnstile_script_url;
     std::chrono::milliseconds turnstile_timeout{5000}; // siteverify's answer, or the token counts as failed
+    // The edge's access log: a path, "-" for stdout, "" for none; combined or json lines.
+    std::string access_log;
+    std::string access_log_format = "combined";
+    size_t access_log_max_pending = 8 * 1024 * 1024; // bytes of lines waiting for the disk; more are dropped
     std::chrono::milliseconds config_poll_interval{200};
     std::chrono::milliseconds analytics_interval{2000};
+    std::chrono::hours audit_retention{24 * 90}; // audit log entries older than this are pruned
+
+    // Notifications (on the node with the store): how often rooms and nodes are looked at, how
+    // long a new state must last to be announced, and the first retry delay (doubled each time).
+    std::chrono::milliseconds notification_interval{1000};
+    std::chrono::milliseconds notification_settle{30000};
+    std::chrono::milliseconds notification_retry_delay{10000};
     std::chrono::milliseconds guard_interval{5000}; // the origin guard's control step (origin::k_guard_interval; tests shorten it)
 
     // Roles (wr serve --role …): a control node and edge nodes.
@@ -131,6 +148,8 @@ public:
     bool drain(std::chrono::milliseconds timeout);
     // Loads the edge's TLS certificate and key again (renewals); throws if they do not load.
     void reload_tls();
+    // Opens the access log's file again (after logrotate moved it; SIGUSR1).
+    void reopen_logs();
 
     int admin_port() const;
     int edge_port() const;
@@ -145,6 +164,11 @@ public:
     // One step of the origin guards now (tests: on their clock, with a guard_interval that never fires).
     void step_guard();
     const AppOptions& options() const { return m_options; }
+    // Where any part raises a notification (the origin guard…); null on an edge node, which
+    // keeps no notifications (its control node announces what it reports).
+    model::Notifier* notifier();
+    // The notification service itself, for tests that drive it on their clock; null on an edge node.
+    notify::NotificationService* notifications() { return m_notifications.get(); }
 
 private:
     AppOptions m_options;
@@ -160,6 +184,7 @@ private:
     std::unique_ptr<control::ConfigFeed> m_config_feed;
     std::unique_ptr<edge::EdgeServer> m_edge;
     std::unique_ptr<api::Services> m_services;
+    std::unique_ptr<notify::NotificationService> m_notifications;
     // Roles: what edges pull and push on a node with the store; the pull and push on an edge.
     std::unique_ptr<fleet::PublishedSnapshot> m_published_snapshot;
     std::unique_ptr<fleet::CountersStatus> m_counters_status;

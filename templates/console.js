@@ -34,7 +34,8 @@ function signIn(message) {
 
 // The v4 result of a call; throws with the API's own message when it refuses.
 async function api(method, path, body, asText) {
-  const options = { method, headers: { Authorization: "Bearer " + token } };
+  // X-Wr-Client: the audit log records that a change came from the console.
+  const options = { method, headers: { Authorization: "Bearer " + token, "X-Wr-Client": "console" } };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
@@ -465,6 +466,173 @@ async function updateCard(card, room) {
   fillRules(card, rules);
 }
 
+// What "example.com/shop/launch" names in an audit entry, for people.
+function auditObject(object) {
+  const place = [object.zone && object.type !== "zone" ? object.zone.name : null, object.room ? object.room.name : null, object.name || object.id]
+    .filter((part) => part);
+  return object.type + " " + place.join("/");
+}
+
+function auditValue(value) {
+  if (value === null || value === undefined) return "-";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+// The latest configuration changes: who, when, from where, and each field before → after.
+async function auditPanel() {
+  const section = element("section", "audit");
+  section.dataset.role = "audit";
+  section.append(element("h2", "", "Recent changes"));
+  let entries;
+  try {
+    entries = await api("GET", "/client/v4/audit_logs?per_page=20");
+  } catch (error) {
+    section.append(element("p", "muted", "The audit log could not be read: " + error.message));
+    return section;
+  }
+  if (entries.length === 0) { section.append(element("p", "muted", "No changes recorded yet.")); return section; }
+  const table = element("table");
+  for (const entry of entries) {
+    const row = element("tr");
+    row.dataset.audit = entry.id;
+    const changes = element("td");
+    for (const change of entry.changes) {
+      changes.append(element("div", "", change.field + ": " + auditValue(change.before) + " → " + auditValue(change.after)));
+    }
+    row.append(element("td", "muted", new Date(entry.when).toLocaleString()), element("td", "", entry.token ? entry.token.name : "-"),
+               element("td", "muted", entry.address + " · " + entry.via), element("td", "", entry.action + " " + auditObject(entry.object)),
+               changes);
+    table.append(row);
+  }
+  section.append(table);
+  return section;
+}
+
+const KINDS = ["room.queueing_started", "room.queueing_stopped", "room.wait_above_threshold", "room.wait_below_threshold",
+               "event.started", "event.ended", "origin_guard.throttling", "origin_guard.recovered", "node.state_lost",
+               "node.state_restored", "node.stopped_reporting", "node.reporting_again"];
+const DESTINATIONS = "/client/v4/notifications/destinations";
+let notificationNotice = null; // kept across refreshes, so "Saved" stays readable
+
+// Runs a change to the notification destinations, then says what happened.
+async function notificationChange(what, call, control) {
+  if (control) control.disabled = true;
+  try {
+    const result = await call();
+    notificationNotice = { text: "Done: " + what + (result && result.secret ? " — its secret, shown once: " + result.secret : ""), error: false };
+  } catch (error) {
+    notificationNotice = { text: "Not done: " + what + ": " + error.message, error: true };
+  } finally {
+    if (control) control.disabled = false;
+  }
+  if (refreshing) await refreshing;
+  await refresh();
+}
+
+function addDestinationForm() {
+  const form = element("form", "controls");
+  form.dataset.role = "add-destination";
+  const field = (name, label, type) => {
+    const wrapper = element("label", "", label);
+    const input = element("input");
+    input.name = name;
+    input.type = type;
+    wrapper.append(input);
+    form.append(wrapper);
+    return input;
+  };
+  const name = field("name", "name", "text");
+  const url = field("url", "URL (http or https)", "url");
+  const secret = field("secret", "secret (16+ characters; empty: wr makes one)", "password");
+  secret.autocomplete = "new-password";
+  const threshold = field("wait_threshold_minutes", "wait threshold (min)", "number");
+  threshold.value = "30";
+  const kinds = element("fieldset", "kinds");
+  kinds.append(element("legend", "", "kinds (none ticked: every kind)"));
+  for (const kind of KINDS) {
+    const label = element("label", "", " " + kind);
+    const box = element("input");
+    box.type = "checkbox";
+    box.value = kind;
+    label.prepend(box);
+    kinds.append(label);
+  }
+  const save = element("button", "", "Add destination");
+  save.type = "submit";
+  form.append(kinds, save);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = { name: name.value.trim(), url: url.value.trim(), wait_threshold_minutes: Number(threshold.value),
+                   kinds: [...kinds.querySelectorAll("input:checked")].map((box) => box.value) };
+    if (secret.value) body.secret = secret.value;
+    notificationChange("added " + body.name, () => api("POST", DESTINATIONS, body), save);
+  });
+  return form;
+}
+
+// The webhook destinations, each with its latest deliveries; an edit token may add, test,
+// switch off and remove them.
+async function notificationsPanel() {
+  const section = element("section", "notifications");
+  section.dataset.role = "notifications";
+  section.append(element("h2", "", "Notifications"));
+  if (notificationNotice) section.append(element("div", "notice" + (notificationNotice.error ? " error" : ""), notificationNotice.text));
+  let destinations;
+  try {
+    destinations = await api("GET", DESTINATIONS + "?per_page=100");
+  } catch (error) {
+    section.append(element("p", "muted", error.status === 403 ? "Notifications need a token valid for every zone." : "Could not read them: " + error.message));
+    return section;
+  }
+  if (destinations.length === 0) section.append(element("p", "muted", "No webhook destinations yet."));
+  for (const destination of destinations) {
+    const base = DESTINATIONS + "/" + destination.id;
+    const block = element("div", "destination");
+    block.dataset.destination = destination.name;
+    block.append(element("h3", "", destination.name + " → " + destination.url + (destination.enabled ? "" : " (off)")));
+    block.append(element("div", "muted", (destination.kinds.length ? destination.kinds.join(", ") : "every kind") +
+                                          " · wait threshold " + destination.wait_threshold_minutes + " min"));
+    if (canEdit) {
+      const controls = element("div", "controls");
+      const test = element("button", "", "Send a test");
+      test.type = "button";
+      test.dataset.action = "test";
+      test.addEventListener("click", () => notificationChange("test sent to " + destination.name, () => api("POST", base + "/test", {}), test));
+      const toggle = element("button", destination.enabled ? "danger" : "", destination.enabled ? "Switch off" : "Switch on");
+      toggle.type = "button";
+      toggle.addEventListener("click", () => notificationChange((destination.enabled ? "switched off " : "switched on ") + destination.name,
+                                                                () => api("PATCH", base, { enabled: !destination.enabled }), toggle));
+      const remove = element("button", "danger", "Remove");
+      remove.type = "button";
+      remove.addEventListener("click", () => notificationChange("removed " + destination.name, () => api("DELETE", base), remove));
+      controls.append(test, toggle, remove);
+      block.append(controls);
+    }
+    const deliveries = await api("GET", base + "/deliveries?per_page=5");
+    if (deliveries.length === 0) {
+      block.append(element("p", "muted", "Nothing sent yet."));
+    } else {
+      const table = element("table");
+      const head = element("tr");
+      for (const title of ["created", "kind", "status", "attempts", "last answer", "next retry"]) head.append(element("th", "", title));
+      table.append(head);
+      for (const delivery of deliveries) {
+        const row = element("tr");
+        row.dataset.delivery = delivery.id;
+        row.append(element("td", "muted", new Date(delivery.created_on).toLocaleString()), element("td", "", delivery.kind),
+                   element("td", "status " + delivery.status, delivery.status), element("td", "", String(delivery.attempts)),
+                   element("td", "", delivery.last_status === null ? (delivery.last_error || "-") : String(delivery.last_status)),
+                   element("td", "muted", delivery.next_attempt_on ? new Date(delivery.next_attempt_on).toLocaleString() : "-"));
+        table.append(row);
+      }
+      block.append(table);
+    }
+    section.append(block);
+  }
+  if (canEdit) section.append(addDestinationForm());
+  return section;
+}
+
 // Why a room has no wait to show, in the words of the page its visitors see; null when it has one.
 function whyNoWait(room, status) {
   if (room.suspended) return "suspended: everyone goes straight to the site, no one waits";
@@ -504,6 +672,8 @@ async function refresh() {
       for (const id of [...cards.keys()]) if (!seen.has(id)) cards.delete(id);
       for (const id of [...zoneCards.keys()]) if (!seenZones.has(id)) zoneCards.delete(id);
       if (rooms === 0) order.push(element("p", "", "No waiting rooms yet: create one with `wr rooms create` or the API."));
+      order.push(await notificationsPanel());
+      order.push(await auditPanel());
       main.replaceChildren(...order);
       document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString() + " · refreshes every " + REFRESH_MS / 1000 + " s";
     } catch (error) {

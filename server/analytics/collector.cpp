@@ -3,13 +3,15 @@
 
 #include "store/analytics_store.h"
 #include "store/analytics_streams_store.h"
+#include "store/audit_store.h"
 #include "util/log.h"
 
 namespace wr::analytics {
 
 Collector::Collector(store::Database& database, Registry& registry, Sampler& sampler, const util::Clock& clock,
-                     std::chrono::milliseconds interval)
-    : m_database(database), m_registry(registry), m_sampler(sampler), m_clock(clock), m_interval(interval) {}
+                     std::chrono::milliseconds interval, std::chrono::hours audit_retention)
+    : m_database(database), m_registry(registry), m_sampler(sampler), m_clock(clock), m_interval(interval),
+      m_audit_retention(audit_retention) {}
 
 Collector::~Collector() { stop(); }
 
@@ -87,6 +89,7 @@ void Collector::collect() {
         if (prune) {
             store::prune_analytics(connection, minute - std::chrono::duration_cast<std::chrono::minutes>(k_retention).count());
             store::prune_analytics_streams(connection, now - k_retention);
+            store::prune_audit_log(connection, now - m_audit_retention);
         }
     });
     if (prune) m_last_prune_hour = hour;

@@ -1,8 +1,8 @@
 #pragma once
 // Moves analytics from the edge to the store: every couple of seconds it samples each room's
 // live figures (active and queued users, the limits in force), drains the per-minute counters,
-// and writes everything in one transaction; once an hour it drops minutes older than 30 days.
-// All of it off the request path.
+// and writes everything in one transaction; once an hour it drops minutes older than 30 days
+// (and audit log entries older than their retention). All of it off the request path.
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -19,6 +19,7 @@
 namespace wr::analytics {
 
 inline constexpr auto k_retention = std::chrono::days{30};
+inline constexpr auto k_audit_retention = std::chrono::days{90}; // the default of --audit-retention-days
 
 // What a room looks like right now; provided by the edge.
 struct RoomSample {
@@ -46,7 +47,8 @@ public:
 class Collector {
 public:
     Collector(store::Database& database, Registry& registry, Sampler& sampler, const util::Clock& clock,
-              std::chrono::milliseconds interval = std::chrono::milliseconds{2000});
+              std::chrono::milliseconds interval = std::chrono::milliseconds{2000},
+              std::chrono::hours audit_retention = k_audit_retention);
     ~Collector();
 
     void start();
@@ -69,6 +71,7 @@ private:
     Sampler& m_sampler;
     const util::Clock& m_clock;
     std::chrono::milliseconds m_interval;
+    std::chrono::hours m_audit_retention;
     DrainListener m_on_drained;
     std::function<void()> m_on_round;
     std::mutex m_collect_mutex;

@@ -142,6 +142,11 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
     out += "wr_edge_open_tunnels{" + node_label + "} " + std::to_string(node.open_tunnels) + "\n";
     family(out, "wr_edge_tunnels_opened_total", "counter", "Upgraded connections the edge has tunnelled since it started.");
     out += "wr_edge_tunnels_opened_total{" + node_label + "} " + std::to_string(node.tunnels_opened) + "\n";
+    family(out, "wr_access_log_lines_total", "counter", "Access log lines the edge has written since it started.");
+    out += "wr_access_log_lines_total{" + node_label + "} " + std::to_string(node.access_log_lines) + "\n";
+    family(out, "wr_access_log_lines_dropped_total", "counter",
+           "Access log lines dropped because the file could not keep up (a slow disk, a full pipe): never queued without bound.");
+    out += "wr_access_log_lines_dropped_total{" + node_label + "} " + std::to_string(node.access_log_dropped) + "\n";
     if (node.state) out += state_metrics_text(*node.state);
     out += origin_metrics_text(node_label, node.origins);
     return out;

@@ -52,6 +52,8 @@ struct NodeMetrics {
     std::optional<bool> control_reachable;   // edges: the last exchange with the control node worked
     int64_t open_tunnels = 0;                // upgraded connections the edge tunnels now
     uint64_t tunnels_opened = 0;             // and since it started
+    uint64_t access_log_lines = 0;           // access log lines written
+    uint64_t access_log_dropped = 0;         // and dropped because the disk could not keep up
     std::vector<OriginMetrics> origins;      // each zone's origin (wr_origin_* families)
 };
 

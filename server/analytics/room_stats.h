@@ -18,6 +18,7 @@
 #include "analytics/state_metrics.h"
 #include "model/minute_record.h"
 #include "util/clock.h"
+#include "util/line_writer.h"
 
 namespace wr::analytics {
 
@@ -86,6 +87,7 @@ class LatencyHistogram;
 struct EdgeCounters {
     std::atomic<int64_t> open_tunnels{0};
     std::atomic<uint64_t> tunnels_opened{0};
+    util::LineWriterCounters access_log; // lines written, and dropped when the disk could not keep up
 };
 
 // The stats of every room, found by id; shared by the edge (which records) and the collector.

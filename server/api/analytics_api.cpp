@@ -5,6 +5,7 @@
 #include "analytics/prometheus.h"
 #include "analytics/series.h"
 #include "analytics/svg_chart.h"
+#include "api/envelope.h"
 #include "api/routes.h"
 #include "control/error.h"
 #include "control/rooms.h"
@@ -22,16 +23,6 @@ namespace {
 constexpr int64_t k_max_points = 10080; // a week of minutes
 
 int64_t minute_of(util::TimePoint time) { return std::chrono::floor<std::chrono::minutes>(time.time_since_epoch()).count(); }
-
-// ISO 8601 or Unix seconds; a named query parameter, for messages.
-std::optional<util::TimePoint> time_parameter(const Request& request, const std::string& name) {
-    const auto text = request.query_value(name);
-    if (!text) return std::nullopt;
-    if (!text->empty() && text->size() <= 12 && text->find_first_not_of("0123456789") == std::string::npos)
-        return util::TimePoint{std::chrono::seconds{std::stoll(*text)}};
-    if (const auto time = util::parse_iso8601(*text)) return time;
-    throw control::Error::bad_query(name, "must be an ISO 8601 time (2026-11-22T10:00:00Z) or Unix seconds");
-}
 
 struct SeriesQuery {
     analytics::SeriesRange range;
@@ -147,6 +138,8 @@ Reply metrics(Services& services, Request& request) {
         node.state = services.analytics->state_metrics();
         node.open_tunnels = services.analytics->edge().open_tunnels.load(std::memory_order_relaxed);
         node.tunnels_opened = services.analytics->edge().tunnels_opened.load(std::memory_order_relaxed);
+        node.access_log_lines = services.analytics->edge().access_log.written.load(std::memory_order_relaxed);
+        node.access_log_dropped = services.analytics->edge().access_log.dropped.load(std::memory_order_relaxed);
         node.origins = services.analytics->origin_metrics();
     }
     return raw(analytics::prometheus_text(out, decisions, node), "text/plain; version=0.0.4; charset=utf-8");

@@ -23,8 +23,13 @@ Reply apply_config(Services& services, Request& request) {
     control::ApplyOptions options;
     options.prune = flag(request, "prune");
     const util::TimePoint now = services.clock.now();
-    const auto run = [&](store::Connection& connection) { return control::apply_document(connection, now, document, options); };
-    // A dry run goes through every check for real, then rolls back.
+    model::AuditActor actor = audit_actor(services, request);
+    actor.via = "apply";
+    const auto run = [&](store::Connection& connection) {
+        control::AuditTrail trail(connection, actor);
+        return control::apply_document(connection, now, document, options, &trail);
+    };
+    // A dry run goes through every check for real (its audit entries too), then rolls back.
     const std::vector<control::Change> changes = dry_run ? services.database.rehearse(run) : services.database.write(run);
     nlohmann::json list = nlohmann::json::array();
     for (const control::Change& change : changes) list.push_back(control::to_json(change));

@@ -159,11 +159,16 @@ const std::vector<Route>& all_routes() {
     static const std::vector<Route> k_routes = [] {
         std::vector<Route> routes;
         for (auto table : {zone_routes, room_routes, event_routes, rule_routes, token_routes, config_routes, page_routes,
-                           meta_routes, analytics_routes, edge_routes})
+                           meta_routes, analytics_routes, edge_routes, audit_routes, notification_routes})
             for (const Route& route : table()) routes.push_back(route);
         return routes;
     }();
     return k_routes;
+}
+
+bool routine_request(const Request& request, const Reply& reply) {
+    const bool reads = request.method == "GET" || request.method == "HEAD";
+    return reply.quiet || (reads && reply.status < 400);
 }
 
 Reply dispatch(Services& services, const std::vector<Route>& routes, Request& request) {
@@ -177,6 +182,7 @@ Reply dispatch(Services& services, const std::vector<Route>& routes, Request& re
                 throw Error::of(ErrorCode::body_too_large, 413, *exceeded);
         Reply reply = route->handler(services, request);
         if (!reply.raw_body) reply.raw_body = success_envelope(reply.result, reply.result_info).dump();
+        reply.quiet = routine_request(request, reply);
         return reply;
     } catch (const Error& error) {
         return error_reply(error);

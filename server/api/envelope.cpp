@@ -2,6 +2,7 @@
 #include "api/envelope.h"
 
 #include "api/request.h"
+#include "util/time_format.h"
 
 namespace wr::api {
 namespace {
@@ -18,6 +19,15 @@ int64_t integer_parameter(const Request& request, const char* name, int64_t fall
 }
 
 } // namespace
+
+std::optional<util::TimePoint> time_parameter(const Request& request, const std::string& name) {
+    const auto text = request.query_value(name);
+    if (!text) return std::nullopt;
+    if (!text->empty() && text->size() <= 12 && text->find_first_not_of("0123456789") == std::string::npos)
+        return util::TimePoint{std::chrono::seconds{std::stoll(*text)}};
+    if (const auto time = util::parse_iso8601(*text)) return time;
+    throw control::Error::bad_query(name, "must be an ISO 8601 time (2026-11-22T10:00:00Z) or Unix seconds");
+}
 
 nlohmann::json success_envelope(const nlohmann::json& result, const std::optional<nlohmann::json>& result_info) {
     nlohmann::json envelope = {{"success", true},

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "control/error.h"
+#include "util/clock.h"
 
 namespace wr::api {
 
@@ -21,5 +22,8 @@ struct PageRequest {
 struct Request;
 PageRequest page_request(const Request& request);
 nlohmann::json result_info(const PageRequest& page, size_t count, int64_t total_count);
+
+// A time in a query parameter: ISO 8601 or Unix seconds; throws 400 naming the parameter.
+std::optional<util::TimePoint> time_parameter(const Request& request, const std::string& name);
 
 } // namespace wr::api

@@ -31,9 +31,11 @@ Reply list_events(Services& services, Request& request) {
 
 Reply create_event(Services& services, Request& request) {
     const model::EventSettings settings = read_event_body(request, model::BodyMode::create, {});
-    return ok(model::to_json(services.database.write([&](store::Connection& connection) {
+    return ok(model::to_json(audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
         const model::Room room = control::resolve_room(connection, *request.zone, request.param("room_id"));
-        return control::create_event(connection, services.clock.now(), room, settings);
+        const model::Event event = control::create_event(connection, services.clock.now(), room, settings);
+        trail.created(control::audit_object(*request.zone, room, event), model::settings_to_json(event.settings));
+        return event;
     })));
 }
 
@@ -52,12 +54,15 @@ Reply event_details(Services& services, Request& request) {
 }
 
 Reply write_event(Services& services, Request& request, model::BodyMode mode) {
-    return ok(model::to_json(services.database.write([&](store::Connection& connection) {
+    return ok(model::to_json(audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
         const model::Room room = control::resolve_room(connection, *request.zone, request.param("room_id"));
         const model::Event existing = control::resolve_event(connection, room, request.param("event_id"));
         const model::EventSettings settings =
             read_event_body(request, mode, mode == model::BodyMode::patch ? existing.settings : model::EventSettings{});
-        return control::update_event(connection, services.clock.now(), room, existing, settings);
+        const model::Event event = control::update_event(connection, services.clock.now(), room, existing, settings);
+        trail.updated(control::audit_object(*request.zone, room, event), model::settings_to_json(existing.settings),
+                      model::settings_to_json(event.settings));
+        return event;
     })));
 }
 
@@ -65,10 +70,11 @@ Reply put_event(Services& services, Request& request) { return write_event(servi
 Reply patch_event(Services& services, Request& request) { return write_event(services, request, model::BodyMode::patch); }
 
 Reply delete_event(Services& services, Request& request) {
-    return ok(services.database.write([&](store::Connection& connection) {
+    return ok(audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
         const model::Room room = control::resolve_room(connection, *request.zone, request.param("room_id"));
         const model::Event event = control::resolve_event(connection, room, request.param("event_id"));
         control::delete_event(connection, event);
+        trail.deleted(control::audit_object(*request.zone, room, event), model::settings_to_json(event.settings));
         return nlohmann::json{{"id", event.id}};
     }));
 }

@@ -45,8 +45,10 @@ Reply list_account_rooms(Services& services, Request& request) {
 Reply create_room(Services& services, Request& request) {
     const model::RoomSettings settings = read_room_body(request, model::BodyMode::create, {});
     const util::TimePoint now = services.clock.now();
-    return ok(services.database.write([&](store::Connection& connection) {
-        return control::room_to_json(connection, control::create_room(connection, now, *request.zone, settings), now);
+    return ok(audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
+        const model::Room room = control::create_room(connection, now, *request.zone, settings);
+        trail.created(control::audit_object(*request.zone, room), model::settings_to_json(room.settings));
+        return control::room_to_json(connection, room, now);
     }));
 }
 
@@ -59,11 +61,14 @@ Reply get_room(Services& services, Request& request) {
 
 Reply write_room(Services& services, Request& request, model::BodyMode mode) {
     const util::TimePoint now = services.clock.now();
-    return ok(services.database.write([&](store::Connection& connection) {
+    return ok(audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
         const model::Room existing = control::resolve_room(connection, *request.zone, request.param("room_id"));
         const model::RoomSettings settings =
             read_room_body(request, mode, mode == model::BodyMode::patch ? existing.settings : model::RoomSettings{});
-        return control::room_to_json(connection, control::update_room(connection, now, *request.zone, existing, settings), now);
+        const model::Room room = control::update_room(connection, now, *request.zone, existing, settings);
+        trail.updated(control::audit_object(*request.zone, room), model::settings_to_json(existing.settings),
+                      model::settings_to_json(room.settings));
+        return control::room_to_json(connection, room, now);
     }));
 }
 
@@ -71,9 +76,10 @@ Reply put_room(Services& services, Request& request) { return write_room(service
 Reply patch_room(Services& services, Request& request) { return write_room(services, request, model::BodyMode::patch); }
 
 Reply delete_room(Services& services, Request& request) {
-    return ok(services.database.write([&](store::Connection& connection) {
+    return ok(audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
         const model::Room room = control::resolve_room(connection, *request.zone, request.param("room_id"));
         control::delete_room(connection, room);
+        trail.deleted(control::audit_object(*request.zone, room), model::settings_to_json(room.settings));
         return nlohmann::json{{"id", room.id}};
     }));
 }

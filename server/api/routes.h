@@ -1,12 +1,14 @@
 #pragma once
 // The admin API as a table of routes, and the dispatcher that authenticates a request, finds
 // its route and runs its handler. No HTTP library here: admin_server.cpp adapts httplib.
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "api/json_limits.h"
 #include "api/request.h"
 #include "analytics/room_stats.h"
+#include "control/audit_trail.h"
 #include "control/error.h"
 #include "control/status.h"
 #include "store/database.h"
@@ -41,6 +43,7 @@ struct Services {
     std::string node_name = "wr";
     std::string node_role = "all";
     const state::Counters* counters = nullptr; // this node's admission state, for its health in /metrics
+    std::function<void()> notifications_queued{}; // wakes the notification sender (a test send)
     // The origin guard of the rooms this node decides for: what edges push feeds it, their answer
     // and the room status carry its word. Null where no guard runs.
     fleet::GuardLoop* guard = nullptr;
@@ -64,6 +67,11 @@ std::string bearer_token(const Request& request);
 // An error as the v4 envelope, with its status.
 Reply error_reply(const control::Error& error);
 
+// Whether the admin log shows this exchange at debug level only: successful reads (the console
+// polls every few seconds, Prometheus scrapes) and what a handler marked routine. Writes and
+// errors stay at info, so the log at its default level is the story of what changed or failed.
+bool routine_request(const Request& request, const Reply& reply);
+
 // Runs the request through authentication, routing, the JSON limits of its body and its
 // handler; turns every failure into a v4 error reply.
 Reply dispatch(Services& services, const std::vector<Route>& routes, Request& request);
@@ -79,5 +87,21 @@ std::vector<Route> page_routes();
 std::vector<Route> meta_routes();
 std::vector<Route> analytics_routes();
 std::vector<Route> edge_routes();
+std::vector<Route> audit_routes();
+std::vector<Route> notification_routes();
+
+// Who the request's changes are recorded as in the audit log: its token, its client's address,
+// the time, and the tool (X-Wr-Client: cli or console, else api).
+model::AuditActor audit_actor(const Services& services, const Request& request);
+
+// Runs `work(connection, trail)` in one write transaction, with an audit trail whose entries
+// are written in that same transaction: the change and its record commit or roll back together.
+template <typename Work> auto audited_write(Services& services, const Request& request, Work&& work) {
+    model::AuditActor actor = audit_actor(services, request);
+    return services.database.write([&](store::Connection& connection) {
+        control::AuditTrail trail(connection, std::move(actor));
+        return work(connection, trail);
+    });
+}
 
 } // namespace wr::api

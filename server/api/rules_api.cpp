@@ -58,11 +58,18 @@ std::optional<control::RulePosition> read_position(const nlohmann::json& body) {
 }
 
 template <typename Work> Reply with_room(Services& services, Request& request, bool write, Work&& work) {
-    const auto run = [&](store::Connection& connection) {
+    if (!write)
+        return services.database.read([&](store::Connection& connection) {
+            return rules_reply(work(connection, control::resolve_room(connection, *request.zone, request.param("room_id"))));
+        });
+    // Every change to a room's rules is logged rule by rule, from the list before and after.
+    return audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
         const model::Room room = control::resolve_room(connection, *request.zone, request.param("room_id"));
-        return rules_reply(work(connection, room));
-    };
-    return write ? services.database.write(run) : services.database.read(run);
+        const std::vector<model::Rule> before = store::list_rules(connection, room.id);
+        const std::vector<model::Rule> after = work(connection, room);
+        trail.rules_changed(*request.zone, room, before, after);
+        return rules_reply(after);
+    });
 }
 
 Reply list_rules(Services& services, Request& request) {

@@ -31,7 +31,7 @@ Reply create_token(Services& services, Request& request) {
     std::string zone;
     fields.string("zone_id", zone, "");
     if (!errors.empty()) throw control::Error::invalid(std::move(errors));
-    return ok(services.database.write([&](store::Connection& connection) {
+    return ok(audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
         std::optional<std::string> zone_id;
         if (!zone.empty()) {
             try {
@@ -41,6 +41,9 @@ Reply create_token(Services& services, Request& request) {
             }
         }
         const control::NewToken created = control::create_token(connection, services.clock.now(), name, scope, zone_id);
+        nlohmann::json view = control::audit_view(created.token);
+        view["token"] = created.secret; // masked by the trail: the log says a value was issued, never which
+        trail.created(control::audit_object(created.token), view);
         nlohmann::json result = model::to_json(created.token);
         result["token"] = created.secret;
         return result;
@@ -49,8 +52,12 @@ Reply create_token(Services& services, Request& request) {
 
 Reply delete_token(Services& services, Request& request) {
     const std::string& id = request.param("token_id");
-    services.database.write([&](store::Connection& connection) {
-        if (!store::delete_token(connection, id)) throw control::Error::not_found("token", id);
+    audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
+        std::optional<model::Token> token;
+        for (model::Token& candidate : store::list_tokens(connection))
+            if (candidate.id == id) token = std::move(candidate);
+        if (!token || !store::delete_token(connection, id)) throw control::Error::not_found("token", id);
+        trail.deleted(control::audit_object(*token), control::audit_view(*token));
     });
     return ok({{"id", id}});
 }

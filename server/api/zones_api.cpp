@@ -4,6 +4,7 @@
 #include "control/error.h"
 #include "control/zones.h"
 #include "model/json_codec.h"
+#include "store/tokens_store.h"
 #include "store/zones_store.h"
 
 namespace wr::api {
@@ -39,8 +40,10 @@ Reply list_zones(Services& services, Request& request) {
 
 Reply create_zone(Services& services, Request& request) {
     const model::ZoneSettings settings = read_zone_body(request, model::BodyMode::create, {});
-    return ok(model::to_json(services.database.write([&](store::Connection& connection) {
-        return control::create_zone(connection, services.clock.now(), settings);
+    return ok(model::to_json(audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
+        const model::Zone zone = control::create_zone(connection, services.clock.now(), settings);
+        trail.created(control::audit_object(zone), control::audit_view(zone));
+        return zone;
     })));
 }
 
@@ -48,13 +51,23 @@ Reply get_zone(Services&, Request& request) { return ok(model::to_json(*request.
 
 Reply patch_zone(Services& services, Request& request) {
     const model::ZoneSettings settings = read_zone_body(request, model::BodyMode::patch, request.zone->settings);
-    return ok(model::to_json(services.database.write([&](store::Connection& connection) {
-        return control::update_zone(connection, services.clock.now(), *request.zone, settings);
+    return ok(model::to_json(audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
+        const model::Zone zone = control::update_zone(connection, services.clock.now(), *request.zone, settings);
+        trail.updated(control::audit_object(zone), control::audit_view(*request.zone), control::audit_view(zone));
+        return zone;
     })));
 }
 
 Reply delete_zone(Services& services, Request& request) {
-    services.database.write([&](store::Connection& connection) { control::delete_zone(connection, *request.zone); });
+    audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
+        // Tokens bound to the zone go with it.
+        std::vector<model::Token> bound;
+        for (model::Token& token : store::list_tokens(connection))
+            if (token.zone_id == request.zone->id) bound.push_back(std::move(token));
+        control::delete_zone(connection, *request.zone);
+        trail.deleted(control::audit_object(*request.zone), control::audit_view(*request.zone));
+        for (const model::Token& token : bound) trail.deleted(control::audit_object(token), control::audit_view(token));
+    });
     return ok({{"id", request.zone->id}});
 }
 
@@ -64,12 +77,13 @@ Reply get_settings(Services& services, Request& request) {
 }
 
 Reply write_settings(Services& services, Request& request, model::BodyMode mode) {
-    return ok(model::to_json(services.database.write([&](store::Connection& connection) {
-        model::ZoneRoomSettings settings =
-            mode == model::BodyMode::patch ? store::get_zone_room_settings(connection, request.zone->id) : model::ZoneRoomSettings{};
+    return ok(model::to_json(audited_write(services, request, [&](store::Connection& connection, control::AuditTrail& trail) {
+        const model::ZoneRoomSettings before = store::get_zone_room_settings(connection, request.zone->id);
+        model::ZoneRoomSettings settings = mode == model::BodyMode::patch ? before : model::ZoneRoomSettings{};
         if (auto errors = model::read_zone_room_settings(request.json_body(), mode, settings); !errors.empty())
             throw control::Error::invalid(std::move(errors));
         control::update_zone_room_settings(connection, services.clock.now(), *request.zone, settings);
+        trail.updated(control::audit_settings_object(*request.zone), model::to_json(before), model::to_json(settings));
         return settings;
     })));
 }

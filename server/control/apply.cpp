@@ -5,14 +5,17 @@
 #include <algorithm>
 #include <set>
 
+#include "control/audit_trail.h"
 #include "control/error.h"
 #include "control/events.h"
+#include "control/notifications.h"
 #include "control/rooms.h"
 #include "control/rules.h"
 #include "control/zones.h"
 #include "model/json_codec.h"
 #include "model/known_fields.h"
 #include "store/events_store.h"
+#include "store/notifications_store.h"
 #include "store/rooms_store.h"
 #include "store/rules_store.h"
 #include "store/zones_store.h"
@@ -69,13 +72,16 @@ json document_shape() {
     json zone_shape = model::to_json(model::Zone{});
     zone_shape["settings"] = model::to_json(model::ZoneRoomSettings{});
     zone_shape["waiting_rooms"] = json::array({std::move(room_shape)});
-    return {{"zones", json::array({std::move(zone_shape)})}};
+    // A destination as the API shows it, and its secret, which exports leave out and a file gives.
+    json destination_shape = model::to_json(model::Destination{});
+    destination_shape["secret"] = "";
+    return {{"zones", json::array({std::move(zone_shape)})}, {"notification_destinations", json::array({std::move(destination_shape)})}};
 }
 
 class Applier {
 public:
-    Applier(store::Connection& connection, util::TimePoint now, const ApplyOptions& options)
-        : m_connection(connection), m_now(now), m_options(options) {}
+    Applier(store::Connection& connection, util::TimePoint now, const ApplyOptions& options, AuditTrail* trail)
+        : m_connection(connection), m_now(now), m_options(options), m_trail(trail) {}
 
     std::vector<Change> run(const json& document) {
         if (!document.is_object()) throw Error::invalid("", "the document must be a JSON object with a \"zones\" array");
@@ -95,6 +101,7 @@ public:
         if (m_options.prune)
             for (const model::Zone& zone : store::list_zones(m_connection, {0, -1}))
                 if (!names.contains(zone.settings.name)) prune_zone(zone);
+        apply_destinations(document);
         return std::move(m_changes);
     }
 
@@ -112,11 +119,13 @@ private:
         model::Zone zone;
         if (auto existing = store::find_zone_by_name(m_connection, settings.name)) {
             zone = at_path(path, [&] { return update_zone(m_connection, m_now, *existing, settings); });
+            if (m_trail) m_trail->updated(audit_object(zone), audit_view(*existing), audit_view(zone));
             if (zone.settings != existing->settings)
                 record("update", "zone", zone.settings.name,
                        changed_fields(model::settings_to_json(existing->settings), model::settings_to_json(zone.settings)));
         } else {
             zone = at_path(path, [&] { return create_zone(m_connection, m_now, settings); });
+            if (m_trail) m_trail->created(audit_object(zone), audit_view(zone));
             record("create", "zone", zone.settings.name);
         }
 
@@ -126,8 +135,11 @@ private:
                 if (auto errors = model::read_zone_room_settings(*it, model::BodyMode::replace, room_settings); !errors.empty())
                     throw Error::invalid(std::move(errors));
             });
-            if (update_zone_room_settings(m_connection, m_now, zone, room_settings))
+            const model::ZoneRoomSettings before = store::get_zone_room_settings(m_connection, zone.id);
+            if (update_zone_room_settings(m_connection, m_now, zone, room_settings)) {
+                if (m_trail) m_trail->updated(audit_settings_object(zone), model::to_json(before), model::to_json(room_settings));
                 record("update", "settings", zone.settings.name, {"search_engine_crawler_bypass"});
+            }
         }
 
         bool present = false;
@@ -143,6 +155,7 @@ private:
             for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1}))
                 if (!names.contains(room.settings.name)) {
                     delete_room(m_connection, room);
+                    if (m_trail) m_trail->deleted(audit_object(zone, room), model::settings_to_json(room.settings));
                     record("delete", "waiting_room", zone.settings.name + "/" + room.settings.name);
                 }
     }
@@ -157,18 +170,21 @@ private:
         model::Room room;
         if (auto existing = store::find_room_by_name(m_connection, zone.id, settings.name)) {
             room = at_path(path, [&] { return update_room(m_connection, m_now, zone, *existing, settings); });
+            if (m_trail) m_trail->updated(audit_object(zone, room), model::settings_to_json(existing->settings), model::settings_to_json(room.settings));
             if (room.settings != existing->settings)
                 record("update", "waiting_room", target,
                        changed_fields(model::settings_to_json(existing->settings), model::settings_to_json(room.settings)));
         } else {
             room = at_path(path, [&] { return create_room(m_connection, m_now, zone, settings); });
+            if (m_trail) m_trail->created(audit_object(zone, room), model::settings_to_json(room.settings));
             record("create", "waiting_room", target);
         }
-        apply_events(room, object, path, target);
-        apply_rules(room, object, path, target);
+        apply_events(zone, room, object, path, target);
+        apply_rules(zone, room, object, path, target);
     }
 
-    void apply_events(const model::Room& room, const json& object, const std::string& path, const std::string& target) {
+    void apply_events(const model::Zone& zone, const model::Room& room, const json& object, const std::string& path,
+                      const std::string& target) {
         bool present = false;
         const json& events = array_field(object, "events", path, present);
         if (!present && !m_options.prune) return;
@@ -189,6 +205,7 @@ private:
         for (const model::Event& event : store::all_events(m_connection, room.id))
             if (!names.contains(event.settings.name)) {
                 delete_event(m_connection, event);
+                if (m_trail) m_trail->deleted(audit_object(zone, room, event), model::settings_to_json(event.settings));
                 record("delete", "event", target + "/" + event.settings.name);
             }
         for (const auto& [settings, event_path] : wanted) {
@@ -198,17 +215,22 @@ private:
             if (current) {
                 const model::Event updated =
                     at_path(event_path, [&] { return update_event(m_connection, m_now, room, *current, settings); });
+                if (m_trail)
+                    m_trail->updated(audit_object(zone, room, updated), model::settings_to_json(current->settings),
+                                     model::settings_to_json(updated.settings));
                 if (updated.settings != current->settings)
                     record("update", "event", target + "/" + settings.name,
                            changed_fields(model::settings_to_json(current->settings), model::settings_to_json(updated.settings)));
             } else {
-                at_path(event_path, [&] { return create_event(m_connection, m_now, room, settings); });
+                const model::Event created = at_path(event_path, [&] { return create_event(m_connection, m_now, room, settings); });
+                if (m_trail) m_trail->created(audit_object(zone, room, created), model::settings_to_json(created.settings));
                 record("create", "event", target + "/" + settings.name);
             }
         }
     }
 
-    void apply_rules(const model::Room& room, const json& object, const std::string& path, const std::string& target) {
+    void apply_rules(const model::Zone& zone, const model::Room& room, const json& object, const std::string& path,
+                     const std::string& target) {
         bool present = false;
         const json& rules = array_field(object, "rules", path, present);
         if (!present && !m_options.prune) return;
@@ -228,30 +250,81 @@ private:
                                      [](const model::Rule& rule, const model::RuleSettings& s) { return rule.settings == s; });
         if (same) return;
         // replace_rules names its fields "rules[i]…" itself.
-        at_path(path, [&] { return replace_rules(m_connection, m_now, room, wanted); });
+        const std::vector<model::Rule> after = at_path(path, [&] { return replace_rules(m_connection, m_now, room, wanted); });
+        if (m_trail) m_trail->rules_changed(zone, room, before, after);
         record(before.empty() ? "create" : wanted.empty() ? "delete" : "update", "rules", target);
+    }
+
+    // Notification destinations, matched by name. Their secrets are never exported, so a
+    // destination the document gives without one keeps the secret it has; a new one needs it.
+    void apply_destinations(const json& document) {
+        bool present = false;
+        const json& destinations = array_field(document, "notification_destinations", "", present);
+        if (!present && !m_options.prune) return;
+        std::set<std::string> names;
+        for (size_t i = 0; i < destinations.size(); ++i) {
+            const std::string path = "notification_destinations[" + std::to_string(i) + "]";
+            const std::string name = name_of(destinations[i], path);
+            if (!names.insert(name).second) throw Error::invalid(path + ".name", "notification destination " + name + " appears twice");
+            const auto existing = store::find_destination_by_name(m_connection, name);
+            model::DestinationSettings settings;
+            at_path(path, [&] {
+                if (auto errors = model::read_destination_settings(destinations[i], model::BodyMode::replace, settings); !errors.empty())
+                    throw Error::invalid(std::move(errors));
+            });
+            const auto secret = destinations[i].find("secret");
+            if (secret == destinations[i].end() || secret->is_null()) {
+                if (!existing)
+                    throw Error::invalid(path + ".secret", "is required for a new destination (exports leave secrets out: give it "
+                                                           "here, or name the environment variable holding it with secret_env)");
+                settings.secret = existing->settings.secret;
+            }
+            if (existing) {
+                const model::Destination updated = at_path(path, [&] { return update_destination(m_connection, m_now, *existing, settings); });
+                if (updated.settings != existing->settings) {
+                    if (m_trail) m_trail->updated(audit_object(updated), audit_view(*existing), audit_view(updated));
+                    std::vector<std::string> fields = changed_fields(model::settings_to_json(existing->settings), model::settings_to_json(updated.settings));
+                    if (updated.settings.secret != existing->settings.secret) fields.push_back("secret");
+                    record("update", "notification_destination", name, std::move(fields));
+                }
+            } else {
+                const model::Destination created = at_path(path, [&] { return create_destination(m_connection, m_now, settings); });
+                if (m_trail) m_trail->created(audit_object(created), audit_view(created));
+                record("create", "notification_destination", name);
+            }
+        }
+        if (m_options.prune)
+            for (const model::Destination& destination : store::list_destinations(m_connection))
+                if (!names.contains(destination.settings.name)) {
+                    delete_destination(m_connection, destination);
+                    if (m_trail) m_trail->deleted(audit_object(destination), audit_view(destination));
+                    record("delete", "notification_destination", destination.settings.name);
+                }
     }
 
     void prune_zone(const model::Zone& zone) {
         for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1})) {
             delete_room(m_connection, room);
+            if (m_trail) m_trail->deleted(audit_object(zone, room), model::settings_to_json(room.settings));
             record("delete", "waiting_room", zone.settings.name + "/" + room.settings.name);
         }
         delete_zone(m_connection, zone);
+        if (m_trail) m_trail->deleted(audit_object(zone), audit_view(zone));
         record("delete", "zone", zone.settings.name);
     }
 
     store::Connection& m_connection;
     util::TimePoint m_now;
     ApplyOptions m_options;
+    AuditTrail* m_trail;
     std::vector<Change> m_changes;
 };
 
 } // namespace
 
 std::vector<Change> apply_document(store::Connection& connection, util::TimePoint now, const json& document,
-                                   const ApplyOptions& options) {
-    return Applier(connection, now, options).run(document);
+                                   const ApplyOptions& options, AuditTrail* trail) {
+    return Applier(connection, now, options, trail).run(document);
 }
 
 json export_document(store::Connection& connection) {
@@ -278,7 +351,13 @@ json export_document(store::Connection& connection) {
         out_zone["waiting_rooms"] = std::move(out_rooms);
         out_zones.push_back(std::move(out_zone));
     }
-    return {{"zones", std::move(out_zones)}};
+    json exported = {{"zones", std::move(out_zones)}};
+    // Only when there are any, so a configuration without notifications exports as it always did.
+    json destinations = json::array();
+    for (const model::Destination& destination : store::list_destinations(connection)) // by name; never the secret
+        destinations.push_back(model::settings_to_json(destination.settings));
+    if (!destinations.empty()) exported["notification_destinations"] = std::move(destinations);
+    return exported;
 }
 
 json to_json(const Change& change) {

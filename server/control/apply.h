@@ -4,10 +4,13 @@
 // transaction, so that CI can manage rooms as files.
 //
 // {"zones":[{"name","origin","settings":{…},
-//            "waiting_rooms":[{<room fields>,"events":[…],"rules":[…]}]}]}
+//            "waiting_rooms":[{<room fields>,"events":[…],"rules":[…]}]}],
+//  "notification_destinations":[{"name","url","kinds","wait_threshold_minutes","enabled"}]}
 //
 // Zones match by name, rooms by name within their zone, events by name within their room,
-// rules by position. A room without an "events" (or "rules") key keeps its events (rules).
+// rules by position, destinations by name. A room without an "events" (or "rules") key keeps its
+// events (rules); a document without "notification_destinations" keeps them. Destinations'
+// secrets are never exported: one given without a secret keeps the one it has.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -16,6 +19,8 @@
 #include "util/clock.h"
 
 namespace wr::control {
+
+class AuditTrail;
 
 struct Change {
     std::string action;              // create, update, delete
@@ -32,8 +37,9 @@ struct ApplyOptions {
 // document path of the first invalid part ("zones[0].waiting_rooms[1].total_active_users"), or
 // of every field the document's parts do not have ("…sesion_duration: unknown field (did you
 // mean session_duration?)"), before anything is applied.
+// Each object it creates, changes or deletes gets its entry in `trail` (when given), field by field.
 std::vector<Change> apply_document(store::Connection& connection, util::TimePoint now, const nlohmann::json& document,
-                                   const ApplyOptions& options);
+                                   const ApplyOptions& options, AuditTrail* trail = nullptr);
 
 // The whole configuration; two exports of an unchanged configuration are identical.
 nlohmann::json export_document(store::Connection& connection);

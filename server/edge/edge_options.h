@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "edge/access_log.h"
 #include "edge/crawler.h"
 #include "origin/origin_pool.h"
 #include "edge/turnstile.h"
@@ -27,6 +28,11 @@ struct EdgeOptions {
     TurnstileOptions turnstile;
     std::vector<std::string> trusted_proxies; // CIDRs whose X-Forwarded-For is believed
     std::shared_ptr<Resolver> crawler_resolver; // DNS for crawler checks; nullptr: the system's
+    // The access log: a path, "-" for stdout, or "" for none.
+    std::string access_log;
+    AccessLogFormat access_log_format = AccessLogFormat::combined;
+    size_t access_log_max_pending = 8 * 1024 * 1024; // lines waiting for the disk beyond this are dropped
+    std::string node_name = "wr";                    // in every JSON line
 };
 
 // What one read takes in while a body streams through: the memory a connection holds per direction.

@@ -62,6 +62,19 @@ private:
     std::atomic<int>& m_count;
 };
 
+// Four times a second, the thread hands its access log lines to the writer, so lines appear
+// within moments even when few requests come.
+net::Task<> flush_access_log(AccessLogBuffer& buffer) {
+    net::Timer timer(co_await asio::this_coro::executor);
+    while (true) {
+        timer.expires_after(std::chrono::milliseconds{250});
+        error_code ec;
+        co_await timer.async_wait(net::awaitable(ec));
+        if (ec) co_return;
+        buffer.flush();
+    }
+}
+
 // Once a second, the thread's origin pool closes the connections it has not used for a while.
 net::Task<> close_idle_origin_connections(origin::OriginPool& pool) {
     net::Timer timer(co_await asio::this_coro::executor);
@@ -90,6 +103,14 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
     if (m_options.turnstile.active() && !model::parse_origin_url(m_options.turnstile.verify_url))
         throw std::runtime_error("--turnstile-verify-url: '" + m_options.turnstile.verify_url + "' is not an http(s) URL");
     m_max_connections = m_options.max_connections > 0 ? m_options.max_connections : default_max_connections();
+    if (!m_options.access_log.empty()) {
+        try {
+            m_access_log = std::make_unique<util::LineWriter>(m_options.access_log, m_options.access_log_max_pending,
+                                                              m_analytics.edge().access_log);
+        } catch (const std::exception& error) {
+            throw std::runtime_error(std::string("--access-log: ") + error.what());
+        }
+    }
     const int threads = m_options.threads > 0 ? m_options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     // Slow heads from one address may hold an eighth of a thread's part of the connections (at
     // least two), so that one machine cannot take them all (edge/head_share.h).
@@ -97,8 +118,10 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
     std::random_device seeds;
     try {
         for (int i = 0; i < threads; ++i)
-            m_workers.push_back(std::make_unique<Worker>(m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options,
-                                                         m_crawlers, static_cast<size_t>(i), heads_per_address));
+            m_workers.push_back(std::make_unique<Worker>(
+                m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options, m_crawlers, static_cast<size_t>(i),
+                heads_per_address,
+                AccessLogBuffer(m_access_log.get(), m_options.access_log_format, m_options.node_name, &m_analytics.edge().access_log)));
     } catch (const boost::system::system_error& error) {
         throw std::runtime_error("--origin-ca-file: cannot load " + m_options.origin.ca_file + ": " + error.what());
     }
@@ -148,11 +171,13 @@ int EdgeServer::bind() {
 void EdgeServer::start() {
     m_running = true;
     m_crawlers.start();
+    if (m_access_log) m_access_log->start();
     for (auto& worker : m_workers) {
         Worker& w = *worker;
         asio::co_spawn(w.io, accept_loop(w), asio::detached);
         asio::co_spawn(w.io, w.watches.sweep_forever(), asio::detached);
         asio::co_spawn(w.io, close_idle_origin_connections(w.origins), asio::detached);
+        if (w.access_log.enabled()) asio::co_spawn(w.io, flush_access_log(w.access_log), asio::detached);
         w.thread = std::thread([&w] { w.io.run(); });
     }
 }
@@ -163,6 +188,16 @@ void EdgeServer::stop() {
     for (auto& worker : m_workers)
         if (worker->thread.joinable()) worker->thread.join();
     m_crawlers.stop();
+    // The threads are gone: what they gathered goes to the writer, which writes it and closes.
+    for (auto& worker : m_workers) {
+        worker->logging = false;
+        while (!worker->access_log.empty_after_flush()) std::this_thread::yield();
+    }
+    if (m_access_log) m_access_log->stop();
+}
+
+void EdgeServer::reopen_access_log() {
+    if (m_access_log) m_access_log->reopen();
 }
 
 bool EdgeServer::drain(std::chrono::milliseconds timeout) {

@@ -43,6 +43,8 @@ public:
     void reload_tls();
     int port() const { return m_port; }
     bool tls() const { return !m_options.tls_certificate.empty(); }
+    // The access log's file is opened again (after rotation; SIGUSR1).
+    void reopen_access_log();
 
     // Live figures for the admin API's status endpoint.
     model::LiveFigures figures(const std::string& room_id, util::TimePoint now) const override;
@@ -61,6 +63,8 @@ private:
     EdgeOptions m_options;
     TrustedProxies m_trusted_proxies;
     CrawlerVerifier m_crawlers;
+    // Before the workers: it outlives their buffers, which hand it lines until they stop.
+    std::unique_ptr<util::LineWriter> m_access_log;
     ConfigSource& m_config;
     state::Counters& m_counters;
     analytics::Registry& m_analytics;

@@ -17,7 +17,7 @@ enum class Known {
     // end to end, and never removed by a Connection header
     host, content_length, content_type, x_forwarded_for, x_forwarded_proto, x_forwarded_host, set_cookie, cf_waiting_room_command,
     // end to end, rewritten by the edge
-    cookie, expect,
+    cookie, expect, x_request_id,
     // a client's address as some proxy would write it: an origin that believes one must not get it from a visitor
     client_address,
 };
@@ -32,7 +32,7 @@ Known classify(std::string_view name) {
     case 6: return is("cookie") ? Known::cookie : is("expect") ? Known::expect : Known::other;
     case 7: return is("trailer") ? Known::trailer : is("upgrade") ? Known::upgrade : Known::other;
     case 10: return is("connection") ? Known::connection : is("keep-alive") ? Known::keep_alive : is("set-cookie") ? Known::set_cookie : Known::other;
-    case 12: return is("content-type") ? Known::content_type : Known::other;
+    case 12: return is("content-type") ? Known::content_type : is("x-request-id") ? Known::x_request_id : Known::other;
     case 14: return is("content-length") ? Known::content_length : is("true-client-ip") ? Known::client_address : Known::other;
     case 15: return is("x-forwarded-for") ? Known::x_forwarded_for : Known::other;
     case 16:
@@ -185,13 +185,14 @@ void write_forwarded_request(std::string& out, const net::MessageHead& request, 
     }
     header(out, "X-Forwarded-Proto", how.https ? "https" : "http");
     header(out, "X-Forwarded-Host", host);
+    if (!how.request_id.empty()) header(out, "X-Request-Id", how.request_id);
 
     const ConnectionNames named(request);
     for (const net::HeaderField& field : request.headers) {
         const Known kind = classify(field.name);
         // Written by the edge itself, above or below.
         if (kind == Known::cookie || kind == Known::content_length || kind == Known::expect || kind == Known::x_forwarded_for ||
-            kind == Known::x_forwarded_proto || kind == Known::x_forwarded_host)
+            kind == Known::x_forwarded_proto || kind == Known::x_forwarded_host || (kind == Known::x_request_id && !how.request_id.empty()))
             continue;
         // The client's address reaches the origin in X-Forwarded-For only, never as a visitor wrote it.
         if (kind == Known::client_address) continue;

@@ -5,11 +5,12 @@
 // Towards the origin: hop-by-hop headers out (RFC 9110 §7.6.1), and the headers a Connection
 // header names — except those wr relies on end to end (Host, Content-Length, Content-Type, the
 // forwarding headers, Set-Cookie, Cf-Waiting-Room-Command); the room's cookie out of every
-// Cookie header; X-Forwarded-For appended to, X-Forwarded-Proto and -Host set; the client-address
-// headers other proxies write (X-Real-IP, Forwarded, True-Client-IP, CF-Connecting-IP,
-// X-Client-IP, X-Cluster-Client-IP) out, since a visitor can write them too; Expect out (the
-// edge answers 100-continue itself); the body framed by the edge (exact Content-Length, or
-// chunked); Upgrade: websocket for a WebSocket handshake, any other Upgrade out.
+// Cookie header; X-Forwarded-For appended to, X-Forwarded-Proto, -Host and X-Request-Id set
+// (the edge decides the id: a visitor's own is believed only from a trusted proxy); the
+// client-address headers other proxies write (X-Real-IP, Forwarded, True-Client-IP,
+// CF-Connecting-IP, X-Client-IP, X-Cluster-Client-IP) out, since a visitor can write them too;
+// Expect out (the edge answers 100-continue itself); the body framed by the edge (exact
+// Content-Length, or chunked); Upgrade: websocket for a WebSocket handshake, any other Upgrade out.
 // Towards the visitor: hop-by-hop headers out, Cf-Waiting-Room-Command out (the caller acts on
 // it first), the renewed Set-Cookie added, the framing the edge sends, Connection as the
 // visitor's version needs.
@@ -29,6 +30,7 @@ struct ForwardedRequest {
     net::BodyFraming framing = net::BodyFraming::none; // none, length or chunked
     uint64_t content_length = 0;
     bool upgrade = false;                    // keep Upgrade and say Connection: upgrade
+    std::string_view request_id = {};        // X-Request-Id, replacing the visitor's; "" passes the visitor's on
 };
 
 // Replaces `out` with the HTTP/1.1 request head for the origin.

@@ -62,26 +62,35 @@ void GateResult::reset() {
 const std::string& default_queue_page(std::string_view language) { return page::Catalog::embedded().locale(language).queue_page; }
 const std::string& reject_page(std::string_view language) { return page::Catalog::embedded().locale(language).reject_page; }
 
-std::string misdirected_page(std::string_view host) {
+std::string request_id_line(std::string_view request_id) {
+    if (request_id.empty()) return "";
+    return "<p style=\"color:#6b7280;font-size:.8em\">Request id: <code>" + util::escape_html(request_id) + "</code></p>";
+}
+
+std::string misdirected_page(std::string_view host, std::string_view request_id) {
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>421 Misdirected Request</title>"
-           "<h1>421 Misdirected Request</h1><p>This server does not serve the host <code>" + util::escape_html(host) + "</code>.</p></html>\n";
+           "<h1>421 Misdirected Request</h1><p>This server does not serve the host <code>" + util::escape_html(host) + "</code>.</p>" +
+           request_id_line(request_id) + "</html>\n";
 }
 
-std::string bad_host_page() {
+std::string bad_host_page(std::string_view request_id) {
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>400 Bad Request</title><h1>400 Bad Request</h1>"
-           "<p>The request needs exactly one Host header: a valid host name and port, naming the host of its target.</p></html>\n";
+           "<p>The request needs exactly one Host header: a valid host name and port, naming the host of its target.</p>" +
+           request_id_line(request_id) + "</html>\n";
 }
 
-std::string ambiguous_path_page() {
+std::string ambiguous_path_page(std::string_view request_id) {
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>400 Bad Request</title><h1>400 Bad Request</h1>"
            "<p>This address could be read as another one (an encoded slash before a dot segment, <code>;</code> parameters that "
-           "change where it leads, or a backslash); this site does not accept it.</p></html>\n";
+           "change where it leads, or a backslash); this site does not accept it.</p>" +
+           request_id_line(request_id) + "</html>\n";
 }
 
-std::string too_many_joins_page() {
+std::string too_many_joins_page(std::string_view request_id) {
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, "
            "initial-scale=1\"><title>429 Too Many Requests</title><main><h1>Too many people from your address</h1><p>Too many "
-           "visitors from your network joined this queue in the last minute. Please try again in a minute.</p></main></html>\n";
+           "visitors from your network joined this queue in the last minute. Please try again in a minute.</p>" +
+           request_id_line(request_id) + "</main></html>\n";
 }
 
 Gate::Gate(state::Counters& counters, uint64_t seed, GateServices services)
@@ -135,20 +144,23 @@ const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& r
     // RFC 9112 §3.2: one Host, a valid authority, naming that of an absolute-form target.
     if (request.host_headers != 1 || !valid_host_header(request.host) || !host_matches_target(request.target, route.host)) {
         result.status = 400;
-        result.body = own_page(bad_host_page());
+        result.decision = Decision::bad_request;
+        result.body = own_page(bad_host_page(request.request_id));
         return nullptr;
     }
     result.zone = snapshot.config->find_zone(route.host);
     if (!result.zone) {
         result.status = 421;
-        result.body = own_page(misdirected_page(route.host));
+        result.decision = Decision::misdirected;
+        result.body = own_page(misdirected_page(route.host, request.request_id));
         return nullptr;
     }
     const SplitTarget target = split_target(request.target);
     if (ambiguous_path(target.path)) {
         result.zone = nullptr;
         result.status = 400;
-        result.body = own_page(ambiguous_path_page());
+        result.decision = Decision::bad_request;
+        result.body = own_page(ambiguous_path_page(request.request_id));
         return nullptr;
     }
     normalize_path_into(target.path, route.path, route.scratch);
@@ -170,7 +182,7 @@ const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& r
     return result.room;
 }
 
-bool Gate::bypasses(const RoomConfig& room, const IncomingRequest& request, const Route& route) const {
+Decision Gate::bypasses(const RoomConfig& room, const IncomingRequest& request, const Route& route) const {
     if (!room.bypass_rules.empty()) {
         expr::RequestFields fields;
         fields.ip = request.client;
@@ -186,12 +198,12 @@ bool Gate::bypasses(const RoomConfig& room, const IncomingRequest& request, cons
         fields.header = request.header;
         fields.header_context = request.header_context;
         for (const auto& rule : room.bypass_rules)
-            if (expr::evaluate(*rule, fields)) return true;
+            if (expr::evaluate(*rule, fields)) return Decision::bypassed;
     }
     if (room.zone->search_engine_crawler_bypass && m_services.crawlers && request.has_client && !request.user_agent.empty())
         if (const KnownCrawler* crawler = match_crawler(request.user_agent))
-            return m_services.crawlers->is_verified(request.client, *crawler);
-    return false;
+            if (m_services.crawlers->is_verified(request.client, *crawler)) return Decision::crawler;
+    return Decision::none;
 }
 
 bool Gate::turnstile_applies(const Phase& phase) const {
@@ -224,13 +236,16 @@ void Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util
     const RoomConfig* room = route(snapshot, request, result, m_route);
     if (!result.zone) return;
     result.action = GateResult::Action::proxy;
+    result.decision = Decision::no_room;
     if (!room) return;
     if (room->settings.suspended) {
+        result.decision = Decision::passthrough;
         room->stats->record_request(now, analytics::Outcome::passthrough);
         return;
     }
     // Bypassed traffic is not the room's business: no cookie, no counts, whatever the phase.
-    if (bypasses(*room, request, m_route)) {
+    if (const Decision bypass = bypasses(*room, request, m_route); bypass != Decision::none) {
+        result.decision = bypass;
         room->stats->record_request(now, analytics::Outcome::bypassed);
         return;
     }
@@ -243,6 +258,7 @@ void Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util
     if (challenging && !(ticket && (ticket->turnstile_answered || ticket->admitted()))) {
         if (auto token = take_turnstile_token(request.target)) {
             result.action = GateResult::Action::verify_turnstile;
+            result.decision = Decision::turnstile_verified;
             result.turnstile = std::move(token);
             return;
         }
@@ -251,12 +267,14 @@ void Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util
     // A new visitor may have to pass the challenge, or get under the join limit, before joining.
     const bool must_pass_first = challenging && phase.turnstile_action == model::TurnstileAction::infinite_queue;
     const std::optional<queue::Outcome> checked_in = check_in(*room, phase, ticket, request, now, must_pass_first);
-    if (!checked_in) return too_many_joins(*room, now, result);
+    if (!checked_in) return too_many_joins(*room, request.request_id, now, result);
     const queue::Outcome& outcome = *checked_in;
     result.policy = origin::guarded(phase.policy, room->guard.get());
     result.secure_cookie = request.https;
+    result.new_visitor = outcome.new_user;
 
     if (outcome.verdict == queue::Verdict::admit) {
+        result.decision = phase.policy.method == model::QueueingMethod::passthrough ? Decision::passthrough : Decision::admitted;
         room->stats->record_request(now, phase.policy.method == model::QueueingMethod::passthrough ? analytics::Outcome::passthrough
                                                                                                     : analytics::Outcome::admitted);
         result.admitted_ticket = outcome.ticket;
@@ -266,6 +284,8 @@ void Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util
         return;
     }
     queue_response(snapshot, *room, phase, outcome, request, now, result);
+    // A reject room decides before looking at the ticket: no cookie is what makes a visitor new.
+    result.new_visitor = outcome.new_user || !ticket;
 }
 
 GateResult Gate::answer_turnstile(const Snapshot& snapshot, const IncomingRequest& request, const TokenInTarget& token,
@@ -273,6 +293,7 @@ GateResult Gate::answer_turnstile(const Snapshot& snapshot, const IncomingReques
     GateResult result;
     const RoomConfig* room = route(snapshot, request, result, m_route);
     result.status = 303;
+    result.decision = Decision::turnstile_verified;
     result.location = same_site_location(token.target_without);
     result.content_type = "text/plain; charset=utf-8";
     if (!room) return result; // the room went away meanwhile: back to the page, which decides afresh
@@ -291,7 +312,7 @@ GateResult Gate::answer_turnstile(const Snapshot& snapshot, const IncomingReques
         // Passed (or only logged): into the real queue, now.
         const std::optional<queue::Outcome> outcome = check_in(*room, phase, std::nullopt, request, now, false);
         if (!outcome) {
-            too_many_joins(*room, now, result);
+            too_many_joins(*room, request.request_id, now, result);
             return result;
         }
         ticket = outcome->ticket;
@@ -301,13 +322,15 @@ GateResult Gate::answer_turnstile(const Snapshot& snapshot, const IncomingReques
     return result;
 }
 
-void Gate::too_many_joins(const RoomConfig& room, util::TimePoint now, GateResult& result) const {
+void Gate::too_many_joins(const RoomConfig& room, std::string_view request_id, util::TimePoint now, GateResult& result) const {
     result.reset();
     result.zone = room.zone;
     result.room = &room;
     result.status = 429;
+    result.decision = Decision::join_limited;
+    result.new_visitor = true;
     result.retry_after_seconds = static_cast<int>(queue::JoinLimiter::seconds_to_next_window(now));
-    result.body = own_page(too_many_joins_page());
+    result.body = own_page(too_many_joins_page(request_id));
     room.stats->record_request(now, analytics::Outcome::rejected);
 }
 
@@ -318,6 +341,7 @@ void Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room, cons
     result.room = &room;
     result.status = room.settings.queueing_status_code;
     const bool reject = outcome.verdict == queue::Verdict::reject;
+    result.decision = reject ? Decision::rejected : Decision::queued;
     const bool infinite = outcome.ticket.infinite_queue;
     if (infinite) {
         // Bots are not in the queue: counted apart, and not in the queue's own figures.
@@ -334,6 +358,7 @@ void Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room, cons
     if (!reject && !infinite && !wants_json && turnstile_applies(phase) && !outcome.ticket.turnstile_answered) {
         view.turnstile_html = m_widgets[static_cast<size_t>(phase.turnstile_mode)];
         room.stats->record_turnstile(now, analytics::TurnstileOutcome::challenge);
+        result.decision = Decision::turnstile_challenge;
     }
     if (!reject) {
         if ((outcome.counted || infinite) && !outcome.held) {

@@ -15,6 +15,7 @@
 #include "edge/config_source.h"
 #include "edge/cookie.h"
 #include "edge/crawler.h"
+#include "edge/decision.h"
 #include "edge/turnstile.h"
 #include "page/compiled_template.h"
 #include "page/render_cache.h"
@@ -36,6 +37,7 @@ struct IncomingRequest {
     bool https = false;
     queue::ClientAddress client{}; // edge/client_address
     bool has_client = false;
+    std::string_view request_id{}; // shown on wr's own error pages
     // Finds any other request header by lowercase name, for rules that read one.
     std::string_view (*header)(const void* context, std::string_view lowercase_name) = nullptr;
     const void* header_context = nullptr;
@@ -76,6 +78,9 @@ struct GateResult {
     std::optional<queue::Ticket> admitted_ticket;
     queue::Policy policy;
     bool secure_cookie = false;
+    // for the access log
+    Decision decision = Decision::none;
+    bool new_visitor = false; // no valid cookie for the room
 
     // Back to a fresh result (every field its initializer), keeping the strings' room.
     void reset();
@@ -110,7 +115,8 @@ private:
     };
     // The zone and room of the request (result.zone/room set), or a 421 in result.
     const RoomConfig* route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result, Route& route) const;
-    bool bypasses(const RoomConfig& room, const IncomingRequest& request, const Route& route) const;
+    // none when the room's rules and crawler bypass let the request be; else bypassed or crawler.
+    Decision bypasses(const RoomConfig& room, const IncomingRequest& request, const Route& route) const;
     // Checks the visitor in. A new visitor who would wait joins the queue only within the room's
     // join limit (nullopt: refused), and not at all when `hold_new` (they must pass Turnstile first).
     std::optional<queue::Outcome> check_in(const RoomConfig& room, const Phase& phase, const std::optional<queue::Ticket>& ticket,
@@ -118,7 +124,7 @@ private:
     bool turnstile_applies(const Phase& phase) const;
     void queue_response(const Snapshot& snapshot, const RoomConfig& room, const Phase& phase, const queue::Outcome& outcome,
                         const IncomingRequest& request, util::TimePoint now, GateResult& result);
-    void too_many_joins(const RoomConfig& room, util::TimePoint now, GateResult& result) const;
+    void too_many_joins(const RoomConfig& room, std::string_view request_id, util::TimePoint now, GateResult& result) const;
     // Writes the Set-Cookie value into `out`: the ticket sealed (nullptr: an empty value, which
     // with a Max-Age of 0 removes the cookie).
     void set_cookie(std::string& out, const Snapshot* snapshot, const RoomConfig& room, const queue::Ticket* ticket,
@@ -139,9 +145,13 @@ private:
 // The built-in pages, in a room's default_template_language.
 const std::string& default_queue_page(std::string_view language);
 const std::string& reject_page(std::string_view language);
-std::string misdirected_page(std::string_view host);
-std::string too_many_joins_page();
-std::string ambiguous_path_page();
-std::string bad_host_page();
+// wr's own error pages; each names the request's id (request_id_line), so a visitor's screenshot
+// leads to its line in the access log.
+std::string misdirected_page(std::string_view host, std::string_view request_id = {});
+std::string too_many_joins_page(std::string_view request_id = {});
+std::string ambiguous_path_page(std::string_view request_id = {});
+std::string bad_host_page(std::string_view request_id = {});
+// "<p …>Request id: <code>…</code></p>", or "" without an id.
+std::string request_id_line(std::string_view request_id);
 
 } // namespace wr::edge

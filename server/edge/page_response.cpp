@@ -1,3 +1,4 @@
+// Writes wr's own answers as bytes.
 #include "edge/page_response.h"
 
 #include <charconv>
@@ -43,6 +44,7 @@ void write_page_head(std::string& out, unsigned version, const PageHead& head, s
     if (head.retry_after_seconds > 0) header(out, "Retry-After", head.retry_after_seconds);
     if (!head.location.empty()) header(out, "Location", head.location);
     if (!head.set_cookie.empty()) header(out, "Set-Cookie", head.set_cookie);
+    if (!head.request_id.empty()) header(out, "X-Request-Id", head.request_id);
     header(out, "Content-Length", static_cast<int64_t>(body_size));
     // HTTP/1.1 keeps connections open unless told; HTTP/1.0 closes them unless told.
     if (version == 10 && keep_alive) header(out, "Connection", "keep-alive");

@@ -16,6 +16,7 @@ struct PageHead {
     int retry_after_seconds = 0; // Retry-After header when > 0
     std::string_view location{};   // Location header when not empty
     std::string_view set_cookie{}; // Set-Cookie header when not empty
+    std::string_view request_id{}; // X-Request-Id header when not empty
 };
 
 // Replaces `out` with the whole response: status line, headers (always Content-Type,

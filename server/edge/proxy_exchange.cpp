@@ -85,15 +85,17 @@ net::Task<bool> VisitorConnection<Stream>::answer_origin_failure(const GateResul
                                                                  std::string_view text, bool keep_alive, bool head_request,
                                                                  int retry_after_seconds) {
     const int version = m_version_minor == 0 ? 10 : 11;
-    const std::string body = error_page(status, title, text);
+    const std::string body = error_page(status, title, text, m_access.request_id.view());
     write_page_head(m_out, static_cast<unsigned>(version),
                     PageHead{.status = status, .content_type = "text/html; charset=utf-8", .retry_after_seconds = retry_after_seconds,
-                             .set_cookie = result.set_cookie},
+                             .set_cookie = result.set_cookie, .request_id = m_access.request_id.view()},
                     body.size(), keep_alive);
     m_watch.expire_in(m_shared.options.origin.response_timeout);
     error_code ec;
     const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_out), asio::buffer(body.data(), head_request ? 0 : body.size())};
     co_await asio::async_write(m_stream, buffers, net::awaitable(ec));
+    m_access.status = status;
+    if (!ec) m_access.bytes_out += asio::buffer_size(buffers);
     co_return !ec && keep_alive;
 }
 
@@ -150,6 +152,7 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::upload_body(or
     }
     // An unfinished body must never look finished to the origin: its connection closes.
     if (upload.end != Upload::End::complete) origin.close();
+    m_access.bytes_in = upload.bytes;
     upload.finished = true;
     m_signal.cancel();
 }
@@ -206,7 +209,8 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     write_forwarded_request(m_out, request,
                             ForwardedRequest{.target = target, .path_prefix = result.zone->origin.path_prefix, .client = m_peer_text,
                                              .https = m_https, .room_cookie = result.room ? std::string_view(result.room->cookie_name) : "",
-                                             .framing = framing, .content_length = length, .upgrade = upgrade});
+                                             .framing = framing, .content_length = length, .upgrade = upgrade,
+                                             .request_id = m_access.request_id.view()});
     const bool expects_continue = m_version_minor == 1 && framing != net::BodyFraming::none && net::has_token(request.find("expect"), "100-continue");
     m_in.consume(request.size); // the head's views are not used past this point
     // A body that is here already goes with the head (and can be sent again on a fresh connection);
@@ -246,6 +250,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         origin.reset();
     }
     if (body_here_bytes > 0) m_in.consume(body_here_bytes);
+    if (body_here) m_access.bytes_in = body_here_bytes;
 
     if (read != ResponseHeadRead::complete) {
         // No answer to pass on: wr answers with its own page, which keeps the visitor's cookie (an
@@ -280,10 +285,13 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     }
 
     {
-        const auto ttfb = std::chrono::duration_cast<util::Milliseconds>(std::chrono::steady_clock::now() - sent_at);
+        const auto answered = std::chrono::steady_clock::now() - sent_at;
+        const auto ttfb = std::chrono::duration_cast<util::Milliseconds>(answered);
         const int status = m_reader.head().status;
         if (upstream) upstream->stats.record_answer(status, ttfb);
         if (result.room) result.room->stats->record_origin_answer(now, status, ttfb);
+        m_access.status = status;
+        m_access.origin_first_byte_us = std::chrono::duration_cast<std::chrono::microseconds>(answered).count();
     }
     const net::MessageHead& response = m_reader.head();
 
@@ -298,6 +306,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         m_watch.expire_in(timeout);
         error_code ec;
         co_await asio::async_write(m_stream, asio::buffer(m_out), net::awaitable(ec));
+        if (!ec) m_access.bytes_out += m_out.size();
         if (!ec) co_await tunnel(*origin);
         m_watch.origin = nullptr;
         co_return false;
@@ -348,6 +357,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
                 failed = true;
                 break;
             }
+            m_access.bytes_out += asio::buffer_size(m_gather);
             head_sent = true;
         }
         origin->in.consume(consumed);

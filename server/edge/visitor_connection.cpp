@@ -55,11 +55,11 @@ size_t format_chunk_head(char* out, uint64_t size) {
     return static_cast<size_t>(end + 2 - out);
 }
 
-std::string error_page(int status, std::string_view title, std::string_view text) {
+std::string error_page(int status, std::string_view title, std::string_view text, std::string_view request_id) {
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, "
            "initial-scale=1\"><title>" + std::to_string(status) + " " + std::string(title) + "</title><style>body{font:16px/1.5 "
            "system-ui,sans-serif;display:grid;min-height:90vh;place-items:center;text-align:center}</style><main><h1>" +
-           std::string(title) + "</h1><p>" + std::string(text) + "</p></main></html>\n";
+           std::string(title) + "</h1><p>" + std::string(text) + "</p>" + request_id_line(request_id) + "</main></html>\n";
 }
 
 template <typename Stream>
@@ -119,44 +119,95 @@ template <typename Stream>
 net::Task<bool> VisitorConnection<Stream>::answer(int status, std::string_view body, bool keep_alive, bool head_request,
                                              const GateResult* result) {
     const int version = m_request.head().version_minor == 0 ? 10 : 11;
-    PageHead head{.status = status, .content_type = "text/html; charset=utf-8"};
+    PageHead head{.status = status, .content_type = "text/html; charset=utf-8", .request_id = m_access.request_id.view()};
     if (result)
         head = PageHead{.status = result->status, .content_type = result->content_type, .refresh_seconds = result->refresh_seconds,
                         .retry_after_seconds = result->retry_after_seconds, .location = result->location,
-                        .set_cookie = result->set_cookie};
+                        .set_cookie = result->set_cookie, .request_id = m_access.request_id.view()};
     // The head in the connection's buffer, the page (often the Gate's cached copy) beside it: one write, no copy.
     write_page_head(m_out, static_cast<unsigned>(version), head, body.size(), keep_alive);
     m_watch.expire_in(m_shared.options.origin.response_timeout);
     error_code ec;
     const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_out), asio::buffer(body.data(), head_request ? 0 : body.size())};
     co_await asio::async_write(m_stream, buffers, net::awaitable(ec));
+    m_access.status = head.status;
+    if (!ec) m_access.bytes_out += asio::buffer_size(buffers);
     co_return !ec && keep_alive;
 }
 
 template <typename Stream>
 net::Task<bool> VisitorConnection<Stream>::answer_error(int status, std::string_view title, std::string_view text, bool keep_alive,
                                                    bool head_request) {
-    co_return co_await answer(status, error_page(status, title, text), keep_alive, head_request);
+    co_return co_await answer(status, error_page(status, title, text, m_access.request_id.view()), keep_alive, head_request);
+}
+
+template <typename Stream> void VisitorConnection<Stream>::begin_record(bool head_complete) {
+    // The times are the log's alone: without it, no clock is read for them.
+    const bool logging = m_worker.access_log.enabled();
+    m_access.begin(logging ? m_shared.clock.now() : util::TimePoint{},
+                   logging ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{});
+    const net::MessageHead& request = m_request.head();
+    if (head_complete && request.version_minor == 0) m_access.protocol = "HTTP/1.0";
+    // The id is made for every request: the origin and wr's own pages get it, logged or not. A
+    // proxy the operator trusts may have given one.
+    std::string_view forwarded;
+    if (head_complete && !m_shared.trusted_proxies.empty() && m_shared.trusted_proxies.contains(m_peer))
+        forwarded = request.find("x-request-id");
+    m_worker.request_ids.take_or_make(forwarded, m_access.request_id);
+    if (logging) m_access.client = m_peer_text;
+}
+
+template <typename Stream> void VisitorConnection<Stream>::record_request(const IncomingRequest& incoming) {
+    if (!m_worker.access_log.enabled()) return;
+    if (incoming.client != m_peer) m_access.client = address_text(incoming.client);
+    m_access.method.assign(incoming.method);
+    m_access.target.assign(incoming.target);
+    m_access.host.assign(incoming.host);
+    m_access.referer.assign(incoming.referer);
+    m_access.user_agent.assign(incoming.user_agent);
+}
+
+template <typename Stream> void VisitorConnection<Stream>::record_decision(const GateResult& result) {
+    m_access.decision = result.decision;
+    m_access.new_visitor = result.new_visitor;
+    if (!m_worker.access_log.enabled()) return;
+    if (result.zone) m_access.zone.assign(result.zone->name);
+    if (result.room) m_access.room.assign(result.room->settings.name);
+}
+
+template <typename Stream> void VisitorConnection<Stream>::finish_record() {
+    if (!m_access.active) return;
+    m_access.active = false;
+    // Once the server has stopped, frames that end with it write nothing more.
+    if (!m_worker.logging || !m_worker.access_log.enabled()) return;
+    m_worker.access_log.append(m_access, std::chrono::steady_clock::now());
 }
 
 template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
     const EdgeOptions& options = m_shared.options;
     while (m_shared.running.load(std::memory_order_relaxed)) {
         const HeadRead read = co_await read_head();
+        if (read == HeadRead::closed) co_return;
+        begin_record(read == HeadRead::complete);
+        const RecordOnExit record_on_exit{*this}; // the line is written as this request ends, however it ends
         switch (read) {
         case HeadRead::complete: break;
         case HeadRead::closed: co_return;
         case HeadRead::timed_out:
+            m_access.decision = Decision::request_timeout;
             co_await answer_error(408, "Request Timeout", "The request took too long to arrive.", false, false);
             co_return;
         case HeadRead::too_large:
+            m_access.decision = Decision::headers_too_large;
             co_await answer_error(431, "Request header fields too large", "The request's headers are larger than this site accepts.",
                                   false, false);
             co_return;
         case HeadRead::invalid:
+            m_access.decision = Decision::bad_request;
             co_await answer_error(400, "Bad Request", "The request is not valid HTTP/1.1.", false, false);
             co_return;
         case HeadRead::unsupported_version:
+            m_access.decision = Decision::version_not_supported;
             co_await answer_error(505, "HTTP Version Not Supported", "This site speaks HTTP/1.0 and HTTP/1.1.", false, false);
             co_return;
         case HeadRead::over_share:
@@ -174,20 +225,24 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
         bool keep_alive = request.keep_alive && !m_shared.draining.load(std::memory_order_acquire);
         const bool head_method = request.method == "HEAD";
         const bool body_pending = request.framing != net::BodyFraming::none;
+        // Hold this snapshot for the whole request: the room and zone below point into it.
+        const Snapshot snapshot = m_worker.current(m_shared.config);
+        const util::TimePoint now = m_shared.clock.now();
+        IncomingRequest incoming = describe_request(request, m_cookies, m_peer, m_https, m_shared.trusted_proxies);
+        incoming.request_id = m_access.request_id.view();
+        record_request(incoming);
         if (request.method == "CONNECT") {
+            m_access.decision = Decision::method_not_allowed;
             co_await answer_error(405, "Method Not Allowed", "This site is not a forward proxy.", false, false);
             co_return;
         }
         // A body announced larger than the limit is refused before anything else reads it.
         if (request.framing == net::BodyFraming::length && options.max_request_body > 0 && request.content_length > options.max_request_body) {
+            m_access.decision = Decision::body_too_large;
             co_await answer_error(413, "Request too large", "The request is larger than this site accepts.", false, head_method);
             co_return;
         }
 
-        // Hold this snapshot for the whole request: the room and zone below point into it.
-        const Snapshot snapshot = m_worker.current(m_shared.config);
-        const util::TimePoint now = m_shared.clock.now();
-        const IncomingRequest incoming = describe_request(request, m_cookies, m_peer, m_https, m_shared.trusted_proxies);
         GateResult& result = m_result;
         try {
             const auto decision_start = std::chrono::steady_clock::now();
@@ -205,8 +260,10 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
             util::log_error("edge", std::string("deciding a request failed: ") + error.what());
             result.reset();
             result.status = 500;
-            result.body = own_page(error_page(500, "Something went wrong", "Please try again in a moment."));
+            result.decision = Decision::internal_error;
+            result.body = own_page(error_page(500, "Something went wrong", "Please try again in a moment.", m_access.request_id.view()));
         }
+        record_decision(result);
 
         if (result.action == GateResult::Action::proxy) {
             if (!co_await proxy(result, now, keep_alive)) co_return;

@@ -11,6 +11,7 @@
 #include "net/connection_watch.h"
 #include "net/http_parser.h"
 #include "net/read_buffer.h"
+#include "edge/access_log.h"
 #include "edge/worker.h"
 #include "origin/response_reader.h"
 
@@ -35,6 +36,16 @@ private:
     // wr's own answer (queue page, error page…); false when the connection must close after it.
     net::Task<bool> answer(int status, std::string_view body, bool keep_alive, bool head_request, const GateResult* result = nullptr);
     net::Task<bool> answer_error(int status, std::string_view title, std::string_view text, bool keep_alive, bool head_request);
+    // The access log's record of the request being answered: begun when its head has been read
+    // (or has failed to be), written out by its thread's buffer when the answer is done.
+    void begin_record(bool head_complete);
+    void record_request(const IncomingRequest& incoming);
+    void record_decision(const GateResult& result);
+    void finish_record();
+    struct RecordOnExit {
+        VisitorConnection& connection;
+        ~RecordOnExit() { connection.finish_record(); }
+    };
 
     // edge/proxy_exchange.cpp: forwards the request the Gate admitted; false when the connection
     // must close afterwards (and after a tunnel, which always ends it).
@@ -71,6 +82,7 @@ private:
     std::string m_out;            // heads and wr's own pages; its capacity stays for the next request
     std::string m_cookies;        // the Cookie headers joined, when a request has several
     GateResult m_result;          // the Gate's decision, filled afresh for each request
+    AccessRecord m_access;        // the request being answered, for the access log (and its id, always)
     std::vector<std::string_view> m_pieces;     // response body pieces of one read
     std::vector<asio::const_buffer> m_gather;   // what one write sends
     char m_chunk_head[20];        // "<hex size>\r\n" of the chunk being written to the visitor
@@ -93,7 +105,7 @@ private:
 // Formats "<hex size>\r\n" into `out` (at least 20 bytes); returns its length.
 size_t format_chunk_head(char* out, uint64_t size);
 
-// wr's own error page.
-std::string error_page(int status, std::string_view title, std::string_view text);
+// wr's own error page; it names the request's id when it has one.
+std::string error_page(int status, std::string_view title, std::string_view text, std::string_view request_id = {});
 
 } // namespace wr::edge

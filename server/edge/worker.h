@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "analytics/room_stats.h"
+#include "edge/access_log.h"
+#include "edge/request_id.h"
 #include "net/asio.h"
 #include "edge/client_address.h"
 #include "edge/config_source.h"
@@ -33,13 +35,19 @@ struct EdgeShared {
 
 struct Worker {
     Worker(state::Counters& counters, uint64_t seed, const EdgeOptions& options, CrawlerVerifier& crawlers, size_t index,
-           int heads_per_address)
-        : acceptor(io.get_executor()), gate(counters, seed, GateServices{&options.turnstile, &crawlers}), origins(io, options.origin, index),
+           int heads_per_address, AccessLogBuffer log)
+        : access_log(std::move(log)), request_ids(seed ^ 0x5bd1e9955bd1e995ULL), acceptor(io.get_executor()),
+          gate(counters, seed, GateServices{&options.turnstile, &crawlers}), origins(io, options.origin, index),
           turnstile(io, options.turnstile), heads(heads_per_address) {}
 
     // First, so that it outlives the io_context: connections still suspended when the io_context
     // is destroyed unlink their watches from it as their frames go.
     net::ConnectionWatches watches;
+    // This thread's access log lines (before the io_context too, for the same reason), and
+    // whether requests still write lines: not once the server has stopped.
+    AccessLogBuffer access_log;
+    bool logging = true;
+    RequestIdSource request_ids;
     asio::io_context io{1};
     net::Acceptor acceptor;
     Gate gate;

@@ -3,6 +3,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <stdexcept>
 
@@ -38,6 +39,15 @@ std::string sha256_hex(std::string_view text) {
     unsigned int length = 0;
     if (EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr) != 1)
         throw std::runtime_error("SHA-256 failed");
+    return hex_encode(digest, length);
+}
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view message) {
+    uint8_t digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(message.data()),
+              message.size(), digest, &length))
+        throw std::runtime_error("HMAC-SHA256 failed");
     return hex_encode(digest, length);
 }
 

@@ -21,6 +21,9 @@ bool is_id(std::string_view text);
 // SHA-256 of the text as 64 lowercase hex characters.
 std::string sha256_hex(std::string_view text);
 
+// HMAC-SHA256 of the message under the key, as 64 lowercase hex characters.
+std::string hmac_sha256_hex(std::string_view key, std::string_view message);
+
 bool constant_time_equal(std::string_view a, std::string_view b);
 
 } // namespace wr::util

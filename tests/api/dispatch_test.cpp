@@ -412,6 +412,16 @@ TEST_CASE("api::dispatch records when a token was last used, at most once a minu
     CHECK(last_used() == wr::test::k_test_start + 61s);
 }
 
+TEST_CASE("api::dispatch marks successful reads routine (debug log) and keeps writes and errors at info") {
+    Admin admin;
+    CHECK(admin.send("GET", k_rooms + "/shop", admin.edit).quiet);
+    CHECK(admin.send("GET", k_rooms + "/shop/status", admin.read).quiet);
+    CHECK_FALSE(admin.send("PATCH", k_rooms + "/shop", admin.edit, {}, R"({"queue_all":true})").quiet);
+    CHECK_FALSE(admin.send("GET", k_rooms + "/nothing", admin.edit).quiet);  // 404
+    CHECK_FALSE(admin.send("GET", k_rooms + "/shop", "wr_not_a_token").quiet); // 401
+    CHECK_FALSE(admin.send("PATCH", k_rooms + "/shop", admin.read, {}, R"({"queue_all":true})").quiet); // 403
+}
+
 TEST_CASE("api::dispatch holds the body of every route to the JSON limits before its handler runs (413)") {
     Admin admin;
     std::string edge;

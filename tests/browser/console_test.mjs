@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -47,13 +48,32 @@ function origin() {
   }));
 }
 
+// A webhook receiver that checks each delivery's signature with `secret`; `received` lists them.
+function receiver(secret) {
+  const received = [];
+  const server = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => { body += chunk; });
+    request.on('end', () => {
+      const expected = 'v1=' + createHmac('sha256', secret).update(request.headers['wr-webhook-timestamp'] + '.' + body).digest('hex');
+      received.push({ kind: request.headers['wr-webhook-kind'], signed: request.headers['wr-webhook-signature'] === expected });
+      response.writeHead(204);
+      response.end();
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    cleanups.push(() => { server.close(); server.closeAllConnections(); });
+    resolve({ url: `http://127.0.0.1:${server.address().port}/hook`, received });
+  }));
+}
+
 // `wr serve` on free ports with a fresh data dir, a zone and a room "shop" on shop.example.com.
-async function serveWithRoom() {
+async function serveWithRoom(logLevel = 'info') {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wr-console-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const { admin, edge, log } = await new Promise((resolve, reject) => {
     const child = spawn(wrBinary, ['serve', '--data-dir', dataDir, '--admin-listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0',
-                                   '--edge-threads', '1', '--log-level', 'info'], { stdio: ['ignore', 'ignore', 'pipe'] });
+                                   '--edge-threads', '1', '--log-level', logLevel], { stdio: ['ignore', 'ignore', 'pipe'] });
     // Waits for the exit: the data directory is removed next, and a server still flushing into it
     // would make that fail (ENOTEMPTY).
     cleanups.push(() => {
@@ -175,6 +195,31 @@ test('console with an edit token: "queue everyone" queues the next visitor, and 
   await tab.waitForSelector('.notice:has-text("Saved: disabled rule")');
   assert.equal((await wr.call('GET', wr.roomPath + '/rules')).body.result[0].enabled, false);
 
+  // The audit log panel shows the console's changes, field by field.
+  await tab.waitForSelector('section[data-role="audit"] tr:has-text("queue_all: false → true")');
+  const audit = await tab.innerText('section[data-role="audit"]');
+  assert.ok(audit.includes('total_active_users: 200 → 500') && audit.includes('127.0.0.1 · console') && audit.includes('admin'), audit);
+
+  // A webhook added in the console, and its test delivery, signed and logged.
+  const hook = await receiver('console-secret-0123456789');
+  await tab.fill('form[data-role="add-destination"] input[name="name"]', 'ops');
+  await tab.fill('form[data-role="add-destination"] input[name="url"]', hook.url);
+  await tab.fill('form[data-role="add-destination"] input[name="secret"]', 'console-secret-0123456789');
+  await tab.check('form[data-role="add-destination"] input[value="room.queueing_started"]');
+  await tab.click('form[data-role="add-destination"] button[type="submit"]');
+  await tab.waitForSelector('section[data-role="notifications"] .notice:has-text("Done: added ops")');
+  const added = (await wr.call('GET', '/notifications/destinations')).body.result;
+  assert.deepEqual([added[0].name, added[0].kinds], ['ops', ['room.queueing_started']]);
+  assert.ok(!JSON.stringify(added).includes('console-secret'), 'the secret is never read back');
+  await tab.click('div[data-destination="ops"] button[data-action="test"]');
+  await until(() => hook.received.length === 1, 'the test delivery');
+  assert.deepEqual(hook.received, [{ kind: 'test', signed: true }]);
+  await tab.waitForSelector('div[data-destination="ops"] td.status:has-text("delivered")', { timeout: 15000 });
+
+  // Changes are logged at info; the console's polling is not.
+  assert.ok(wr.log().includes('PATCH /client/v4/zones/'), wr.log());
+  assert.ok(!/ GET \/client\/v4\//.test(wr.log()), 'GET requests are logged at info:\n' + wr.log());
+
   await tab.screenshot({ path: path.join(screenshotDir, 'console.png'), fullPage: true });
 
   // A value below the API's minimum is refused by the form itself: nothing is sent.
@@ -284,7 +329,7 @@ test('console with a read token: no switches, and a forged PATCH is refused', as
 });
 
 test('a preview\'s script cannot read the admin origin\'s storage, and its id stays out of the log', async () => {
-  const wr = await serveWithRoom();
+  const wr = await serveWithRoom('debug'); // a preview's GET is logged at debug level
   const html = '<!doctype html><title>pending</title><p>{{waitTime}}</p><script>' +
                'try { document.title = "read:" + sessionStorage.getItem("operator-secret"); }' +
                ' catch (error) { document.title = "blocked:" + error.name; }</script>';

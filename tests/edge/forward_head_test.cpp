@@ -139,3 +139,13 @@ TEST_CASE("edge::write_visitor_response keeps a HEAD answer's length, and a 101'
     wr::edge::write_interim_response(out, parsed(interim_parser, hints));
     CHECK(out == "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n");
 }
+
+TEST_CASE("edge::write_forwarded_request sends the edge's X-Request-Id in place of the visitor's") {
+    const std::string bytes = "GET / HTTP/1.1\r\nHost: a.test\r\nX-Request-Id: spoofed\r\nx-request-id: again\r\n\r\n";
+    wr::net::HttpParser parser(wr::net::HttpParser::Kind::request);
+    const auto& request = parsed(parser, bytes);
+    std::string out;
+    wr::edge::write_forwarded_request(out, request, ForwardedRequest{.target = "/", .client = "::1", .request_id = "0123abcd"});
+    CHECK(out == "GET / HTTP/1.1\r\nX-Forwarded-For: ::1\r\nX-Forwarded-Proto: http\r\nX-Forwarded-Host: a.test\r\n"
+                 "X-Request-Id: 0123abcd\r\nHost: a.test\r\n\r\n");
+}

@@ -249,7 +249,8 @@ std::string visible(const GateResult& result) {
            (result.turnstile ? result.turnstile->token : "-") + "|" + std::to_string(result.set_cookie.empty()) + cookie_attributes +
            "|" + std::to_string(result.admitted_ticket.has_value()) + "|" + std::to_string(result.policy.total_active_users) + "|" +
            std::to_string(result.policy.queue_all) + "|" + std::to_string(result.secure_cookie) + "|" +
-           std::to_string(result.zone != nullptr) + std::to_string(result.room != nullptr);
+           std::to_string(result.zone != nullptr) + std::to_string(result.room != nullptr) + "|" +
+           std::string(wr::edge::decision_name(result.decision)) + std::to_string(result.new_visitor);
 }
 
 } // namespace
@@ -296,4 +297,75 @@ TEST_CASE("gate: a page being sent keeps its text when its render-cache slot is 
     }
     CHECK(cache.find(first) == nullptr); // its slot was taken
     CHECK(*sent == "the first page");
+}
+
+TEST_CASE("gate: names its decision for the access log, and whether the visitor was new") {
+    using wr::edge::Decision;
+    wr::util::FakeClock clock(k_now);
+    CrawlerVerifier crawlers(std::make_shared<OneCrawlerDns>(), clock);
+    IncomingRequest googlebot = get("/", "66.249.66.1");
+    googlebot.user_agent = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    const auto decide = [&](const Snapshot& snapshot, IncomingRequest request) {
+        wr::state::MemoryCounters counters;
+        Gate gate(counters, 1, GateServices{nullptr, &crawlers});
+        return gate.handle(snapshot, request, k_now);
+    };
+    const Snapshot open = shop([](ZoneConfig&, RoomConfig& room) { room.rules.push_back(rule(R"(http.request.uri.path eq "/health")")); });
+    wr::state::MemoryCounters counters;
+    Gate gate(counters, 1);
+    const GateResult first = gate.handle(open, get("/"), k_now);
+    CHECK(first.decision == Decision::admitted);
+    CHECK(first.new_visitor);
+    IncomingRequest again = get("/");
+    const std::string cookie = first.set_cookie.substr(0, first.set_cookie.find(';'));
+    again.cookie_header = cookie;
+    const GateResult second = gate.handle(open, again, k_now);
+    CHECK(second.decision == Decision::admitted);
+    CHECK_FALSE(second.new_visitor);
+    CHECK(decide(open, get("/health")).decision == Decision::bypassed);
+
+    IncomingRequest zone_host = get("/");
+    zone_host.host = "example.com";
+    CHECK(decide(open, zone_host).decision == Decision::no_room);
+    IncomingRequest elsewhere = get("/");
+    elsewhere.host = "other.org";
+    elsewhere.request_id = "abc123";
+    const GateResult misdirected = decide(open, elsewhere);
+    CHECK(misdirected.decision == Decision::misdirected);
+    CHECK(wr::edge::page_text(misdirected.body).find("Request id: <code>abc123</code>") != std::string_view::npos);
+    IncomingRequest two_hosts = get("/");
+    two_hosts.host_headers = 2;
+    CHECK(decide(open, two_hosts).decision == Decision::bad_request);
+
+    const Snapshot queued = shop([](ZoneConfig& zone, RoomConfig& room) {
+        room.settings.queue_all = true;
+        zone.search_engine_crawler_bypass = true;
+    });
+    const GateResult in_line = decide(queued, get("/"));
+    CHECK(in_line.decision == Decision::queued);
+    CHECK(in_line.new_visitor);
+    decide(queued, googlebot);
+    crawlers.resolve_pending();
+    CHECK(decide(queued, googlebot).decision == Decision::crawler);
+    CHECK(decide(shop([](ZoneConfig&, RoomConfig& room) {
+                     room.settings.queueing_method = wr::model::QueueingMethod::reject;
+                 }),
+                 get("/"))
+              .decision == Decision::rejected);
+    CHECK(decide(shop([](ZoneConfig&, RoomConfig& room) { room.settings.suspended = true; }), get("/")).decision == Decision::passthrough);
+    CHECK(decide(shop([](ZoneConfig&, RoomConfig& room) { room.settings.queueing_method = wr::model::QueueingMethod::passthrough; }),
+                 get("/"))
+              .decision == Decision::passthrough);
+
+    const Snapshot limited = shop([](ZoneConfig&, RoomConfig& room) {
+        room.settings.queue_all = true;
+        room.settings.join_limit_per_ip_per_minute = 1;
+    });
+    Gate limiting(counters, 1);
+    limiting.handle(limited, get("/"), k_now);
+    IncomingRequest over = get("/");
+    over.request_id = "id-of-the-429";
+    const GateResult refused = limiting.handle(limited, over, k_now);
+    CHECK(refused.decision == Decision::join_limited);
+    CHECK(wr::edge::page_text(refused.body).find("id-of-the-429") != std::string_view::npos);
 }

@@ -3,16 +3,19 @@
 // queue), the per-address join limit and trusted proxies — and what analytics counts of it.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <mutex>
 #include <thread>
 
 #include "edge/crawler.h"
 #include "expr/evaluate.h"
 #include "support/browser.h"
+#include "support/eventually.h"
 #include "support/process.h"
 #include "support/prometheus_parser.h"
 #include "support/raw_http.h"
 #include "support/shop_room.h"
+#include "support/temp_dir.h"
 #include "support/test_server.h"
 
 using nlohmann::json;
@@ -310,6 +313,39 @@ TEST_CASE("integration: Turnstile sends passing visitors to the real queue and f
     CHECK(turnstile("success") == 1);
     CHECK(turnstile("failure") == 3);
     CHECK(metrics.value("wr_infinite_queue_refreshes_total", labels) == 20);
+}
+
+TEST_CASE("integration: the access log names Turnstile's challenge, its answer, and the queue after it") {
+    FakeSiteverify siteverify;
+    TestOrigin origin;
+    wr::test::TempDir dir;
+    const auto file = dir.path() / "access.log";
+    TestServer wr({}, [&](wr::AppOptions& options) {
+        with_turnstile(siteverify)(options);
+        options.access_log = file.string();
+        options.access_log_format = "json";
+        options.edge_threads = 1; // one thread's buffer: the lines come in the order of the requests
+    });
+    wr::test::set_up_shop(wr, origin, {{"turnstile_mode", "invisible"}, {"turnstile_action", "infinite_queue"}, {"queue_all", true}});
+    Browser human(wr.edge_port(), "shop.example.com");
+    REQUIRE(shows_widget(human.get("/")));
+    REQUIRE(human.get("/?cf_wr_turnstile=good-token").status == 303);
+    REQUIRE(human.get("/").body.find("You are in line") != std::string::npos);
+    std::vector<json> lines;
+    REQUIRE(wr::test::eventually([&] {
+        lines.clear();
+        std::ifstream in(file);
+        for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+        return lines.size() >= 3;
+    }));
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0]["decision"] == "turnstile_challenge");
+    CHECK(lines[0]["status"] == 200);
+    CHECK(lines[0]["new_visitor"] == true);
+    CHECK(lines[1]["decision"] == "turnstile_verified");
+    CHECK(lines[1]["status"] == 303);
+    CHECK(lines[2]["decision"] == "queued");
+    CHECK(lines[2]["room"] == "shop");
 }
 
 TEST_CASE("integration: the Turnstile answer redirects only to a path on the same site") {

@@ -93,3 +93,8 @@ TEST_CASE("util::random_bytes gives the requested number of bytes, different eve
     CHECK(second.size() == 32);
     CHECK(first != second);
 }
+
+TEST_CASE("util::hmac_sha256_hex matches RFC 4231's test case 2") {
+    CHECK(wr::util::hmac_sha256_hex("Jefe", "what do ya want for nothing?") ==
+          "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}

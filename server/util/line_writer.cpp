@@ -1,0 +1,158 @@
+// Queues buffers of lines and writes them from a thread of its own.
+#include "util/line_writer.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+
+namespace wr::util {
+namespace {
+
+constexpr size_t k_spares = 16;
+// Written at most this much at a time to a pipe it has polled writable: a pipe with room for
+// PIPE_BUF bytes takes them without blocking, so a reader that stops cannot hang the writer.
+constexpr size_t k_stream_piece = PIPE_BUF;
+
+int open_for_append(const std::string& path) {
+    // Non-blocking: opening a FIFO waits for no reader, and the writes are polled (see write_all).
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0640);
+    if (fd < 0) throw std::runtime_error("cannot open " + path + " for writing: " + std::strerror(errno));
+    return fd;
+}
+
+} // namespace
+
+LineWriter::LineWriter(std::string path, size_t max_pending_bytes, LineWriterCounters& counters)
+    : m_path(std::move(path)), m_max_pending(max_pending_bytes), m_counters(counters) {
+    open_file();
+}
+
+LineWriter::~LineWriter() {
+    stop(std::chrono::milliseconds{0});
+    if (m_fd > STDERR_FILENO) ::close(m_fd);
+}
+
+void LineWriter::open_file() {
+    if (m_path == "-") {
+        m_fd = STDOUT_FILENO;
+    } else {
+        const int fd = open_for_append(m_path);
+        if (m_fd > STDERR_FILENO) ::close(m_fd);
+        m_fd = fd;
+    }
+    struct stat info {};
+    m_stream = ::fstat(m_fd, &info) == 0 && !S_ISREG(info.st_mode);
+}
+
+void LineWriter::start() {
+    m_thread = std::thread([this] {
+        // A reader that went away makes write() fail with EPIPE instead of killing the process.
+        sigset_t pipe_signal;
+        sigemptyset(&pipe_signal);
+        sigaddset(&pipe_signal, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+        run();
+    });
+}
+
+void LineWriter::stop(std::chrono::milliseconds patience) {
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_stopping && !m_thread.joinable()) return;
+        m_stopping = true;
+        m_give_up_at = (std::chrono::steady_clock::now() + patience).time_since_epoch().count();
+    }
+    m_wake.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+}
+
+bool LineWriter::submit(std::string& buffer, uint64_t lines) {
+    if (buffer.empty()) return true;
+    std::unique_lock lock(m_mutex, std::try_to_lock);
+    if (!lock) return false;
+    if (m_stopping || m_pending + buffer.size() > m_max_pending) {
+        m_counters.dropped.fetch_add(lines, std::memory_order_relaxed);
+        buffer.clear();
+        return true;
+    }
+    m_pending += buffer.size();
+    std::string replacement;
+    if (!m_spares.empty()) {
+        replacement = std::move(m_spares.back());
+        m_spares.pop_back();
+    }
+    m_queue.push_back({std::move(buffer), lines});
+    buffer = std::move(replacement);
+    buffer.clear();
+    lock.unlock();
+    m_wake.notify_one();
+    return true;
+}
+
+void LineWriter::reopen() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_reopen = true;
+    }
+    m_wake.notify_one();
+}
+
+bool LineWriter::write_all(const std::string& text) {
+    size_t done = 0;
+    while (done < text.size()) {
+        if (std::chrono::steady_clock::now().time_since_epoch().count() >= m_give_up_at.load()) return false;
+        pollfd ready{m_fd, POLLOUT, 0};
+        const int polled = ::poll(&ready, 1, 100);
+        if (polled < 0 && errno != EINTR) return false;
+        if (polled <= 0) continue; // not writable yet: look at the clock (stop's patience) and wait again
+        if (ready.revents & (POLLERR | POLLNVAL)) return false;
+        const size_t piece = m_stream ? std::min(k_stream_piece, text.size() - done) : text.size() - done;
+        const ssize_t written = ::write(m_fd, text.data() + done, piece);
+        if (written < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return false; // EPIPE (the reader left), ENOSPC, EIO: these lines are lost
+        }
+        done += static_cast<size_t>(written);
+    }
+    return true;
+}
+
+void LineWriter::run() {
+    std::deque<Chunk> batch;
+    while (true) {
+        bool reopen = false;
+        {
+            std::unique_lock lock(m_mutex);
+            m_wake.wait(lock, [this] { return m_stopping || m_reopen || !m_queue.empty(); });
+            batch.swap(m_queue);
+            reopen = std::exchange(m_reopen, false);
+            if (batch.empty() && m_stopping) return;
+        }
+        if (reopen) {
+            try {
+                open_file();
+            } catch (const std::exception&) {
+                // Keep writing to the file already open: losing the rotation beats losing lines.
+            }
+        }
+        for (Chunk& chunk : batch) {
+            if (write_all(chunk.text))
+                m_counters.written.fetch_add(chunk.lines, std::memory_order_relaxed);
+            else
+                m_counters.dropped.fetch_add(chunk.lines, std::memory_order_relaxed);
+            std::lock_guard lock(m_mutex);
+            m_pending -= chunk.text.size();
+            chunk.text.clear();
+            if (m_spares.size() < k_spares) m_spares.push_back(std::move(chunk.text));
+        }
+        batch.clear();
+    }
+}
+
+} // namespace wr::util

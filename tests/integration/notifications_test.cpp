@@ -1,0 +1,277 @@
+// Notifications end to end: a local receiver checks every signature, refuses the first attempts
+// (the retries come, spaced by the back-off, on the server's fake clock), and sees each event
+// once — on one node, across a restart, and from a control node with two edges; and the CLI's
+// side: create, test, deliveries, export and apply without secrets in the clear.
+#include <doctest/doctest.h>
+
+#include <httplib.h>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "notify/notification_service.h"
+#include "support/browser.h"
+#include "support/eventually.h"
+#include "support/fleet_nodes.h"
+#include "support/process.h"
+#include "support/shop_room.h"
+#include "support/temp_dir.h"
+#include "support/test_server.h"
+#include "util/secure.h"
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using wr::test::eventually;
+using wr::test::TestServer;
+
+namespace {
+
+const std::string k_secret = "s3cret-for-the-receiver-0123";
+
+// A webhook receiver as the docs describe one: it checks the signature over "timestamp.body",
+// drops a delivery whose id it has seen, and answers 500 to the first `failures` attempts.
+class Receiver {
+public:
+    explicit Receiver(int failures = 0) : m_failures(failures) {
+        m_server.Post("/hook", [this](const httplib::Request& request, httplib::Response& response) {
+            std::lock_guard lock(m_mutex);
+            Delivery delivery;
+            delivery.id = request.get_header_value("Wr-Webhook-Id");
+            delivery.kind = request.get_header_value("Wr-Webhook-Kind");
+            const std::string timestamp = request.get_header_value("Wr-Webhook-Timestamp");
+            const std::string expected = "v1=" + wr::util::hmac_sha256_hex(k_secret, timestamp + "." + request.body);
+            delivery.signed_well = wr::util::constant_time_equal(request.get_header_value("Wr-Webhook-Signature"), expected);
+            delivery.body = json::parse(request.body, nullptr, false);
+            m_attempts.push_back(delivery);
+            if (m_failures > 0) {
+                --m_failures;
+                response.status = 500;
+                return;
+            }
+            if (delivery.signed_well && m_seen.insert(delivery.id).second) m_events.push_back(delivery);
+            response.status = 204;
+        });
+        m_port = m_server.bind_to_any_port("127.0.0.1");
+        m_thread = std::thread([this] { m_server.listen_after_bind(); });
+        while (!m_server.is_running()) std::this_thread::sleep_for(1ms);
+    }
+    ~Receiver() {
+        m_server.stop();
+        m_thread.join();
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port) + "/hook"; }
+
+    struct Delivery {
+        std::string id, kind;
+        bool signed_well = false;
+        json body;
+    };
+    std::vector<Delivery> attempts() {
+        std::lock_guard lock(m_mutex);
+        return m_attempts;
+    }
+    // Each notification once, as a receiver that drops repeats keeps them.
+    std::vector<Delivery> events() {
+        std::lock_guard lock(m_mutex);
+        return m_events;
+    }
+
+private:
+    httplib::Server m_server;
+    std::thread m_thread;
+    int m_port = 0;
+    std::mutex m_mutex;
+    int m_failures;
+    std::vector<Delivery> m_attempts;
+    std::vector<Delivery> m_events;
+    std::set<std::string> m_seen;
+};
+
+std::function<void(wr::AppOptions&)> notifications_at_once() {
+    return [](wr::AppOptions& options) { options.notification_settle = 0ms; };
+}
+
+json destination(const Receiver& receiver, json kinds = json::array()) {
+    return {{"name", "ops"}, {"url", receiver.url()}, {"secret", k_secret}, {"kinds", std::move(kinds)}};
+}
+
+json deliveries(TestServer& wr) {
+    const auto reply = wr.get("/client/v4/notifications/destinations/ops/deliveries");
+    REQUIRE_MESSAGE(reply.status == 200, reply.text);
+    return reply.body["result"];
+}
+
+} // namespace
+
+TEST_SUITE("integration") {
+
+TEST_CASE("integration: a room that starts queueing is announced once, signed, and retried with back-off until the receiver takes it") {
+    Receiver receiver(2);
+    wr::test::TestOrigin origin;
+    TestServer wr({}, notifications_at_once());
+    REQUIRE(wr.post("/client/v4/notifications/destinations", destination(receiver, {"room.queueing_started", "room.queueing_stopped"})).status == 200);
+    wr::test::set_up_shop(wr, origin);
+    wr::notify::NotificationService& service = *wr.app().notifications();
+    service.observe(); // the room as it is: nothing to announce
+    wr::test::patch_shop(wr, {{"queue_all", true}});
+    service.observe();
+
+    // The first attempt at once (500), the next 10 s later on the server's clock (500), then 20 s.
+    REQUIRE(eventually([&] { return receiver.attempts().size() == 1; }));
+    REQUIRE(eventually([&] { return deliveries(wr)[0]["attempts"] == 1; }));
+    json delivery = deliveries(wr)[0];
+    CHECK(delivery["status"] == "pending");
+    CHECK(delivery["last_status"] == 500);
+    CHECK(delivery["next_attempt_on"] == "2026-11-22T10:00:10.000Z");
+    wr.clock().advance(10s);
+    service.send_due();
+    CHECK(receiver.attempts().size() == 2);
+    CHECK(deliveries(wr)[0]["next_attempt_on"] == "2026-11-22T10:00:30.000Z");
+    wr.clock().advance(19s);
+    service.send_due();
+    CHECK(receiver.attempts().size() == 2); // not due yet
+    wr.clock().advance(1s);
+    service.send_due();
+    REQUIRE(receiver.attempts().size() == 3);
+    delivery = deliveries(wr)[0];
+    CHECK(delivery["status"] == "delivered");
+    CHECK(delivery["attempts"] == 3);
+    CHECK(delivery["last_status"] == 204);
+
+    // The same notification each time, each attempt signed; one event for a receiver that drops repeats.
+    for (const Receiver::Delivery& attempt : receiver.attempts()) {
+        CHECK(attempt.signed_well);
+        CHECK(attempt.id == receiver.attempts()[0].id);
+        CHECK(attempt.kind == "room.queueing_started");
+    }
+    REQUIRE(receiver.events().size() == 1);
+    const json body = receiver.events()[0].body;
+    CHECK(body["kind"] == "room.queueing_started");
+    CHECK(body["id"] == receiver.attempts()[0].id);
+    CHECK(body["room"]["name"] == "shop");
+    CHECK(body["zone"]["name"] == "example.com");
+    CHECK(body["figures"]["status"] == "queueing");
+    CHECK(body["time"] == "2026-11-22T10:00:00.000Z");
+
+    // Stopping is announced too; nothing else was.
+    wr::test::patch_shop(wr, {{"queue_all", false}});
+    service.observe();
+    REQUIRE(eventually([&] { return receiver.events().size() == 2; }));
+    CHECK(receiver.events()[1].kind == "room.queueing_stopped");
+    service.observe();
+    CHECK(receiver.attempts().size() == 4);
+}
+
+TEST_CASE("integration: deliveries waiting for a retry survive a restart") {
+    wr::test::TempDir data;
+    Receiver receiver(1);
+    wr::test::TestOrigin origin;
+    {
+        TestServer wr(data.path(), notifications_at_once());
+        REQUIRE(wr.post("/client/v4/notifications/destinations", destination(receiver)).status == 200);
+        wr::test::set_up_shop(wr, origin);
+        wr.app().notifications()->observe();
+        wr::test::patch_shop(wr, {{"queue_all", true}});
+        wr.app().notifications()->observe();
+        REQUIRE(eventually([&] { return receiver.attempts().size() == 1; }));
+        REQUIRE(eventually([&] { return deliveries(wr)[0]["attempts"] == 1; }));
+    }
+    TestServer again(data.path(), notifications_at_once());
+    again.clock().advance(10s);
+    again.app().notifications()->send_due();
+    REQUIRE(receiver.attempts().size() == 2);
+    CHECK(receiver.events().size() == 1);
+    CHECK(deliveries(again)[0]["status"] == "delivered");
+}
+
+TEST_CASE("integration: wr notifications creates, tests and lists deliveries; export leaves the secret out and apply keeps it") {
+    Receiver receiver;
+    TestServer wr;
+    const auto cli = [&](std::vector<std::string> arguments, std::map<std::string, std::string> environment = {}, const std::string& input = "") {
+        arguments.insert(arguments.begin(), {"--api", wr.admin_url(), "--token", wr.admin_token()});
+        return wr::test::run_wr(arguments, environment, input);
+    };
+    const auto created = cli({"notifications", "create", "--name", "ops", "--url", receiver.url(), "--kind", "event.started",
+                              "--kind", "event.ended", "--wait-threshold", "15"},
+                             {{"WR_NOTIFICATION_SECRET", k_secret}});
+    REQUIRE_MESSAGE(created.exit_code == 0, created.err);
+    CHECK(created.out.find(k_secret) == std::string::npos);
+    const auto tested = cli({"notifications", "test", "ops"});
+    CHECK_MESSAGE(tested.exit_code == 0, tested.err);
+    CHECK(tested.out == "delivered: the receiver answered 204\n");
+    REQUIRE(receiver.events().size() == 1);
+    CHECK(receiver.events()[0].kind == "test");
+    CHECK(receiver.events()[0].signed_well);
+    const auto listed = cli({"notifications", "deliveries", "ops"});
+    CHECK(listed.out.find("test  delivered  1") != std::string::npos);
+    const auto bad = cli({"notifications", "create", "--name", "x", "--url", "ftp://example.com", "--secret", "short"});
+    CHECK(bad.exit_code == 1);
+    CHECK(bad.err == "wr: error: url: must be an http:// or https:// URL (host, optional port and path; no query or user info)\n"
+                     "  secret: must be at least 16 characters (the receiver checks signatures with it)\n");
+
+    // The export never holds the secret; applying it changes nothing, and the secret stays.
+    const auto exported = cli({"export"});
+    REQUIRE(exported.exit_code == 0);
+    CHECK(exported.out.find(k_secret) == std::string::npos);
+    const json document = json::parse(exported.out);
+    CHECK(document["notification_destinations"] ==
+          json::parse(R"j([{"enabled":true,"kinds":["event.started","event.ended"],"name":"ops","url":")j" + receiver.url() +
+                      R"j(","wait_threshold_minutes":15}])j"));
+    CHECK(cli({"apply", "-f", "-"}, {}, exported.out).out == "no changes\n");
+    CHECK(cli({"notifications", "test", "ops"}).exit_code == 0); // still signed with the same secret
+    CHECK(receiver.events().back().signed_well);
+
+    // A new destination in a file needs its secret: from the environment, never the file.
+    json more = document;
+    more["notification_destinations"].push_back({{"name", "pager"}, {"url", receiver.url()}});
+    const auto refused = cli({"apply", "-f", "-"}, {}, more.dump());
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.err.starts_with("wr: error: notification_destinations[1].secret: is required for a new destination"));
+    more["notification_destinations"][1]["secret_env"] = "PAGER_SECRET";
+    const auto applied = cli({"apply", "-f", "-"}, {{"PAGER_SECRET", "another-secret-of-the-pager"}}, more.dump());
+    CHECK_MESSAGE(applied.exit_code == 0, applied.err);
+    CHECK(applied.out == "+ create notification_destination pager\n1 change(s) applied\n");
+
+    // The audit log says the secrets were set, never what they are.
+    const auto audit = wr.get("/client/v4/audit_logs?type=notification_destination");
+    const std::string log = audit.text;
+    REQUIRE(audit.body["result"].size() == 2);
+    for (const json& entry : audit.body["result"])
+        CHECK(std::count(entry["changes"].begin(), entry["changes"].end(), json{{"field", "secret"}, {"before", nullptr}, {"after", "(changed)"}}) == 1);
+    CHECK(log.find(k_secret) == std::string::npos);
+    CHECK(log.find("another-secret-of-the-pager") == std::string::npos);
+}
+
+TEST_CASE("integration: in a control node with two edges, a room the edges fill is announced once, by the control node") {
+    Receiver receiver;
+    wr::test::TestOrigin origin;
+    wr::test::TempDir data;
+    wr::test::ControlNode control(data.path() / "control", 0, {"--notification-settle", "0s"});
+    control.api("POST", "/client/v4/notifications/destinations", destination(receiver, {"room.queueing_started"}));
+    control.api("POST", "/client/v4/zones", {{"name", "example.com"}, {"origin", origin.url()}});
+    control.api("POST", "/client/v4/zones/example.com/waiting_rooms",
+                {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}});
+    const std::string token = control.api("POST", "/client/v4/tokens", {{"name", "edges"}, {"scope", "edge"}})["token"];
+    wr::test::EdgeNode one(data.path() / "edge-1", "edge-1", control.url(), token, {"--edge-threads", "1"});
+    wr::test::EdgeNode two(data.path() / "edge-2", "edge-2", control.url(), token, {"--edge-threads", "1"});
+
+    // Each edge counts its own part of the room (memory state) and reports it; the control node
+    // merges the reports. Edge one takes 200 visitors and queues the next; edge two serves too.
+    std::vector<std::unique_ptr<wr::test::Browser>> browsers;
+    const auto visit = [&](int port) {
+        browsers.push_back(std::make_unique<wr::test::Browser>(port, "shop.example.com"));
+        return browsers.back()->get("/");
+    };
+    REQUIRE(eventually([&] { return visit(one.edge_port).from_origin(); }, 10s));
+    for (int i = 1; i < 200; ++i) REQUIRE(visit(one.edge_port).from_origin());
+    REQUIRE(eventually([&] { return visit(two.edge_port).from_origin(); }, 10s));
+    REQUIRE(visit(one.edge_port).has_header("Refresh"));
+    REQUIRE(eventually([&] { return receiver.events().size() == 1; }, 15s));
+    CHECK(receiver.events()[0].kind == "room.queueing_started");
+    CHECK(receiver.events()[0].body["figures"]["queued_users"] == 1);
+    // Two more rounds of reports later, still one: the edges send nothing themselves.
+    std::this_thread::sleep_for(4s);
+    CHECK(receiver.attempts().size() == 1);
+}
+
+} // TEST_SUITE
