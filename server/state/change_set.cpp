@@ -46,6 +46,39 @@ void ChangeSet::merge(const ChangeSet& other) {
     }
 }
 
+void ChangeSet::subtract_counts(const ChangeSet& other) {
+    for (const auto& [key, delta] : other.m_counts) {
+        const auto [it, inserted] = m_counts.try_emplace(key, 0);
+        if ((it->second -= delta) == 0) m_counts.erase(it);
+    }
+    for (const auto& [key, delta] : other.m_joins) {
+        const auto [it, inserted] = m_joins.try_emplace(key, 0);
+        if ((it->second -= delta) == 0) m_joins.erase(it);
+    }
+}
+
+ChangeSet ChangeSet::admission_counts() const {
+    ChangeSet out;
+    for (const auto& [key, delta] : m_counts)
+        if (key.kind == Kind::active || key.kind == Kind::admitted) out.m_counts.emplace(key, delta);
+    return out;
+}
+
+ChangeSet ChangeSet::revocations_and_seeds() const {
+    ChangeSet out;
+    out.m_revoked = m_revoked;
+    out.m_seeds = m_seeds;
+    return out;
+}
+
+ChangeSet ChangeSet::other_counts() const {
+    ChangeSet out;
+    for (const auto& [key, delta] : m_counts)
+        if (key.kind != Kind::active && key.kind != Kind::admitted) out.m_counts.emplace(key, delta);
+    out.m_joins = m_joins;
+    return out;
+}
+
 void ChangeSet::clear() {
     m_counts.clear();
     m_revoked.clear();

@@ -26,8 +26,17 @@ public:
     void record(const queue::LedgerChange& change) override;
     void add_join(int64_t minute, const queue::ClientAddress& address, int64_t delta);
     void merge(const ChangeSet& other);
+    // Takes `other`'s counts away (revocations and seeds, which cannot be undone, are left alone).
+    void subtract_counts(const ChangeSet& other);
     void clear();
     bool empty() const;
+
+    // The changes admissions are measured against: active users and admissions, by minute.
+    ChangeSet admission_counts() const;
+    // Revocations and release seeds: applying one twice changes nothing.
+    ChangeSet revocations_and_seeds() const;
+    // Everything else: waiting users, arrivals, check-ins, browsing and joins.
+    ChangeSet other_counts() const;
 
     // Every change, counts summed per key (sums of zero left out), revocations and seeds last.
     std::vector<queue::LedgerChange> changes() const;

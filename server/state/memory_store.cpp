@@ -25,16 +25,20 @@ void add(Map& counts, const Key& key, int64_t delta) {
 void MemoryStore::lose_everything() {
     std::lock_guard lock(m_mutex);
     m_rooms.clear();
+    ++m_server;
 }
 
-void MemoryStore::save_for_test() {
+MemoryStore::Snapshot MemoryStore::snapshot_for_test() const {
     std::lock_guard lock(m_mutex);
-    m_saved = m_rooms;
+    Snapshot snapshot;
+    snapshot.m_rooms = m_rooms;
+    return snapshot;
 }
 
-void MemoryStore::restore_for_test() {
+void MemoryStore::restore_for_test(const Snapshot& snapshot) {
     std::lock_guard lock(m_mutex);
-    m_rooms = m_saved;
+    m_rooms = snapshot.m_rooms;
+    ++m_server;
 }
 
 size_t MemoryStore::room_count() const {
@@ -71,8 +75,28 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
 
     std::set<queue::ClientAddress> pushed_joins;
     if (!push.read_only) {
+        // State that another server wrote (a promoted replica, a restart from disk) may lack
+        // what nodes were told was applied: grants wait until they have synced.
+        const std::string server = std::to_string(m_server);
+        if (!room.server.empty() && room.server != server) {
+            room.failover_ms = store_ms;
+            room.failover_seen_ms = 0;
+            for (const auto& [name, entry] : room.nodes) room.failover_seen_ms = std::max(room.failover_seen_ms, entry.seen_ms);
+        }
+        room.server = server;
+    }
+    const auto sequence = room.sequences.find(node_id);
+    const uint64_t stored_sequence = sequence == room.sequences.end() ? 0 : sequence->second.first;
+    if (!push.read_only) {
         if (push.epoch != room.epoch && !push.epoch.empty()) {
+            // The state this node knew is gone: every node pushes all it counts again.
             reply.status = RoomReply::Status::epoch_changed;
+            room.failover_ms = store_ms;
+            room.failover_seen_ms = 0;
+        } else if (push.acknowledged_sequence > stored_sequence) {
+            reply.status = RoomReply::Status::lost;
+            reply.stored_sequence_before = stored_sequence;
+            if (const auto copy = room.contributions.find(node_id); copy != room.contributions.end()) reply.stored_contribution = copy->second;
         } else {
             auto& [last_sequence, seen] = room.sequences[node_id];
             reply.stored_sequence_before = last_sequence;
@@ -100,6 +124,7 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
                 last_sequence = std::max(last_sequence, batch.sequence);
             }
             seen = store_ms;
+            if (!push.batches.empty()) room.contributions[node_id] = push.contribution;
         }
     }
 
@@ -168,12 +193,15 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
         request.own_weight = push.share_weight;
         request.own_rate = push.demand_weight;
         request.validity_ms = timing.grant_validity_ms;
+        bool waiting_for_a_node = false;
         for (auto it = room.nodes.begin(); it != room.nodes.end();) {
             const NodeEntry& other = it->second;
             if (it->first == node_id) {
                 ++it;
                 continue;
             }
+            // Live before the failover and not heard from since: it may have changes to send again.
+            if (other.seen_ms < room.failover_ms && other.seen_ms >= room.failover_seen_ms - timing.node_liveness_ms) waiting_for_a_node = true;
             if (other.expires_ms > store_ms) {
                 request.reserved_total += other.grant.total;
                 if (other.grant.minute == now_minute) request.reserved_minute += other.grant.this_minute;
@@ -186,14 +214,23 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
             }
             ++it;
         }
-        reply.grant = compute_grant(request, now_minute);
+        const bool recounting = store_ms < room.failover_ms + timing.node_liveness_ms ||
+                                (waiting_for_a_node && store_ms < room.failover_ms + k_recount_livenesses * timing.node_liveness_ms);
+        reply.grant = recounting ? Grant{0, 0, now_minute} : compute_grant(request, now_minute);
         reply.share = demand_share(request);
         reply.live_nodes = static_cast<int64_t>(request.others.size()) + 1;
         // Reserved: the grant, or what the node may admit before the answer reaches it, if more.
         const Grant reserved{std::max(reply.grant.total, push.in_flight_allowance), std::max(reply.grant.this_minute, push.in_flight_allowance),
                              now_minute};
         room.nodes[node_id] = NodeEntry{push.share_weight, store_ms, reserved, store_ms + timing.grant_validity_ms};
-        std::erase_if(room.sequences, [store_ms](const auto& entry) { return entry.second.second < store_ms - 3600000; });
+        for (auto it = room.sequences.begin(); it != room.sequences.end();) {
+            if (it->second.second < store_ms - 3600000) {
+                room.contributions.erase(it->first);
+                it = room.sequences.erase(it);
+            } else {
+                ++it;
+            }
+        }
         room.expires_ms = store_ms + k_room_ttl_seconds * 1000;
     }
     return reply;

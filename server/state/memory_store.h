@@ -1,7 +1,8 @@
 #pragma once
 // The shared store in this process: reconcile.lua's logic in C++, step for step, for
 // `wr simulate --nodes` and the unit tests, which run nodes against it on virtual time. Its
-// clock plays Redis's own (TIME): grants and liveness are measured on it.
+// clock plays Redis's own (TIME): grants and liveness are measured on it. Each failover or loss
+// the tests play makes it another server, as a promoted replica or a restarted Redis is.
 #include <deque>
 #include <map>
 #include <mutex>
@@ -24,9 +25,11 @@ public:
     void lose_everything();
     // Rooms whose keys have not expired.
     size_t room_count() const;
-    // A failover to a replica that had copied everything up to the save and nothing after.
-    void save_for_test();
-    void restore_for_test();
+    // The whole state as a replica holds it at one moment, and a failover to that replica: it
+    // had copied everything up to the snapshot and nothing after.
+    class Snapshot;
+    Snapshot snapshot_for_test() const;
+    void restore_for_test(const Snapshot& snapshot);
 
 private:
     struct NodeEntry {
@@ -48,16 +51,27 @@ private:
         int64_t revocation_base = 0;
         std::map<std::string, NodeEntry> nodes;
         std::map<std::string, std::pair<uint64_t, int64_t>> sequences; // node → (last batch, seen)
+        std::map<std::string, std::string> contributions;                // node → its part of the admission counts
+        std::string server;         // the server that last wrote the room
+        int64_t failover_ms = 0;    // when the room's state was found to come from elsewhere
+        int64_t failover_seen_ms = 0; // the last sync the state it came with had seen
         std::map<int64_t, std::map<queue::ClientAddress, int64_t>> joins; // minute → address → joins
         int64_t expires_ms = 0;
     };
+public:
+    class Snapshot {
+        friend class MemoryStore;
+        std::map<std::string, RoomState> m_rooms;
+    };
+
+private:
     RoomReply exchange_one(const std::string& node_id, const RoomPush& push, const StoreTiming& timing, int64_t store_ms);
 
     const util::Clock& m_clock;
     mutable std::mutex m_mutex;
     std::map<std::string, RoomState> m_rooms;
-    std::map<std::string, RoomState> m_saved;
     uint64_t m_epochs = 0;
+    uint64_t m_server = 1; // which server this is: a new one after each failover or loss
 };
 
 } // namespace wr::state

@@ -9,20 +9,23 @@
 --       5 revoked (list of session:until_ms), 6 nodes (node -> weight:seen:grant_total:
 --       grant_minute:minute:expires), 7 seq (node -> last_batch:seen), 8 slots (v:slot -> arrivals
 --       into the queue, c:slot -> check-ins of waiting users, b:slot -> milliseconds between
---       admitted users' requests), 9.. joins of a minute
---       (address -> joins). Every key carries the room id as a hash tag.
+--       admitted users' requests), 9 own (node -> its part of the admission counts, as of its
+--       last batch applied: server/state/contribution.h; never read here, only handed back),
+--       10.. joins of a minute (address -> joins). Every key carries the room id as a hash tag.
 -- ARGV: 1 node, 2 epoch, 3 now_ms (the node's clock), 4 total_active_users,
 --       5 new_users_per_minute, 6 session minutes, 7 demand rate now, 8 liveness ms,
 --       9 grant validity ms, 10 revocation cursor, 11 ttl seconds, 12 read-only (1/0),
 --       13 demand over the share window, 14 what the node may admit while this push is on its
---       way, 15 number of join keys, then their minutes, then the number of batches, then per batch:
+--       way, 15 the server's run id as the node's connection found it, 16 the last batch the store
+--       acknowledged to the node, 17 the node's contribution once the batches are in,
+--       18 number of join keys, then their minutes, then the number of batches, then per batch:
 --       sequence, number of changes, number of joins, changes as (kind, key, minute, delta)
 --       with kind a(ctive) w(aiting) m (admitted) r(evoked) s(eed) v (arrived) c (checked in)
 --       b (browsed),
 --       joins as (minute, address, delta).
--- Returns: {status ("ok" or "epoch"), epoch, last batch applied before, active, waiting,
+-- Returns: {status ("ok", "epoch" or "lost"), epoch, last batch applied before, active, waiting,
 --           admitted, seeds, revocations, revocation cursor, joins, {grant_total, grant_minute,
---           minute}, share, live nodes, slots}
+--           minute}, share, live nodes, slots, the node's contribution as stored ("lost" only)}
 local node = ARGV[1]
 local epoch = ARGV[2]
 local now_ms = tonumber(ARGV[3])
@@ -37,15 +40,19 @@ local ttl = tonumber(ARGV[11])
 local read_only = ARGV[12] == '1'
 local weight = tonumber(ARGV[13])
 local in_flight = tonumber(ARGV[14])
+local server = ARGV[15]
+local acknowledged = tonumber(ARGV[16])
+local contribution = ARGV[17]
+local recount_livenesses = 10 -- k_recount_livenesses (server/state/shared_store.h)
 local now_minute = math.floor(now_ms / 60000)
 local now_slot = math.floor(now_ms / 10000)
 local time = redis.call('TIME')
 local store_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
 local join_keys = {}
-local n_join_keys = tonumber(ARGV[15])
-for i = 1, n_join_keys do join_keys[ARGV[15 + i]] = KEYS[8 + i] end
-local at = 16 + n_join_keys
+local n_join_keys = tonumber(ARGV[18])
+for i = 1, n_join_keys do join_keys[ARGV[18 + i]] = KEYS[9 + i] end
+local at = 19 + n_join_keys
 
 -- The epoch names this incarnation of the room's state: a new one when the state is gone, so
 -- that every node pushes all it still counts again instead of its latest changes only.
@@ -57,6 +64,22 @@ if not stored_epoch and not read_only then
 end
 stored_epoch = stored_epoch or ''
 
+-- State that another server wrote (a promoted replica, a restart from disk) may lack what nodes
+-- were told was applied: grants wait until they have synced (see the grant below).
+if not read_only then
+  local wrote = redis.call('HGET', KEYS[1], 'server')
+  if wrote and wrote ~= server then
+    local newest = 0
+    local nodes = redis.call('HGETALL', KEYS[6])
+    for i = 2, #nodes, 2 do
+      local seen = tonumber(string.match(nodes[i], '^[^:]+:(%d+):'))
+      if seen > newest then newest = seen end
+    end
+    redis.call('HSET', KEYS[1], 'failover', store_ms, 'failseen', newest)
+  end
+  if wrote ~= server then redis.call('HSET', KEYS[1], 'server', server) end
+end
+
 local function add(key, field, delta)
   if delta ~= 0 then
     if redis.call('HINCRBY', key, field, delta) == 0 then redis.call('HDEL', key, field) end
@@ -65,14 +88,22 @@ end
 
 local status = 'ok'
 local before = 0
+local stored_contribution = ''
 local pushed_joins = {}
 if not read_only then
+  local entry = redis.call('HGET', KEYS[7], node)
+  if entry then before = tonumber(string.match(entry, '^(%d+)')) end
   -- A node that never synced the room ('') has nothing from an older epoch to push again.
   if epoch ~= stored_epoch and epoch ~= '' then
+    -- The state this node knew is gone: every node pushes all it counts again.
     status = 'epoch'
+    redis.call('HSET', KEYS[1], 'failover', store_ms, 'failseen', 0)
+  elseif acknowledged > before then
+    -- Batches acknowledged to the node are missing (a failover to a replica that lagged):
+    -- nothing applied; the node sends again what this copy of its contribution lacks.
+    status = 'lost'
+    stored_contribution = redis.call('HGET', KEYS[9], node) or ''
   else
-    local entry = redis.call('HGET', KEYS[7], node)
-    if entry then before = tonumber(string.match(entry, '^(%d+)')) end
     local last = before
     local n_batches = tonumber(ARGV[at])
     at = at + 1
@@ -111,6 +142,7 @@ if not read_only then
       if sequence > last then last = sequence end
     end
     redis.call('HSET', KEYS[7], node, last .. ':' .. store_ms)
+    if n_batches > 0 then redis.call('HSET', KEYS[9], node, contribution) end
   end
 end
 
@@ -195,6 +227,9 @@ if not read_only and status == 'ok' then
   local free_total = total - math.max(0, active_users)
   local free_minute = per_minute - admitted_now
   local reserved_total, reserved_minute = 0, 0
+  local failover = tonumber(redis.call('HGET', KEYS[1], 'failover') or '0')
+  local failover_seen = tonumber(redis.call('HGET', KEYS[1], 'failseen') or '0')
+  local waiting_for_a_node = false
   local seats = {{node = node, weight = weight}}
   local nodes = redis.call('HGETALL', KEYS[6])
   for i = 1, #nodes, 2 do
@@ -202,6 +237,8 @@ if not read_only and status == 'ok' then
       local w, seen, g_total, g_minute, g_of, expires =
         string.match(nodes[i + 1], '^([^:]+):(%d+):(%d+):(%d+):(%-?%d+):(%d+)$')
       w, seen, expires = tonumber(w), tonumber(seen), tonumber(expires)
+      -- Live before the failover and not heard from since: it may have changes to send again.
+      if seen < failover and seen >= failover_seen - liveness then waiting_for_a_node = true end
       if expires > store_ms then
         reserved_total = reserved_total + tonumber(g_total)
         if tonumber(g_of) == now_minute then reserved_minute = reserved_minute + tonumber(g_minute) end
@@ -261,20 +298,25 @@ if not read_only and status == 'ok' then
     local want = math.min(math.max(apportioned(free), quiet_floor), math.max(need, even))
     return math.max(0, math.min(want, free - reserved))
   end
-  grant_total = granted(free_total, reserved_total)
-  grant_minute = granted(free_minute, reserved_minute)
+  local recounting = store_ms < failover + liveness or
+                     (waiting_for_a_node and store_ms < failover + recount_livenesses * liveness)
+  if not recounting then
+    grant_total = granted(free_total, reserved_total)
+    grant_minute = granted(free_minute, reserved_minute)
+  end
   -- Reserved: the grant, or what the node may admit before the answer reaches it, if more.
   redis.call('HSET', KEYS[6], node, ARGV[13] .. ':' .. store_ms .. ':' .. math.max(grant_total, in_flight) .. ':' ..
                                      math.max(grant_minute, in_flight) .. ':' .. now_minute .. ':' .. (store_ms + validity))
-  -- Batch numbers of node runs gone for an hour are forgotten.
+  -- Batch numbers and contributions of node runs gone for an hour are forgotten.
   local sequences = redis.call('HGETALL', KEYS[7])
   for i = 1, #sequences, 2 do
     if tonumber(string.match(sequences[i + 1], ':(%d+)$')) < store_ms - 3600000 then
       redis.call('HDEL', KEYS[7], sequences[i])
+      redis.call('HDEL', KEYS[9], sequences[i])
     end
   end
-  for i = 1, 8 do redis.call('EXPIRE', KEYS[i], ttl) end
+  for i = 1, 9 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
 
 return {status, stored_epoch, before, active, waiting, admitted, seeds, revocations, new_cursor, joins,
-        {grant_total, grant_minute, now_minute}, string.format('%.17g', share), live, slots}
+        {grant_total, grant_minute, now_minute}, string.format('%.17g', share), live, slots, stored_contribution}

@@ -110,13 +110,15 @@ uint64_t unsigned_in(std::string_view text, const char* what) {
     malformed(what);
 }
 
-std::vector<std::string> script_arguments(const std::string& sha, const std::string& node_id, const RoomPush& push, const StoreTiming& timing) {
+std::vector<std::string> script_arguments(const std::string& sha, const std::string& server, const std::string& node_id, const RoomPush& push,
+                                          const StoreTiming& timing) {
     const std::string prefix = "wr:{" + push.room_id + "}:";
     std::set<int64_t> join_minutes;
     for (const PushedBatch& batch : push.batches)
         for (const JoinChange& join : batch.joins) join_minutes.insert(join.minute);
     std::vector<std::string> keys = {prefix + "meta",    prefix + "active", prefix + "waiting", prefix + "admitted",
-                                     prefix + "revoked", prefix + "nodes",  prefix + "seq",    prefix + "slots"};
+                                     prefix + "revoked", prefix + "nodes",  prefix + "seq",    prefix + "slots",
+                                     prefix + "own"};
     for (const int64_t minute : join_minutes) keys.push_back(prefix + "joins:" + std::to_string(minute));
 
     char weight[32], share_weight[32];
@@ -129,7 +131,8 @@ std::vector<std::string> script_arguments(const std::string& sha, const std::str
           std::to_string(push.new_users_per_minute), std::to_string(push.session_minutes), std::string(weight),
           std::to_string(timing.node_liveness_ms), std::to_string(timing.grant_validity_ms), std::to_string(push.revocation_cursor),
           std::to_string(k_room_ttl_seconds), std::string(push.read_only ? "1" : "0"), std::string(share_weight),
-          std::to_string(push.in_flight_allowance), std::to_string(join_minutes.size())})
+          std::to_string(push.in_flight_allowance), server, std::to_string(push.acknowledged_sequence), push.contribution,
+          std::to_string(join_minutes.size())})
         out.push_back(argument);
     for (const int64_t minute : join_minutes) out.push_back(std::to_string(minute));
     out.push_back(std::to_string(push.batches.size()));
@@ -159,11 +162,13 @@ std::vector<std::string> script_arguments(const std::string& sha, const std::str
 }
 
 RoomReply parse_reply(const redisReply* reply) {
-    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements < 14) malformed("not the 14 fields of a room");
+    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements < 15) malformed("not the 15 fields of a room");
     RoomReply out;
     const std::string status = text_of(element(reply, 0, REDIS_REPLY_STRING, "status"));
     if (status == "epoch") out.status = RoomReply::Status::epoch_changed;
+    else if (status == "lost") out.status = RoomReply::Status::lost;
     else if (status != "ok") malformed("status '" + status + "'");
+    out.stored_contribution = text_of(element(reply, 14, REDIS_REPLY_STRING, "contribution"));
     out.epoch = text_of(element(reply, 1, REDIS_REPLY_STRING, "epoch"));
     out.stored_sequence_before = static_cast<uint64_t>(integer_of(reply->element[2], "last batch"));
 
@@ -319,6 +324,13 @@ void RedisStore::connect() {
     if (role->type != REDIS_REPLY_ARRAY || role->elements == 0 || text_of(role->element[0]) != "master")
         fail("is a " + (role->type == REDIS_REPLY_ARRAY && role->elements ? text_of(role->element[0]) : std::string("server")) +
              ", not the master");
+    // The server's identity: a room whose state another server wrote (a promoted replica, a
+    // restart) holds its grants until every node has synced (reconcile.lua).
+    const Reply info = run({"INFO", "server"}, "INFO");
+    const std::string text = text_of(info.get());
+    const size_t run_id = text.find("run_id:");
+    if (run_id == std::string::npos) fail("INFO server has no run_id");
+    m_server = text.substr(run_id + 7, text.find_first_of("\r\n", run_id) - run_id - 7);
     const Reply loaded = run({"SCRIPT", "LOAD", std::string(script())}, "SCRIPT LOAD");
     m_sha = text_of(loaded.get());
     m_context = context;
@@ -329,7 +341,7 @@ std::vector<RoomReply> RedisStore::exchange(const std::string& node_id, const st
     if (!m_context) connect();
     std::vector<std::vector<std::string>> commands;
     commands.reserve(pushes.size());
-    for (const RoomPush& push : pushes) commands.push_back(script_arguments(m_sha, node_id, push, timing));
+    for (const RoomPush& push : pushes) commands.push_back(script_arguments(m_sha, m_server, node_id, push, timing));
     for (const auto& arguments : commands) {
         std::vector<const char*> argv;
         std::vector<size_t> lengths;

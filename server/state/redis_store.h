@@ -44,6 +44,7 @@ private:
     RedisStoreOptions m_options;
     redisContext* m_context = nullptr;
     std::string m_sha;
+    std::string m_server;         // the run id of the server connected to
     RedisEndpoint m_master;       // the server in use (for Sentinel: the master found)
     size_t m_next_sentinel = 0;   // the Sentinel that answered last is asked first
 };

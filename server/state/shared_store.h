@@ -5,6 +5,10 @@
 // (redis_store.*, reconcile.lua); MemoryStore is the same logic in C++ for `wr simulate` and the
 // unit tests. Changes travel in numbered batches, and the store applies a batch number once per
 // node run, so a push whose answer was lost can be sent again without counting anyone twice.
+// Beside the counts the store keeps, per node run, the last batch applied and the node's part
+// of the admission counts (contribution.h), written in the same atomic step: a replica that
+// took over after a failover has the two that match its counts, and a node that finds the store
+// behind what it acknowledged sends exactly what is missing.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -42,6 +46,12 @@ struct RoomPush {
     // it): the store keeps that much reserved too, since the answer's grant takes over only when
     // it arrives.
     int64_t in_flight_allowance = 0;
+    // The last batch the store acknowledged to this node run: a store that has applied fewer
+    // lost some after acknowledging them (a failover to a replica that lagged).
+    uint64_t acknowledged_sequence = 0;
+    // This node run's part of the admission counts once the batches are in (encode_contribution),
+    // for the store to keep with them; "" when there are no batches.
+    std::string contribution;
     std::vector<PushedBatch> batches;
 };
 
@@ -49,10 +59,13 @@ struct RoomReply {
     enum class Status {
         ok,
         epoch_changed, // the store lost the room's state (restart, expiry): nothing applied; push everything again
+        lost,          // the store has fewer of this node run's batches than it acknowledged: nothing applied;
+                       // stored_sequence_before and stored_contribution say what it has
     };
     Status status = Status::ok;
     std::string epoch;
     uint64_t stored_sequence_before = 0; // the last batch of this node run applied before this push
+    std::string stored_contribution;     // lost: the store's copy of this node run's contribution
     std::vector<queue::LedgerChange> counts; // global counts: active, waiting, admitted, release seeds
     std::vector<std::pair<uint64_t, int64_t>> revocations; // (session id, until ms) past the cursor
     int64_t revocation_cursor = 0;
@@ -79,6 +92,12 @@ struct StoreTiming {
     int64_t grant_validity_ms = 1000;
     int64_t node_liveness_ms = 1000;
 };
+
+// After a room's state came from elsewhere — another server took over (a failover, a restart
+// from disk) or it was lost — the store grants nothing until the counts are whole again: for
+// a node liveness at least, and while a node that was live before has not synced since, for
+// up to this many node livenesses (a node that died with the master is not waited for longer).
+inline constexpr int64_t k_recount_livenesses = 10;
 
 class SharedStore {
 public:
