@@ -226,6 +226,21 @@ RoomReply parse_reply(const redisReply* reply) {
     return out;
 }
 
+// Errors about the server rather than one room's keys: the whole round fails.
+bool is_server_error(std::string_view error) {
+    for (const std::string_view prefix : {"READONLY", "NOSCRIPT", "LOADING", "MASTERDOWN", "BUSY", "NOAUTH", "NOPERM", "OOM",
+                                          "MISCONF", "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "CROSSSLOT", "ERR unknown command"})
+        if (error.starts_with(prefix)) return true;
+    return false;
+}
+
+RoomReply failed_room(std::string error) {
+    RoomReply reply;
+    reply.status = RoomReply::Status::failed;
+    reply.error = std::move(error);
+    return reply;
+}
+
 } // namespace
 
 std::string_view RedisStore::script() {
@@ -353,7 +368,7 @@ std::vector<RoomReply> RedisStore::exchange(const std::string& node_id, const st
     }
     // Read every answer, even after an error one, so the connection stays in step.
     std::vector<Reply> answers;
-    std::string first_error;
+    std::string server_error;
     for (size_t i = 0; i < commands.size(); ++i) {
         void* raw = nullptr;
         if (redisGetReply(m_context, &raw) != REDIS_OK) {
@@ -362,18 +377,31 @@ std::vector<RoomReply> RedisStore::exchange(const std::string& node_id, const st
             throw StoreUnavailable("lost the connection to redis " + endpoint_text(m_master) + ": " + why, true);
         }
         Reply reply(static_cast<redisReply*>(raw));
-        if (reply->type == REDIS_REPLY_ERROR && first_error.empty()) first_error = text_of(reply.get());
+        if (reply->type == REDIS_REPLY_ERROR && server_error.empty() && is_server_error(text_of(reply.get())))
+            server_error = text_of(reply.get());
         answers.push_back(std::move(reply));
     }
-    if (!first_error.empty()) {
+    if (!server_error.empty()) {
         // READONLY: the master became a replica (a failover); NOSCRIPT: the script cache was
         // emptied. Both: connect again, rediscovering the master, and load the script anew.
         disconnect();
-        throw StoreUnavailable("redis " + endpoint_text(m_master) + " answered: " + first_error, true);
+        throw StoreUnavailable("redis " + endpoint_text(m_master) + " answered: " + server_error, true);
     }
+    // Any other error is the room's own (the script failed on one of its keys): that room
+    // fails, the others go on.
     std::vector<RoomReply> replies;
     replies.reserve(answers.size());
-    for (const Reply& answer : answers) replies.push_back(parse_reply(answer.get()));
+    for (const Reply& answer : answers) {
+        if (answer->type == REDIS_REPLY_ERROR) {
+            replies.push_back(failed_room(text_of(answer.get())));
+            continue;
+        }
+        try {
+            replies.push_back(parse_reply(answer.get()));
+        } catch (const StoreUnavailable& error) {
+            replies.push_back(failed_room(error.what()));
+        }
+    }
     return replies;
 }
 

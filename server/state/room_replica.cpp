@@ -245,6 +245,11 @@ void RoomReplica::send_again_what_was_lost(const RoomReply& reply, util::TimePoi
 }
 
 void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
+    if (reply.status == RoomReply::Status::failed) {
+        // This room alone failed in the store (a damaged key): as if the store were away for it.
+        sync_failed(true, now);
+        return;
+    }
     if (!m_read_only_in_flight &&
         (reply.status == RoomReply::Status::epoch_changed || reply.status == RoomReply::Status::lost)) {
         // Nothing was applied: repair, and push again at once.

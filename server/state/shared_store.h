@@ -61,11 +61,13 @@ struct RoomReply {
         epoch_changed, // the store lost the room's state (restart, expiry): nothing applied; push everything again
         lost,          // the store has fewer of this node run's batches than it acknowledged: nothing applied;
                        // stored_sequence_before and stored_contribution say what it has
+        failed,        // this room alone failed (a damaged key): `error` says why; some of the push may have been applied
     };
     Status status = Status::ok;
     std::string epoch;
     uint64_t stored_sequence_before = 0; // the last batch of this node run applied before this push
     std::string stored_contribution;     // lost: the store's copy of this node run's contribution
+    std::string error;                   // failed: what the store said
     std::vector<queue::LedgerChange> counts; // global counts: active, waiting, admitted, release seeds
     std::vector<std::pair<uint64_t, int64_t>> revocations; // (session id, until ms) past the cursor
     int64_t revocation_cursor = 0;
@@ -102,7 +104,9 @@ inline constexpr int64_t k_recount_livenesses = 10;
 class SharedStore {
 public:
     virtual ~SharedStore() = default;
-    // One round trip: a reply per push, in order. Throws StoreUnavailable.
+    // One round trip: a reply per push, in order. Throws StoreUnavailable when the store as a
+    // whole failed; a room the store failed alone (its keys damaged) gets Status::failed, and the
+    // others their answers.
     virtual std::vector<RoomReply> exchange(const std::string& node_id, const std::vector<RoomPush>& pushes,
                                             const StoreTiming& timing) = 0;
     // "redis 127.0.0.1:6379/0", "redis-sentinel mymaster via 127.0.0.1:26379 (master 127.0.0.1:6380)"

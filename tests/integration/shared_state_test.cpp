@@ -167,6 +167,52 @@ TEST_CASE("shared state: under Sentinel, the edges follow a failover to the new 
     CHECK(replica.cli({"ROLE"}).starts_with("master"));
 }
 
+TEST_CASE("shared state: a damaged key of one room fails that room alone: the other holds its limits, and no one gets a 5xx") {
+    RedisServer redis;
+    CountingOrigin origin;
+    nlohmann::json news = wr::test::shop_room();
+    news["name"] = "news";
+    news["host"] = "news.example.com";
+    ThreeEdges edges(redis.url(), origin.url(), {}, {wr::test::shop_room(), news});
+    std::vector<SpreadBrowser> shop, readers;
+    for (int i = 0; i < 260; ++i) {
+        shop.emplace_back(i);
+        readers.emplace_back(i, "news.example.com");
+    }
+    std::atomic<int> server_errors{0};
+    warm_up(edges, shop, server_errors);
+    warm_up(edges, readers, server_errors);
+
+    // The shop's active users key becomes a string: every script call on the shop fails.
+    const std::string shop_id = edges.nodes[0]->api("GET", "/client/v4/zones/example.com/waiting_rooms/shop")["result"]["id"];
+    CHECK(redis.cli({"SET", "wr:{" + shop_id + "}:active", "damaged"}) == "OK");
+    std::this_thread::sleep_for(300ms);
+
+    // The news room holds its limits as if nothing happened: 240 arrivals, 200 places.
+    wr::test::visit_spread(edges, readers, 3, 240, server_errors);
+    waiting_ask_again(edges, readers, 240, 200, server_errors);
+    CHECK(admitted_count(readers) <= 200);
+    CHECK(admitted_count(readers) >= 196);
+    CHECK(origin.served("news.example.com") == admitted_count(readers));
+    wait_until_every_edge_reports(edges, admitted_count(readers), "news");
+    for (const auto& node : edges.nodes) CHECK(node->status("news")["estimated_total_active_users"] == admitted_count(readers));
+    // The shop admits by the failure mode (each edge its share of what was free), without a 5xx.
+    wr::test::visit_spread(edges, shop, 3, 60, server_errors);
+    CHECK(server_errors == 0);
+    CHECK(admitted_count(shop) > 3);
+    CHECK(origin.served("shop.example.com") == admitted_count(shop));
+    for (size_t i = 0; i < 3; ++i) {
+        const auto metrics = wr::test::parse_prometheus(edges.nodes[i]->metrics());
+        const std::string name = "edge-" + std::to_string(i + 1);
+        CHECK(metrics.value("wr_state_connected", {{"node", name}, {"backend", "redis"}}) == 1);
+        CHECK(metrics.value("wr_state_degraded_rooms", {{"node", name}}) == 1);
+    }
+    edges.nodes[0]->process.send_signal(SIGTERM);
+    REQUIRE(edges.nodes[0]->process.wait_exit(10s) == 0);
+    const std::string log = edges.nodes[0]->process.rest_of_output();
+    CHECK(log.find("room " + shop_id + ": redis 127.0.0.1:" + std::to_string(redis.port()) + "/0 failed its sync: WRONGTYPE") != std::string::npos);
+}
+
 TEST_CASE("shared state: an unreachable Redis at start is a logged degraded mode, not a crash") {
     const int closed = wr::test::free_port();
     CountingOrigin origin;
