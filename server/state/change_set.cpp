@@ -57,6 +57,24 @@ void ChangeSet::subtract_counts(const ChangeSet& other) {
     }
 }
 
+int64_t ChangeSet::count(const queue::LedgerChange& change) const {
+    const auto it = m_counts.find(CountKey{change.kind, change.key, change.minute});
+    return it == m_counts.end() ? 0 : it->second;
+}
+
+void ChangeSet::set_count(const queue::LedgerChange& change) {
+    if (change.delta == 0) m_counts.erase(CountKey{change.kind, change.key, change.minute});
+    else m_counts[CountKey{change.kind, change.key, change.minute}] = change.delta;
+}
+
+void ChangeSet::replay_counts_onto(queue::Ledger& ledger) const {
+    for (const auto& [key, delta] : m_counts) ledger.apply({key.kind, key.key, key.minute, delta});
+}
+
+void ChangeSet::unreplay_counts_from(queue::Ledger& ledger) const {
+    for (const auto& [key, delta] : m_counts) ledger.apply({key.kind, key.key, key.minute, -delta});
+}
+
 ChangeSet ChangeSet::admission_counts() const {
     ChangeSet out;
     for (const auto& [key, delta] : m_counts)

@@ -28,6 +28,13 @@ public:
     void merge(const ChangeSet& other);
     // Takes `other`'s counts away (revocations and seeds, which cannot be undone, are left alone).
     void subtract_counts(const ChangeSet& other);
+    // For a change set that holds counts as they stand (a node's copy of the global counts):
+    // the count under `change`'s key, and setting it to `change.delta`.
+    int64_t count(const queue::LedgerChange& change) const;
+    void set_count(const queue::LedgerChange& change);
+    // Adds the counts to `ledger`, or takes them away (revocations and seeds left out).
+    void replay_counts_onto(queue::Ledger& ledger) const;
+    void unreplay_counts_from(queue::Ledger& ledger) const;
     void clear();
     bool empty() const;
 

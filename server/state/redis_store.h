@@ -1,6 +1,6 @@
 #pragma once
-// The shared store on Redis (hiredis): one pipeline of EVALSHA calls per sync, one per room,
-// running reconcile.lua. With Sentinel it asks the Sentinels for the master, checks that the
+// The shared store on Redis (hiredis): one pipeline per sync of EVALSHA calls running
+// reconcile.lua, each covering up to a hundred rooms. With Sentinel it asks the Sentinels for the master, checks that the
 // server it reached says it is the master (ROLE), and asks again after any connection error or
 // READONLY answer, so it follows a failover without a restart. Used from one thread only (the
 // sync thread); every call has a timeout, so nothing waits on Redis for long.

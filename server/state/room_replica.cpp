@@ -31,6 +31,7 @@ const char* to_string(Footing footing) {
 
 void RoomReplica::Recorder::record(const queue::LedgerChange& change) {
     replica->m_open.record(change);
+    if (change.kind == Kind::release_seed) replica->m_view_seed_minute = std::max(replica->m_view_seed_minute, change.key);
     // The grant is measured against admissions (and the local share against active users).
     if (change.kind == Kind::admitted || change.kind == Kind::active) replica->m_since_basis.record(change);
 }
@@ -72,8 +73,8 @@ int64_t RoomReplica::allowance(const queue::Policy& policy, util::TimePoint now)
     }
     // This node's share of what was free at the last answer (aging as sessions end), less what it
     // has taken since.
-    const int64_t free_total = policy.total_active_users - m_global.active_users(now, policy.session_duration);
-    const int64_t free_minute = policy.new_users_per_minute - m_global.admitted_in_minute(now);
+    const int64_t free_total = policy.total_active_users - std::max<int64_t>(0, m_global.active_users(now, policy.session_duration));
+    const int64_t free_minute = policy.new_users_per_minute - m_global.admitted(queue::minute_of(now));
     return std::min(local_share_allowance(m_share, free_total, std::max<int64_t>(0, m_since_basis.active_users(now, policy.session_duration))),
                     local_share_allowance(m_share, free_minute, m_since_basis.admitted(minute)));
 }
@@ -149,6 +150,8 @@ RoomPush RoomReplica::begin_sync(const std::string& room_id, util::TimePoint now
     push.new_users_per_minute = m_policy.new_users_per_minute;
     push.session_minutes = m_policy.session_duration.count();
     push.revocation_cursor = m_revocation_cursor;
+    push.version = m_sent_version = m_version;
+    push.generation = m_sent_generation = m_generation;
     push.in_flight_allowance = std::clamp<int64_t>(allowance(m_policy, now), 0, std::max<int64_t>(0, m_policy.total_active_users));
     m_read_only_in_flight = read_only;
     m_sent_at = now;
@@ -166,8 +169,8 @@ RoomPush RoomReplica::begin_sync(const std::string& room_id, util::TimePoint now
     const util::Milliseconds covered = std::clamp<util::Milliseconds>(now - *m_first_push, m_settings.sync_interval, window);
     m_demand = 0;
     m_last_push = now;
-    push.demand_weight = std::round(m_weight * 1000) / 1000;
-    push.share_weight = std::round(static_cast<double>(in_window) * 1000.0 / static_cast<double>(covered.count()) * 1000) / 1000;
+    push.demand_rate_milli = std::llround(m_weight * 1000);
+    push.share_weight_milli = std::llround(static_cast<double>(in_window) * 1000.0 / static_cast<double>(covered.count()) * 1000);
 
     // Seal what was journaled since the last push into a batch; a batch that never left this
     // node may still grow, one that may have reached the store stays as it was sent.
@@ -209,6 +212,12 @@ void RoomReplica::start_over(const RoomReply& reply, util::TimePoint now) {
     for (const Batch& batch : m_batches)
         if (!batch.counted) everything.merge(batch.changes);
     everything.prune(now);
+    // The view keeps the old global counts until the store's new ones come in (they include
+    // this node's contribution, now in the batch too: counted twice for a round trip, never
+    // less than once).
+    m_contribution.replay_counts_onto(m_view);
+    for (const Batch& batch : m_batches)
+        if (batch.counted) batch.changes.unreplay_counts_from(m_view);
     m_batches.clear();
     m_history.clear();
     m_contribution.clear();
@@ -240,7 +249,9 @@ void RoomReplica::send_again_what_was_lost(const RoomReply& reply, util::TimePoi
     m_trimmed_through = std::min(m_trimmed_through, stored);
     m_acknowledged_sequence = stored;
     // After the batches not acknowledged yet (numbers above what was acknowledged), under a new
-    // number, and frozen: it must not take in new changes, which m_contribution lacks.
+    // number, and frozen: it must not take in new changes, which m_contribution lacks. In the
+    // view too, as every batch is (counted twice until the store's counts come in).
+    missing.replay_counts_onto(m_view);
     if (!missing.empty()) m_batches.push_back(Batch{++m_last_sequence, std::move(missing), true, true});
 }
 
@@ -257,6 +268,7 @@ void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
         else send_again_what_was_lost(reply, now);
         m_batches_in_flight = 0;
         m_resync = true;
+        m_generation = -1; // the next answer brings every count
         return;
     }
 
@@ -264,6 +276,8 @@ void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
         for (size_t i = 0; i < m_batches_in_flight && !m_batches.empty(); ++i) {
             Batch batch = std::move(m_batches.front());
             m_batches.pop_front();
+            // In the global counts from now on (the answer's changed counts include it).
+            batch.changes.unreplay_counts_from(m_view);
             m_acknowledged_sequence = batch.sequence;
             if (!batch.counted) m_contribution.merge(batch.changes);
             batch.acknowledged = now;
@@ -294,15 +308,18 @@ void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
     }
     m_last_read = now;
 
-    // The global counts, with the revocations known so far.
-    m_global = queue::Ledger{};
-    for (const queue::LedgerChange& change : reply.counts) m_global.apply(change);
-    for (const auto& [session, until] : reply.revocations) m_revocations[session] = until;
+    take_counts(reply);
+    for (const auto& [session, until] : reply.revocations) {
+        m_revocations[session] = until;
+        m_view.apply({Kind::revoked, static_cast<int64_t>(session), until, 0});
+    }
     m_revocation_cursor = reply.revocation_cursor;
     const int64_t now_ms = now.time_since_epoch().count();
     std::erase_if(m_revocations, [now_ms](const auto& entry) { return entry.second <= now_ms; });
-    for (const auto& [session, until] : m_revocations)
-        m_global.apply({Kind::revoked, static_cast<int64_t>(session), until, 0});
+    if (queue::minute_of(now) != m_global_pruned_minute) {
+        m_global_pruned_minute = queue::minute_of(now);
+        m_global.prune(now);
+    }
 
     // Joins: the global count of each address this node pushed, plus what it has not pushed yet.
     const int64_t minute = queue::minute_of(now);
@@ -320,10 +337,32 @@ void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
     for (const Batch& batch : m_batches) add_local(batch.changes);
     add_local(m_open);
 
-    // The view: the global counts plus what this node did that they do not include yet.
-    m_view = m_global;
-    for (const Batch& batch : m_batches) batch.changes.replay_onto(m_view);
-    m_open.replay_onto(m_view);
+}
+
+void RoomReplica::take_counts(const RoomReply& reply) {
+    // A whole copy (a new generation of the store's state, or one older than this node's):
+    // the old counts leave the view first.
+    if (reply.generation != m_sent_generation || reply.version < m_sent_version) {
+        m_global.unreplay_counts_from(m_view);
+        m_global.clear();
+    }
+    for (const queue::LedgerChange& change : reply.changed) {
+        if (change.kind == Kind::release_seed) {
+            // The first seed any node pushed for a minute is the minute's; an older minute's
+            // does not replace the one the view holds.
+            if (change.key >= m_view_seed_minute) {
+                m_view_seed_minute = change.key;
+                m_view.apply(change);
+            }
+            continue;
+        }
+        const int64_t delta = change.delta - m_global.count(change);
+        if (delta == 0) continue;
+        m_global.set_count(change);
+        m_view.apply({change.kind, change.key, change.minute, delta});
+    }
+    m_version = reply.version;
+    m_generation = reply.generation;
 }
 
 } // namespace wr::state

@@ -96,14 +96,25 @@ private:
     // The store lost room state after acknowledging it: what it lacks goes again.
     void start_over(const RoomReply& reply, util::TimePoint now);
     void send_again_what_was_lost(const RoomReply& reply, util::TimePoint now);
+    // The global counts an answer brings, into m_global and the view.
+    void take_counts(const RoomReply& reply);
     // This node run's admission counts once the batches waiting to go are in.
     ChangeSet contribution_with_batches(util::TimePoint now) const;
     bool counts_as_demand(const queue::Outcome& outcome) const;
 
     ReplicaSettings m_settings;
     Recorder m_recorder;
-    queue::Ledger m_global;  // the counts of the last answer
-    queue::Ledger m_view;    // m_global + this node's changes the answer did not include
+    // The global counts as of the last answer, kept up to date by the counts each answer says
+    // changed, with the version and generation of the store's state they were read from.
+    ChangeSet m_global;
+    int64_t m_view_seed_minute = -1;    // the minute of the seed the view holds
+    int64_t m_version = 0;
+    int64_t m_generation = 0;
+    int64_t m_sent_version = 0;
+    int64_t m_sent_generation = 0;
+    // Always m_global + the revocations and seeds known + every batch in m_batches + m_open:
+    // kept so by each change rather than rebuilt, since a room's counts run to hundreds.
+    queue::Ledger m_view;
     ChangeSet m_open;        // changes since the last push was sealed
     ChangeSet m_since_basis; // changes since the push of the grant in force was sent
     ChangeSet m_in_flight;   // changes since the push now on its way was sent
@@ -134,6 +145,7 @@ private:
     bool m_read_only_in_flight = false;
     int64_t m_cold_admissions = 0; // admissions since the grant lapsed, with no failure seen
     int64_t m_contribution_pruned_minute = -1;
+    int64_t m_global_pruned_minute = -1;
     std::optional<util::TimePoint> m_last_reply;
     std::optional<util::TimePoint> m_last_read;
     std::optional<util::TimePoint> m_sent_at;

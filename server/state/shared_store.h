@@ -1,7 +1,7 @@
 #pragma once
 // The store that nodes sharing rooms reconcile through, as one exchange per sync: a node sends
-// every active room's unacknowledged changes and gets back, per room, the global counts, the
-// revocations it has not seen, its grant and its share. Redis implements it with a Lua script
+// every active room's unacknowledged changes and gets back, per room, the global counts that
+// changed since it last read them, the revocations it has not seen, its grant and its share. Redis implements it with a Lua script
 // (redis_store.*, reconcile.lua); MemoryStore is the same logic in C++ for `wr simulate` and the
 // unit tests. Changes travel in numbered batches, and the store applies a batch number once per
 // node run, so a push whose answer was lost can be sent again without counting anyone twice.
@@ -37,10 +37,11 @@ struct RoomPush {
     int64_t total_active_users = 0; // the limits in force, for the grant
     int64_t new_users_per_minute = 0;
     int64_t session_minutes = 0;
-    // Requests that wanted a slot, per second: right now (for the node's need) and over the
-    // share window (for its share); rounded to thousandths, so the store and its twin agree.
-    double demand_weight = 0;
-    double share_weight = 0;
+    // Requests that wanted a slot, in thousandths per second: right now (for the node's need) and
+    // over the share window (for its share); integers, so that the store and its twin compute
+    // the same.
+    int64_t demand_rate_milli = 0;
+    int64_t share_weight_milli = 0;
     int64_t revocation_cursor = 0;  // revocations already seen
     // What the node may still admit while this push is on its way (its allowance when it sent
     // it): the store keeps that much reserved too, since the answer's grant takes over only when
@@ -49,6 +50,11 @@ struct RoomPush {
     // The last batch the store acknowledged to this node run: a store that has applied fewer
     // lost some after acknowledging them (a failover to a replica that lagged).
     uint64_t acknowledged_sequence = 0;
+    // The version of the counts this node last read, and the generation of the state it read
+    // them from: the store answers the counts changed since (all of them, when the generation
+    // is not the store's any more).
+    int64_t version = 0;
+    int64_t generation = 0;
     // This node run's part of the admission counts once the batches are in (encode_contribution),
     // for the store to keep with them; "" when there are no batches.
     std::string contribution;
@@ -68,7 +74,11 @@ struct RoomReply {
     uint64_t stored_sequence_before = 0; // the last batch of this node run applied before this push
     std::string stored_contribution;     // lost: the store's copy of this node run's contribution
     std::string error;                   // failed: what the store said
-    std::vector<queue::LedgerChange> counts; // global counts: active, waiting, admitted, release seeds
+    int64_t version = 0;                 // of the counts, once this push is in
+    int64_t generation = 0;
+    // The global counts that changed since the version the push read, each as it stands now
+    // (delta: the count), and the release seeds of this minute and the last.
+    std::vector<queue::LedgerChange> changed;
     std::vector<std::pair<uint64_t, int64_t>> revocations; // (session id, until ms) past the cursor
     int64_t revocation_cursor = 0;
     std::vector<std::pair<queue::ClientAddress, int64_t>> joins; // this minute's joins of the addresses pushed

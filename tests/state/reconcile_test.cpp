@@ -308,7 +308,7 @@ TEST_CASE("state: writes a failover lost after acknowledging them are sent again
         RoomReplica reader(wr::state::ReplicaSettings{});
         const auto replies = cluster.store.exchange("reader", {reader.begin_sync(k_room_id, cluster.clock.now(), true)}, cluster.timing);
         int64_t total = 0;
-        for (const auto& change : replies.at(0).counts)
+        for (const auto& change : replies.at(0).changed)
             if (change.kind == kind) total += change.delta;
         return total;
     };
@@ -462,7 +462,7 @@ TEST_CASE("state: the random queue's release seed of a minute is the first one a
         wr::state::RoomPush push = cluster.replicas[node]->begin_sync(k_room_id, cluster.clock.now());
         push.batches.push_back({1000, {{Kind::release_seed, minute, seed, 0}}, {}});
         const auto replies = cluster.store.exchange("node-" + std::to_string(node), {push}, cluster.timing);
-        for (const auto& change : replies.at(0).counts)
+        for (const auto& change : replies.at(0).changed)
             if (change.kind == Kind::release_seed && change.key == minute) return change.minute;
         return int64_t{0};
     };
