@@ -6,7 +6,7 @@
 #                     make test)
 #   make fuzz   run every libFuzzer target (rule parser, cookie codec, paths and client
 #               addresses, room JSON, whole requests through the gate, the proxy's head parser
-#               and rewriter) for FUZZ_SECONDS each
+#               and rewriter, an origin's answers and the reuse of its connection) for FUZZ_SECONDS each
 #               (default 60); make test runs each for 3 s
 #   make soak   mixed traffic at 1,000 connections for SOAK_SECONDS (default 600), with a report
 #   make test-sanitize  build with AddressSanitizer + UBSan in build-asan and run the unit and

@@ -47,25 +47,47 @@ httplib::Result exchange(const std::string& base_url, const std::string& token, 
     return result;
 }
 
-// The envelope's error messages, one per line, or what the status says.
-std::string error_message(const nlohmann::json& envelope, int status) {
-    std::string message;
+// The envelope's error messages, or what the status says.
+ApiError api_error(const nlohmann::json& envelope, int status) {
+    std::vector<std::string> messages;
     if (envelope.is_object())
-        for (const auto& error : envelope.value("errors", nlohmann::json::array())) {
-            if (!message.empty()) message += "\n  ";
-            message += error.value("message", "unknown error");
-        }
-    return message.empty() ? "the admin API answered " + std::to_string(status) : message;
+        for (const auto& error : envelope.value("errors", nlohmann::json::array())) messages.push_back(error.value("message", "unknown error"));
+    if (messages.empty()) messages.push_back("the admin API answered " + std::to_string(status));
+    return ApiError(std::move(messages));
+}
+
+std::string joined(const std::vector<std::string>& messages) {
+    std::string text;
+    for (const std::string& message : messages) text += (text.empty() ? "" : "\n  ") + message;
+    return text;
 }
 
 } // namespace
+
+ApiError::ApiError(std::vector<std::string> messages) : CliError(joined(messages)), m_messages(std::move(messages)) {}
+
+ApiError ApiError::naming_flags(const std::map<std::string, std::string>& flags) const {
+    std::vector<std::string> renamed;
+    for (const std::string& message : m_messages) {
+        const size_t colon = message.find(": ");
+        const auto flag = colon == std::string::npos ? flags.end() : flags.find(message.substr(0, colon));
+        if (flag == flags.end()) {
+            renamed.push_back(message);
+            continue;
+        }
+        // "--host is required" reads as a sentence; "--expression: unknown field …" needs the colon.
+        const std::string rest = message.substr(colon + 2);
+        renamed.push_back(flag->second + (rest.starts_with("is ") || rest.starts_with("must ") ? " " : ": ") + rest);
+    }
+    return ApiError(std::move(renamed));
+}
 
 nlohmann::json ApiClient::send(const std::string& method, const std::string& path, const nlohmann::json* body) const {
     const httplib::Result result = exchange(m_base_url, m_token, m_ca_file, method, path, body ? body->dump() : "");
     const nlohmann::json envelope = nlohmann::json::parse(result->body, nullptr, false);
     if (envelope.is_discarded() || !envelope.is_object())
         throw CliError("the admin API answered " + std::to_string(result->status) + " with a body that is not JSON");
-    if (result->status >= 400 || !envelope.value("success", false)) throw CliError(error_message(envelope, result->status));
+    if (result->status >= 400 || !envelope.value("success", false)) throw api_error(envelope, result->status);
     return envelope.value("result", nlohmann::json());
 }
 
@@ -73,7 +95,7 @@ nlohmann::json ApiClient::get(const std::string& path) const { return send("GET"
 
 std::string ApiClient::get_text(const std::string& path) const {
     const httplib::Result result = exchange(m_base_url, m_token, m_ca_file, "GET", path, "");
-    if (result->status >= 400) throw CliError(error_message(nlohmann::json::parse(result->body, nullptr, false), result->status));
+    if (result->status >= 400) throw api_error(nlohmann::json::parse(result->body, nullptr, false), result->status);
     return result->body;
 }
 nlohmann::json ApiClient::post(const std::string& path, const nlohmann::json& body) const { return send("POST", path, &body); }

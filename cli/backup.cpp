@@ -14,7 +14,7 @@ void add_backup_commands(CLI::App& root, Context& context) {
     backup->add_option("--out", *out, "The file to write")->required();
     backup->footer("Example:\n  wr backup --data-dir /var/lib/wr --out /backups/wr-$(date +%F).db\n\n"
                    "Run it as the user wr runs as, on the same machine; the server keeps serving meanwhile.\n"
-                   "Back up <data-dir>/cookie.key too (see README: Backups).");
+                   "Back up <data-dir>/cookie.key too (see docs/operations.md, Backups).");
     backup->callback([&context, out] {
         try {
             const store::BackupReport report = store::backup_database(context.data_dir, *out);

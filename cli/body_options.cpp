@@ -19,9 +19,10 @@ void BodyOptions::add_string(CLI::App* command, const std::string& flags, std::s
     entry.option = command->add_option(flags, entry.text, help);
 }
 
-void BodyOptions::add_integer(CLI::App* command, const std::string& flags, std::string key, const std::string& help) {
+CLI::Option* BodyOptions::add_integer(CLI::App* command, const std::string& flags, std::string key, const std::string& help) {
     Entry& entry = add(Kind::integer, std::move(key));
     entry.option = command->add_option(flags, entry.integer, help);
+    return entry.option;
 }
 
 void BodyOptions::add_boolean(CLI::App* command, const std::string& flag, std::string key, const std::string& help) {
@@ -42,7 +43,9 @@ void BodyOptions::add_file(CLI::App* command, const std::string& flags, std::str
 
 void BodyOptions::add_time(CLI::App* command, const std::string& flags, std::string key, const std::string& help) {
     Entry& entry = add(Kind::time, std::move(key));
-    entry.option = command->add_option(flags, entry.text, help + " (ISO 8601, or +30m, +2h, +1d from now)");
+    entry.option = command->add_option(flags, entry.text, help + ": an ISO 8601 time (2026-12-01T10:00:00Z) or a time from now "
+                                                                   "(+30m, +2h, +1d)")
+                       ->type_name("TIME");
 }
 
 std::string resolve_time(const std::string& text) {
@@ -63,6 +66,13 @@ std::string resolve_time(const std::string& text) {
     // Whole seconds: a time typed as "+1h" should not carry the milliseconds of the moment.
     const auto now = std::chrono::floor<std::chrono::seconds>(util::SystemClock{}.now());
     return util::format_iso8601(std::chrono::time_point_cast<util::Milliseconds>(now + offset));
+}
+
+std::map<std::string, std::string> BodyOptions::flags() const {
+    std::map<std::string, std::string> flags;
+    for (const Entry& entry : m_entries)
+        if (entry.option && !entry.option->get_lnames().empty()) flags[entry.key] = "--" + entry.option->get_lnames().front();
+    return flags;
 }
 
 nlohmann::json BodyOptions::body() const {

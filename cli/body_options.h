@@ -3,16 +3,19 @@
 // are sent, so `update` commands are partial (PATCH) and `create` leaves defaults to the server.
 #include <CLI/CLI.hpp>
 #include <deque>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "context.h"
 
 namespace wr::cli {
 
 class BodyOptions {
 public:
     void add_string(CLI::App* command, const std::string& flags, std::string key, const std::string& help);
-    void add_integer(CLI::App* command, const std::string& flags, std::string key, const std::string& help);
+    CLI::Option* add_integer(CLI::App* command, const std::string& flags, std::string key, const std::string& help);
     // --flag sets true, --no-flag sets false.
     void add_boolean(CLI::App* command, const std::string& flag, std::string key, const std::string& help);
     void add_choice(CLI::App* command, const std::string& flags, std::string key, std::vector<std::string> choices,
@@ -24,6 +27,8 @@ public:
 
     // Throws CliError when a file cannot be read or a time cannot be understood.
     nlohmann::json body() const;
+    // Each field these options set, with the flag that sets it: "host" → "--host".
+    std::map<std::string, std::string> flags() const;
 
 private:
     enum class Kind { string, integer, boolean, file, time };
@@ -39,6 +44,16 @@ private:
 
     std::deque<Entry> m_entries; // a deque: CLI11 keeps pointers into the entries
 };
+
+// Runs an API request; an error about a field that one of `flags` sets names the flag the user
+// types instead ("--host is required", not "host: is required").
+template <typename Request> nlohmann::json naming_flags(const std::map<std::string, std::string>& flags, Request&& request) {
+    try {
+        return request();
+    } catch (const ApiError& error) {
+        throw error.naming_flags(flags);
+    }
+}
 
 // "+30m" → now + 30 minutes, as ISO 8601; anything else is returned unchanged.
 std::string resolve_time(const std::string& text);

@@ -4,6 +4,8 @@
 
 #include <iostream>
 
+#include "config_file.h"
+#include "typos.h"
 #include "util/files.h"
 
 namespace wr::cli {
@@ -31,13 +33,12 @@ ApiClient Context::client() const {
     return ApiClient(api_url, secret, api_ca_file);
 }
 
-int run(int argc, char** argv) {
-    Context context;
-    CLI::App root{"wr: a self-hosted virtual waiting room.\n\n"
-                  "  wr serve                       run the edge and the admin API\n"
-                  "  wr zones|rooms|events|rules …  manage them through the admin API\n"
-                  "  wr apply -f rooms.json         make the configuration match a file",
-                  "wr"};
+void add_commands(CLI::App& root, Context& context) {
+    root.description("wr: a self-hosted virtual waiting room.\n\n"
+                     "  wr serve                       run the edge and the admin API\n"
+                     "  wr zones|rooms|events|rules …  manage them through the admin API\n"
+                     "  wr apply -f rooms.json         make the configuration match a file\n");
+    root.name("wr");
     root.set_version_flag("--version", "wr 0.1.0");
     root.require_subcommand(1);
     root.fallthrough();
@@ -69,8 +70,22 @@ int run(int argc, char** argv) {
     add_analytics_commands(root, context);
     add_simulate_command(root, context);
     add_load_command(root, context);
+}
+
+int run(int argc, char** argv) {
+    Context context;
+    CLI::App root;
+    add_commands(root, context);
+    const std::vector<std::string> arguments(argv + 1, argv + argc);
 
     try {
+        // CLI11 would skip a key it does not know; a mistyped one is better stopped here.
+        for (const std::string& file : config_files_in(arguments)) {
+            std::string message;
+            for (const std::string& problem : config_file_problems(root, file))
+                message += (message.empty() ? "" : "\n  ") + file + ": " + problem;
+            if (!message.empty()) throw CliError(message);
+        }
         root.parse(argc, argv);
     } catch (const CLI::CallForHelp& help) {
         return root.exit(help);
@@ -79,6 +94,11 @@ int run(int argc, char** argv) {
     } catch (const CLI::CallForVersion& version) {
         return root.exit(version);
     } catch (const CLI::ParseError& error) {
+        // A word that is no command or flag where it stands explains the failure best.
+        if (const std::optional<std::string> diagnosis = diagnose_unknown_words(root, arguments)) {
+            std::cerr << "wr: error: " << *diagnosis << '\n';
+            return 2;
+        }
         std::cerr << "wr: error: " << error.what() << "\nRun with --help for usage.\n";
         return 2;
     } catch (const CliError& error) {

@@ -8,6 +8,9 @@ namespace wr::cli {
 
 int run(int argc, char** argv);
 
+// Builds the whole command tree on `root`, with `context` as the options every command shares.
+void add_commands(CLI::App& root, Context& context);
+
 void add_serve_commands(CLI::App& root, Context& context);   // serve, migrate
 void add_backup_commands(CLI::App& root, Context& context);  // backup, restore
 void add_zone_commands(CLI::App& root, Context& context);    // zones …

@@ -1,8 +1,10 @@
 #pragma once
 // What every command shares: where the admin API is, how to authenticate, how to print.
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "api_client.h"
 
@@ -12,6 +14,21 @@ namespace wr::cli {
 class CliError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+// An error the admin API answered: one message per problem, most naming a field
+// ("host: is required").
+class ApiError : public CliError {
+public:
+    explicit ApiError(std::vector<std::string> messages);
+
+    const std::vector<std::string>& messages() const { return m_messages; }
+    // The same error, each "field: …" about a field in `flags` (field → flag) reworded to name the
+    // flag the user types ("--host is required").
+    ApiError naming_flags(const std::map<std::string, std::string>& flags) const;
+
+private:
+    std::vector<std::string> m_messages;
 };
 
 struct Context {

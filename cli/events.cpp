@@ -22,7 +22,8 @@ void add_event_fields(CLI::App* command, BodyOptions& body) {
     body.add_boolean(command, "--suspended", "suspended", "Ignore the event");
     body.add_integer(command, "--total-active-users", "total_active_users", "Override the room's limit (with --new-users-per-minute)");
     body.add_integer(command, "--new-users-per-minute", "new_users_per_minute", "Override the room's rate (with --total-active-users)");
-    body.add_integer(command, "--session-duration", "session_duration", "Override the session duration (minutes)");
+    body.add_integer(command, "--session-duration", "session_duration", "Override the session duration (minutes, 1-30)")
+        ->check(CLI::Range(1, 30));
     body.add_choice(command, "--queueing-method", "queueing_method", {"fifo", "random", "passthrough", "reject"},
                     "Override the queueing method");
     body.add_boolean(command, "--disable-session-renewal", "disable_session_renewal", "Override session renewal");
@@ -60,7 +61,8 @@ void add_event_commands(CLI::App& root, Context& context) {
         create->footer("Example:\n  wr events create shop --name launch --prequeue +10m --start +30m --end +2h --shuffle");
         create->callback([&context, target, body] {
             const ApiClient client = context.client();
-            print_object(context, client.post(find_room(client, target->room, target->zone).path() + "/events", body->body()));
+            const RoomRef room = find_room(client, target->room, target->zone);
+            print_object(context, naming_flags(body->flags(), [&] { return client.post(room.path() + "/events", body->body()); }));
         });
     }
     {
@@ -99,8 +101,8 @@ void add_event_commands(CLI::App& root, Context& context) {
         update->footer("Example:\n  wr events update shop launch --end +3h");
         update->callback([&context, target, body] {
             const ApiClient client = context.client();
-            print_object(context,
-                         client.patch(event_path(client, find_room(client, target->room, target->zone), target->event), body->body()));
+            const std::string path = event_path(client, find_room(client, target->room, target->zone), target->event);
+            print_object(context, naming_flags(body->flags(), [&] { return client.patch(path, body->body()); }));
         });
     }
     {

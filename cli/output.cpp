@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <utility>
 
 namespace wr::cli {
 namespace {
@@ -89,10 +90,18 @@ void print_object(const Context& context, const nlohmann::json& object) {
         std::cout << object.dump(2) << '\n';
         return;
     }
+    // A nested object gets a line per field ("origin_guard.target_ttfb_ms  500"), so none is cut
+    // off at the cell width.
+    std::vector<std::pair<std::string, std::string>> lines;
+    for (const auto& [key, value] : object.items()) {
+        if (value.is_object() && !value.empty())
+            for (const auto& [inner_key, inner] : value.items()) lines.emplace_back(key + "." + inner_key, shorten(cell_text(inner)));
+        else
+            lines.emplace_back(key, shorten(cell_text(value)));
+    }
     size_t width = 0;
-    for (const auto& [key, value] : object.items()) width = std::max(width, key.size());
-    for (const auto& [key, value] : object.items())
-        std::cout << key << std::string(width - key.size() + 2, ' ') << shorten(cell_text(value)) << '\n';
+    for (const auto& [key, text] : lines) width = std::max(width, key.size());
+    for (const auto& [key, text] : lines) std::cout << key << std::string(width - key.size() + 2, ' ') << text << '\n';
 }
 
 void print_done(const Context& context, const std::string& message, const nlohmann::json& result) {

@@ -53,7 +53,8 @@ void add_rule_commands(CLI::App& root, Context& context) {
             const ApiClient client = context.client();
             nlohmann::json rule = body->body();
             rule["action"] = "bypass_waiting_room";
-            print_rules(context, client.post(find_room(client, target->room, target->zone).path() + "/rules", rule));
+            const RoomRef room = find_room(client, target->room, target->zone);
+            print_rules(context, naming_flags(body->flags(), [&] { return client.post(room.path() + "/rules", rule); }));
         });
     }
     {
@@ -89,7 +90,7 @@ void add_rule_commands(CLI::App& root, Context& context) {
             if (position_option->count() > 0) patch["position"] = {{"index", *position}};
             if (before_option->count() > 0) patch["position"] = {{"before", *before}};
             if (after_option->count() > 0) patch["position"] = {{"after", *after}};
-            print_rules(context, client.patch(room.path() + "/rules/" + id, patch));
+            print_rules(context, naming_flags(body->flags(), [&] { return client.patch(room.path() + "/rules/" + id, patch); }));
         });
     }
     {

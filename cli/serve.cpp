@@ -89,6 +89,15 @@ std::chrono::milliseconds sync_interval(const std::string& text) {
     return interval;
 }
 
+// Where a browser on this machine finds the console (the token itself is never logged).
+std::string console_address(const AppOptions& options, int port) {
+    std::string host = options.admin_listen.host;
+    if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
+    if (host == "::") host = "::1";
+    const std::string scheme = options.admin_tls_certificate.empty() ? "http://" : "https://";
+    return scheme + util::ListenAddress{host, port}.text() + "/";
+}
+
 std::string host_name() {
     char name[256] = {};
     if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "wr";
@@ -228,7 +237,8 @@ void add_serve_commands(CLI::App& root, Context& context) {
                       "Seconds SIGTERM/SIGINT lets requests in flight finish before wr exits")
         ->check(CLI::Range(0, 3600))
         ->capture_default_str();
-    serve->add_option("--node-name", options->node_name, "This node's name in /metrics, analytics and shared state")
+    serve->add_option("--node-name", options->node_name,
+                      "This node's name in /metrics, analytics and shared state (default: this machine's host name)")
         ->envname("WR_NODE_NAME")
         ->check(CLI::Validator(
             [](std::string& value) {
@@ -238,9 +248,8 @@ void add_serve_commands(CLI::App& root, Context& context) {
                         return std::string("may hold letters, digits, '-', '_' and '.' only");
                 return std::string();
             },
-            "NAME"))
-        ->capture_default_str();
-    // Roles: one node, or a control node and edge nodes (README, "Many edges, one waiting room").
+            "NAME"));
+    // Roles: one node, or a control node and edge nodes (docs/multi-node.md).
     serve->add_option("--role", options->role,
                       "all: admin API, store and edge on this node; control: admin API and store, no edge; edge: the edge only, "
                       "configured by --control-url")
@@ -278,7 +287,20 @@ void add_serve_commands(CLI::App& root, Context& context) {
         ->check(CLI::IsMember({"local-share", "open", "closed"}))
         ->group("Shared state")
         ->capture_default_str();
+    // Every serve option can come from the environment as WR_<NAME> (WR_EDGE_LISTEN), and from a
+    // --config file under [serve] by its own name, so a service file needs no long command line.
+    for (CLI::Option* option : serve->get_options()) {
+        const std::string name = option->get_single_name();
+        if (option->get_lnames().empty() || name == "help" || !option->get_envname().empty()) continue;
+        std::string variable = "WR_";
+        for (const char c : name) variable += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        option->envname(variable);
+    }
     serve->footer("Example:\n  wr serve --data-dir /var/lib/wr --edge-listen 0.0.0.0:8080 --admin-listen 127.0.0.1:9090\n\n"
+                  "Global options, before or after serve (wr --help lists them all):\n"
+                  "  --data-dir DIR   where wr keeps its database, cookie keys and first admin token (default wr-data)\n"
+                  "  --config FILE    options from a TOML file: global ones at the top, serve's under [serve]\n"
+                  "Every option above can also come from the environment as WR_<NAME> (WR_EDGE_LISTEN).\n\n"
                   "Several nodes: a control node, and edges that take their configuration from it and share the rooms'\n"
                   "counts through Redis (the control node reads the whole room from there):\n"
                   "  wr serve --role control --admin-listen 0.0.0.0:9090 --admin-tls-cert admin.pem --admin-tls-key admin.key \\\n"
@@ -352,6 +374,11 @@ void add_serve_commands(CLI::App& root, Context& context) {
         App app(app_options, clock);
         app.start();
         util::log_info("serve", "data directory " + std::filesystem::absolute(context.data_dir).string());
+        if (app_options.role != NodeRole::edge) {
+            const std::string console = console_address(app_options, app.admin_port());
+            util::log_info("serve", "console at " + console + "; to sign in from this machine, open " + console + "#token=$(cat " +
+                                        (context.data_dir / "admin.token").string() + ")");
+        }
         run_until_shutdown(app, tls_files, tls_stamps);
         const auto drain_started = std::chrono::steady_clock::now();
         if (app.drain(std::chrono::seconds{options->drain_timeout}))

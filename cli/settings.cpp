@@ -29,7 +29,8 @@ void add_settings_commands(CLI::App& root, Context& context) {
         set->footer("Example:\n  wr settings set example.com --search-engine-crawler-bypass");
         set->callback([&context, zone, body] {
             const ApiClient client = context.client();
-            print_object(context, client.patch(zone_path(client, *zone) + "/waiting_rooms/settings", body->body()));
+            const std::string path = zone_path(client, *zone) + "/waiting_rooms/settings";
+            print_object(context, naming_flags(body->flags(), [&] { return client.patch(path, body->body()); }));
         });
     }
 }

@@ -1,5 +1,6 @@
 // `wr simulate`: plays a crowd through the real admission code on virtual time, and reports how
 // fair, how well within the limits and how well estimated it was.
+#include <charconv>
 #include <iostream>
 #include <tuple>
 #include <unistd.h>
@@ -24,6 +25,8 @@ struct SimulateCommand {
     std::string sync_interval = "250ms";
     std::string sync_latency = "2ms";
     std::vector<double> node_shares;
+    std::string origin_guard = "off";
+    std::vector<std::string> origin_changes;
 };
 
 void progress_bar(double fraction) {
@@ -67,10 +70,41 @@ void add_simulate_command(CLI::App& root, Context&) {
     sim->add_option("--node-shares", command->node_shares, "Each node's share of the requests, such as 90,5,5 (default: even)")
         ->group("Several nodes")
         ->delimiter(',');
+    sim->add_option("--origin-workers", s.origin.workers,
+                    "Model the origin: this many workers behind one queue (0: no origin; each admitted user's requests go to it)")
+        ->group("Origin")
+        ->capture_default_str();
+    sim->add_option("--origin-service-ms", s.origin.service_ms, "Mean time a worker takes per request (each uniform in ½..1½ of it)")
+        ->group("Origin")
+        ->capture_default_str();
+    sim->add_option("--origin-timeout-ms", s.origin.timeout_ms, "How long the proxy waits for the first byte; past it the request is an error")
+        ->group("Origin")
+        ->capture_default_str();
+    sim->add_option("--origin-change", command->origin_changes, "The origin's workers change during the run, such as 20m:8 (repeatable)")
+        ->group("Origin");
+    sim->add_option("--origin-guard", command->origin_guard, "The room's origin_guard: lower admission while the origin is over target")
+        ->check(CLI::IsMember({"on", "off"}))
+        ->group("Origin")
+        ->capture_default_str();
+    sim->add_option("--origin-guard-target-ms", s.origin_guard.target_ttfb_ms, "The guard's target for the origin's p95 time to first byte")
+        ->group("Origin")
+        ->capture_default_str();
+    sim->add_option("--origin-guard-max-error-rate", s.origin_guard.max_error_rate, "The guard's maximum share of errors (timeouts)")
+        ->group("Origin")
+        ->capture_default_str();
+    sim->add_option("--origin-guard-min-new-users-per-minute", s.origin_guard.min_new_users_per_minute,
+                    "The guard's floor (0: a tenth of --new-users-per-minute)")
+        ->group("Origin")
+        ->capture_default_str();
     sim->footer("Examples:\n"
                 "  wr simulate --users 10000 --arrival uniform:30m --browse 1m --method random --out random.json --svg random.svg\n"
                 "  wr simulate --scenario launch.json --seed 7\n"
-                "  wr simulate --users 10000 --arrival reference:30m --nodes 3 --sync-interval 250ms --node-shares 90,5,5\n\n"
+                "  wr simulate --users 10000 --arrival reference:30m --nodes 3 --sync-interval 250ms --node-shares 90,5,5\n"
+                "  wr simulate --users 12000 --arrival launch:5m,10m,10m --browse 4m --refresh 5s --total-active-users 6000 \\\n"
+                "      --new-users-per-minute 1500 --origin-workers 32 --origin-service-ms 100 --origin-guard on --origin-guard-target-ms 500\n\n"
+                "With --origin-workers, each admitted user's requests go to a modelled origin, and the summary's \"origin\" holds its\n"
+                "p95 time to first byte, timeouts and throughput; with --origin-guard on, the guard sets the effective limits from\n"
+                "them every 5 s (docs/origin-guard.md).\n\n"
                 "With --nodes, the summary of the run on that many nodes is followed by \"against_single_node\":\n"
                 "its overshoot, early queueing and order beside the same scenario and seed on one node.\n\n"
                 "A scenario file: {\"users\": 5000, \"arrival\": \"burst\", \"total_active_users\": 500, \"new_users_per_minute\": 200,\n"
@@ -98,6 +132,27 @@ void add_simulate_command(CLI::App& root, Context&) {
             if (given("--session-duration")) chosen.session_duration = scenario.session_duration;
             if (given("--seed")) chosen.seed = scenario.seed;
             if (given("--nodes")) chosen.nodes = scenario.nodes;
+            if (given("--origin-workers")) chosen.origin.workers = scenario.origin.workers;
+            if (given("--origin-service-ms")) chosen.origin.service_ms = scenario.origin.service_ms;
+            if (given("--origin-timeout-ms")) chosen.origin.timeout_ms = scenario.origin.timeout_ms;
+            if (given("--origin-guard-target-ms")) chosen.origin_guard.target_ttfb_ms = scenario.origin_guard.target_ttfb_ms;
+            if (given("--origin-guard-max-error-rate")) chosen.origin_guard.max_error_rate = scenario.origin_guard.max_error_rate;
+            if (given("--origin-guard-min-new-users-per-minute"))
+                chosen.origin_guard.min_new_users_per_minute = scenario.origin_guard.min_new_users_per_minute;
+        }
+        if (command->scenario_file.empty() || given("--origin-guard")) chosen.origin_guard.enabled = command->origin_guard == "on";
+        if (command->scenario_file.empty() || given("--origin-change")) {
+            chosen.origin.changes.clear();
+            for (const std::string& text : command->origin_changes) {
+                const size_t colon = text.find(':');
+                const auto at = simulate::parse_duration_seconds(text.substr(0, colon));
+                int workers = 0;
+                const std::string count = colon == std::string::npos ? "" : text.substr(colon + 1);
+                const auto parsed = std::from_chars(count.data(), count.data() + count.size(), workers);
+                if (!at || count.empty() || parsed.ec != std::errc{} || parsed.ptr != count.data() + count.size())
+                    throw CliError("--origin-change " + text + ": expected a time and a number of workers, such as 20m:8");
+                chosen.origin.changes.push_back({*at / 60, workers});
+            }
         }
         if (command->scenario_file.empty() || given("--node-shares")) chosen.node_shares = command->node_shares;
         for (const auto& [flag, text, seconds] : {std::tuple{"--sync-interval", command->sync_interval, &chosen.sync_interval_seconds},

@@ -13,11 +13,14 @@
 #include "model/template_syntax.h"
 #include "page/compiled_template.h"
 #include "page/preview.h"
+#include "page/template_variables.h"
 #include "page/translations.h"
 #include "page/variables.h"
 #include "resolve.h"
 #include "util/address.h"
 #include "util/files.h"
+#include "util/nearest_name.h"
+#include "util/time_format.h"
 
 namespace wr::cli {
 namespace {
@@ -33,11 +36,20 @@ struct PreviewCommand {
     std::string serve;
 };
 
+// A room's event, for the states that show one (prequeue, event).
+struct RoomEvent {
+    util::TimePoint start{};
+    util::TimePoint end{};
+    bool shuffle_at_event_start = false;
+    std::optional<std::string> custom_page_html; // the event's own page, when it has one
+};
+
 // Where the template comes from: a file (read afresh on every render), a room, or the default.
 struct TemplateSource {
     std::string file;
     std::string html;         // a room's custom page, or "" for the default page
     std::string language = "en-US";
+    std::optional<RoomEvent> event; // --room: its running or next event
 };
 
 page::Overrides parse_variables(const std::vector<std::string>& variables) {
@@ -51,12 +63,53 @@ page::Overrides parse_variables(const std::vector<std::string>& variables) {
     return overrides;
 }
 
-page::PreviewOptions options_for(const std::string& state, const std::string& language) {
+page::PreviewOptions options_for(const std::string& state, const std::string& language, const TemplateSource& source,
+                                 const page::Overrides& overrides) {
     const auto options = page::preview_state(state);
     if (!options) throw CliError("--state " + state + ": expected one of " + page::preview_state_names());
     page::PreviewOptions chosen = *options;
     chosen.language = language;
+    if (source.event && chosen.event != "none") {
+        chosen.event_start = source.event->start;
+        chosen.event_end = source.event->end;
+        if (state != "prequeue-shuffle") chosen.shuffle_at_event_start = source.event->shuffle_at_event_start;
+    }
+    if (const std::vector<std::string> problems = page::apply_overrides(overrides, chosen); !problems.empty())
+        throw CliError("--var " + problems.front());
     return chosen;
+}
+
+// The event a room's page would show now: the one running, else the next to start.
+std::optional<RoomEvent> room_event(const ApiClient& client, const RoomRef& room, util::TimePoint now) {
+    std::optional<RoomEvent> chosen;
+    for (const nlohmann::json& event : client.get_all(room.path() + "/events")) {
+        if (event.value("suspended", false)) continue;
+        const auto start = util::parse_iso8601(event.value("event_start_time", ""));
+        const auto end = util::parse_iso8601(event.value("event_end_time", ""));
+        if (!start || !end || *end <= now) continue;
+        const bool running = *start <= now;
+        if (chosen && !running && chosen->start <= *start) continue;
+        RoomEvent found{*start, *end, event.value("shuffle_at_event_start", false), std::nullopt};
+        if (event.contains("custom_page_html") && event["custom_page_html"].is_string())
+            found.custom_page_html = event["custom_page_html"].get<std::string>();
+        chosen = found;
+        if (running) break;
+    }
+    return chosen;
+}
+
+// Warnings for what would silently show nothing on a real page: a variable the template uses
+// that wr never sets, and a --var that names no variable of wr's.
+void warn_of_unknown_variables(const std::string& html, const std::string& where, const page::Overrides& overrides) {
+    const std::vector<std::string>& known = page::queue_page_variables();
+    for (const std::string& name : page::template_variables(html))
+        if (std::find(known.begin(), known.end(), name) == known.end())
+            std::cerr << "wr: warning: " << where << " uses {{" << name << "}}, which wr never sets" << util::did_you_mean(name, known)
+                      << "; it shows as nothing on queue pages\n";
+    for (const auto& [name, value] : overrides)
+        if (std::find(known.begin(), known.end(), name) == known.end())
+            std::cerr << "wr: warning: --var " << name << ": wr sets no variable of that name" << util::did_you_mean(name, known)
+                      << "\n";
 }
 
 // The rendered page, or a CliError naming the template's problem and where it is.
@@ -69,6 +122,7 @@ std::string render(const TemplateSource& source, const page::PreviewOptions& opt
         if (const auto problem = model::template_syntax_error(html)) throw CliError(source.file + ": " + *problem);
     }
     const page::PreviewPage state = page::preview_page(options, util::SystemClock{}.now());
+    if (source.event && source.event->custom_page_html && options.event != "none") html = *source.event->custom_page_html;
     if (html.empty()) html = state.reject ? edge::reject_page(options.language) : edge::default_queue_page(options.language);
     page::CompiledTemplate compiled(html);
     const auto rendered = compiled.render(state.view, &overrides);
@@ -108,7 +162,8 @@ void serve(const TemplateSource& source, const PreviewCommand& command, const pa
         const std::string state = request.has_param("state") ? request.get_param_value("state") : command.state;
         const std::string language = request.has_param("language") ? request.get_param_value("language") : source.language;
         try {
-            response.set_content(with_live_reload(render(source, options_for(state, language), overrides), file_version(source.file)),
+            response.set_content(with_live_reload(render(source, options_for(state, language, source, overrides), overrides),
+                                                  file_version(source.file)),
                                  "text/html; charset=utf-8");
         } catch (const CliError& error) {
             // Show the mistake in the browser, and keep reloading until it is fixed.
@@ -152,11 +207,18 @@ void add_template_commands(CLI::App& root, Context& context) {
     preview->callback([&context, command] {
         TemplateSource source;
         source.file = command->file;
+        const std::string state = command->state;
+        const bool shows_event = state == "prequeue" || state == "prequeue-shuffle" || state == "event";
         if (!command->room.empty()) {
             const ApiClient client = context.client();
             const RoomRef room = find_room(client, command->room, command->zone);
             source.html = room.room.value("custom_page_html", "");
             source.language = room.room.value("default_template_language", "en-US");
+            if (shows_event) {
+                source.event = room_event(client, room, util::SystemClock{}.now());
+                if (!source.event)
+                    std::cerr << "wr: warning: " << command->room << " has no upcoming event; the page shows one that starts in 15 minutes\n";
+            }
         }
         if (!command->language.empty()) {
             const auto& locales = page::Catalog::embedded().locales();
@@ -165,11 +227,16 @@ void add_template_commands(CLI::App& root, Context& context) {
             source.language = command->language;
         }
         const page::Overrides overrides = parse_variables(command->variables);
+        std::string html = source.html;
+        if (!source.file.empty())
+            if (const auto content = util::read_text_file(source.file)) html = *content;
+        if (source.event && source.event->custom_page_html) html = *source.event->custom_page_html;
+        warn_of_unknown_variables(html, source.file.empty() ? "the room's page" : source.file, overrides);
         if (!command->serve.empty()) {
             serve(source, *command, overrides);
             return;
         }
-        const std::string page = render(source, options_for(command->state, source.language), overrides);
+        const std::string page = render(source, options_for(command->state, source.language, source, overrides), overrides);
         if (command->out.empty())
             std::cout << page;
         else

@@ -13,12 +13,13 @@ mkdir -p "$out"
 
 declare -A sources=(
   [expr]="server/expr/parser.cpp server/expr/evaluate.cpp"
-  [cookie]="server/edge/cookie.cpp server/util/key_ring.cpp server/util/base64.cpp server/util/files.cpp server/util/secure.cpp"
+  [cookie]="server/edge/cookie.cpp server/util/key_ring.cpp server/util/base64.cpp server/util/files.cpp server/util/log.cpp server/util/secure.cpp server/util/time_format.cpp"
   [config_json]="server/model/json_codec.cpp server/model/json_fields.cpp server/model/validate.cpp server/model/template_syntax.cpp server/model/origin_url.cpp server/model/schedule.cpp server/util/time_format.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
-  [gate]="server/edge/gate.cpp server/edge/incoming_request.cpp server/net/http_message.cpp server/net/http_parser.cpp server/edge/edge_config.cpp server/edge/config_source.cpp server/edge/cookie.cpp server/util/key_ring.cpp server/edge/crawler.cpp server/edge/turnstile.cpp server/edge/client_address.cpp server/edge/request_path.cpp server/state/memory_counters.cpp server/analytics/histogram.cpp server/analytics/room_stats.cpp server/expr/evaluate.cpp server/expr/parser.cpp server/model/histogram.cpp server/model/minute_record.cpp server/model/origin_url.cpp server/model/schedule.cpp server/model/template_syntax.cpp server/model/validate.cpp server/page/compiled_template.cpp server/page/render.cpp server/page/render_cache.cpp server/page/translations.cpp server/page/variables.cpp server/queue/admission.cpp server/queue/admission_forecast.cpp server/queue/join_limiter.cpp server/queue/ledger.cpp server/queue/schedule.cpp server/queue/wait_estimate.cpp server/util/base64.cpp server/util/escape.cpp server/util/files.cpp server/util/log.cpp server/util/secure.cpp server/util/time_format.cpp server/util/embedded_file.cpp build-fuzz/embedded_files.cpp"
+  [gate]="server/edge/gate.cpp server/origin/registry.cpp server/origin/connection_cap.cpp server/net/read_buffer.cpp server/edge/incoming_request.cpp server/net/http_message.cpp server/net/http_parser.cpp server/edge/edge_config.cpp server/edge/config_source.cpp server/edge/cookie.cpp server/util/key_ring.cpp server/edge/crawler.cpp server/edge/turnstile.cpp server/edge/client_address.cpp server/edge/request_path.cpp server/state/memory_counters.cpp server/analytics/histogram.cpp server/analytics/room_stats.cpp server/expr/evaluate.cpp server/expr/parser.cpp server/model/histogram.cpp server/model/minute_record.cpp server/model/origin_url.cpp server/model/schedule.cpp server/model/template_syntax.cpp server/model/validate.cpp server/page/compiled_template.cpp server/page/render.cpp server/page/render_cache.cpp server/page/translations.cpp server/page/variables.cpp server/queue/admission.cpp server/queue/admission_forecast.cpp server/queue/join_limiter.cpp server/queue/ledger.cpp server/queue/schedule.cpp server/queue/wait_estimate.cpp server/util/base64.cpp server/util/escape.cpp server/util/files.cpp server/util/log.cpp server/util/secure.cpp server/util/time_format.cpp server/util/embedded_file.cpp build-fuzz/embedded_files.cpp"
   [request_path]="server/edge/request_path.cpp server/edge/client_address.cpp server/util/escape.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
   [proxy_head]="server/net/http_message.cpp server/net/http_parser.cpp server/edge/forward_head.cpp server/edge/request_path.cpp server/util/escape.cpp"
-  [edge_wire]="server/fleet/report_wire.cpp server/fleet/snapshot_wire.cpp server/fleet/outbox.cpp server/model/config_document_json.cpp server/model/json_codec.cpp server/model/json_fields.cpp server/model/histogram.cpp server/model/minute_record.cpp server/util/key_ring.cpp server/util/secure.cpp server/util/files.cpp server/util/time_format.cpp"
+  [origin_response]="server/origin/response_reader.cpp server/net/http_message.cpp server/net/http_parser.cpp"
+  [edge_wire]="server/fleet/report_wire.cpp server/fleet/snapshot_wire.cpp server/fleet/outbox.cpp server/model/config_document_json.cpp server/model/json_codec.cpp server/model/json_fields.cpp server/model/histogram.cpp server/model/minute_record.cpp server/util/key_ring.cpp server/util/secure.cpp server/util/files.cpp server/util/log.cpp server/util/time_format.cpp"
 )
 declare -A options=(
   [expr]="-max_len=4200 -dict=fuzz/expr.dict"
@@ -28,16 +29,19 @@ declare -A options=(
   [gate]="-max_len=4096"
   [proxy_head]="-max_len=20000"
   [edge_wire]="-max_len=16384"
+  [origin_response]="-max_len=8192"
 )
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(expr cookie request_path config_json gate proxy_head edge_wire)
+[[ ${#targets[@]} -eq 0 ]] && targets=(expr cookie request_path config_json gate proxy_head origin_response edge_wire)
 
 llhttp_include=/usr/share/include/llhttp
 # Every source once, as an object of its own, compiled in parallel (and through ccache when it is
 # there, so a second run compiles nothing); each target then links the objects it needs.
 optimise=${FUZZ_OPTIMISE:--O1}
+# Boost 1.74's Asio only detects C++20 coroutines under GCC; clang 14 has them too (with
+# libstdc++'s <coroutine>), and the gate target's sources declare coroutines (the origin cap).
 compile_flags=(-std=c++20 "$optimise" -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-               -fno-sanitize-recover=undefined -I server -I "$llhttp_include" -DLLHTTP_STRICT_MODE=1)
+               -fno-sanitize-recover=undefined -DBOOST_ASIO_HAS_CO_AWAIT=1 -DBOOST_ASIO_HAS_STD_COROUTINE=1 -I server -I "$llhttp_include" -DLLHTTP_STRICT_MODE=1)
 compiler=clang++
 command -v ccache >/dev/null && compiler="ccache clang++"
 object_of() { echo "$out/obj/${1//\//_}.o"; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make demo: wr in front of the demo origin, with a room that is kept full, so a browser sees the queue.
-#   http://localhost:8080/        the demo shop behind the room "shop" (FIFO, 1-minute sessions)
+#   http://localhost:8080/        the demo shop behind the room "shop" (FIFO, 1-minute sessions,
+#                                 the origin guard on: admission slows if the origin does)
 #   http://127.0.0.1:9090/#token= the console (the admin token in the address's fragment)
 # `wr load` keeps 100 browser-like visitors in line; a browser opened at any time waits behind
 # them (about a minute, up to two) and gets in ahead of everyone who arrives after it: first come,
@@ -39,7 +40,8 @@ cat > "$data/demo.json" <<JSON
 {"zones": [{"name": "localhost", "origin": "http://127.0.0.1:$origin_port",
   "waiting_rooms": [{"name": "shop", "host": "localhost", "path": "/",
     "total_active_users": 200, "new_users_per_minute": 200, "session_duration": 1,
-    "json_response_enabled": true, "description": "make demo"}]}]}
+    "json_response_enabled": true, "description": "make demo",
+    "origin_guard": {"enabled": true}}]}]}
 JSON
 "$wr" --data-dir "$data" --api "http://127.0.0.1:$admin_port" apply -f "$data/demo.json"
 

@@ -14,11 +14,13 @@
 #include "edge/edge_config.h"
 #include "edge/edge_server.h"
 #include "fleet/analytics_pusher.h"
+#include "fleet/guard_loop.h"
 #include "fleet/config_puller.h"
 #include "fleet/counters_status.h"
 #include "fleet/fleet_status.h"
 #include "fleet/published_snapshot.h"
 #include "fleet/remote_tokens.h"
+#include "origin/registry.h"
 #include "state/make_counters.h"
 #include "store/database.h"
 #include "store/migrate.h"
@@ -134,6 +136,8 @@ void App::build_store_node() {
                                       m_clock);
     m_analytics = std::make_unique<analytics::Registry>();
     m_analytics->set_state_source([this] { return state_metrics(m_options.node_name, m_counters->health()); });
+    m_origins = std::make_unique<origin::Registry>();
+    m_analytics->set_origin_source([this] { return m_origins->metrics(); });
     m_published_snapshot = std::make_unique<fleet::PublishedSnapshot>();
 
     // A control node on a shared store reads the whole room from it, under each room's policy.
@@ -142,10 +146,12 @@ void App::build_store_node() {
         [this](const model::ConfigDocument& document, const std::shared_ptr<const util::KeyRing>& keys) {
             m_published_snapshot->update(document, *keys);
         }};
-    if (with_edge || shared_state) {
+    // The edge's rooms (with an edge), the rooms a shared store's counts are read under, and the
+    // configured limits the origin guard steps from: every store node keeps the compiled snapshot.
+    {
         m_config_source = std::make_unique<edge::ConfigSource>();
         subscribers.push_back([this](const model::ConfigDocument& document, const std::shared_ptr<const util::KeyRing>& keys) {
-            m_config_source->publish(edge::build_edge_config(document, m_analytics.get()), keys);
+            m_config_source->publish(edge::build_edge_config(document, m_analytics.get(), m_origins.get()), keys);
         });
     }
     m_config_feed = std::make_unique<control::ConfigFeed>(*m_database, m_options.data_dir / "cookie.key", std::move(subscribers),
@@ -164,6 +170,13 @@ void App::build_store_node() {
     }
     m_fleet = std::make_unique<fleet::FleetStatus>(std::move(local));
     m_collector = std::make_unique<analytics::Collector>(*m_database, *m_analytics, *m_fleet, m_clock, m_options.analytics_interval);
+    // One origin guard per room, here: this node's own answers and those its edges push feed it.
+    m_guard = std::make_unique<fleet::GuardLoop>(*m_config_source, *m_fleet, *m_origins, m_clock, fleet::GuardLoop::ChangeHandler{},
+                                                 m_options.guard_interval);
+    m_collector->on_drained([guard = m_guard.get()](const std::string& room_id, const model::MinuteRecord& increment) {
+        guard->add(room_id, increment);
+    });
+    m_collector->on_round([this] { m_origins->log_failures(m_clock.now()); });
 
     m_services = std::make_unique<api::Services>(api::Services{*m_database, m_clock, m_fleet.get(), m_analytics.get()});
     m_services->published_snapshot = m_published_snapshot.get();
@@ -171,6 +184,7 @@ void App::build_store_node() {
     m_services->node_name = m_options.node_name;
     m_services->node_role = role_name(m_options.role);
     m_services->counters = m_counters.get();
+    m_services->guard = m_guard.get();
     m_admin = std::make_unique<api::AdminServer>(
         [services = m_services.get()](api::Request& request) { return api::dispatch(*services, api::all_routes(), request); },
         api::AdminServerOptions{m_options.admin_listen.host, m_options.admin_listen.port, m_options.max_body_bytes,
@@ -194,14 +208,17 @@ void App::build_edge_node() {
                                 "same --state redis://… to hold the limits together");
     m_analytics = std::make_unique<analytics::Registry>();
     m_analytics->set_state_source([this] { return state_metrics(m_options.node_name, m_counters->health()); });
+    m_origins = std::make_unique<origin::Registry>();
+    m_analytics->set_origin_source([this] { return m_origins->metrics(); });
     m_config_source = std::make_unique<edge::ConfigSource>();
     m_puller = std::make_unique<fleet::ConfigPuller>(fleet::ControlClient(control), m_options.data_dir / fleet::k_config_cache_file,
-                                                     *m_analytics, *m_config_source, m_clock, m_options.control_poll_interval);
+                                                     *m_analytics, *m_origins, *m_config_source, m_clock, m_options.control_poll_interval);
     edge::EdgeOptions options = edge_options();
     log_turnstile_state(options.turnstile);
     m_edge = std::make_unique<edge::EdgeServer>(options, *m_config_source, *m_counters, *m_analytics, m_clock);
     m_pusher = std::make_unique<fleet::AnalyticsPusher>(fleet::ControlClient(control), m_options.data_dir / fleet::k_outbox_file,
-                                                        fleet::PusherSources{*m_analytics, *m_config_source, *m_edge, *m_counters},
+                                                        fleet::PusherSources{*m_analytics, *m_config_source, *m_edge, *m_counters,
+                                                                             m_origins.get()},
                                                         m_options.node_name, m_clock, m_options.analytics_interval);
     m_remote_tokens = std::make_unique<fleet::RemoteTokens>(fleet::ControlClient(control), m_clock);
     m_node_services = std::make_unique<api::NodeServices>(api::NodeServices{m_clock, m_options.node_name, *m_config_source, *m_edge,
@@ -227,6 +244,7 @@ void App::start() {
                                    util::ListenAddress{m_options.edge_listen.host, m_edge->port()}.text());
     }
     if (m_collector) m_collector->start();
+    if (m_guard) m_guard->start();
     if (m_pusher) m_pusher->start();
     const std::string admin_url = (m_admin->tls() ? "https://" : "http://") +
                                   util::ListenAddress{m_options.admin_listen.host, m_admin->port()}.text();
@@ -240,6 +258,7 @@ void App::start() {
 
 void App::stop() {
     if (m_edge) m_edge->stop();
+    if (m_guard) m_guard->stop();
     if (m_collector) m_collector->stop(); // writes what is left
     if (m_pusher) m_pusher->stop();       // pushes what is left, or keeps it for the restart
     if (m_config_feed) m_config_feed->stop();
@@ -271,6 +290,10 @@ int App::edge_port() const { return m_edge ? m_edge->port() : 0; }
 void App::flush_analytics() {
     if (m_collector) m_collector->collect();
     if (m_pusher) m_pusher->push_now();
+}
+
+void App::step_guard() {
+    if (m_guard) m_guard->step();
 }
 
 void App::refresh_edge_config() {

@@ -34,12 +34,16 @@ struct EdgeOptions;
 namespace wr::state {
 class Counters;
 }
+namespace wr::origin {
+class Registry;
+}
 namespace wr::analytics {
 class Collector;
 class Registry;
 } // namespace wr::analytics
 namespace wr::fleet {
 class AnalyticsPusher;
+class GuardLoop;
 class ConfigPuller;
 class CountersStatus;
 class FleetStatus;
@@ -89,6 +93,7 @@ struct AppOptions {
     std::chrono::milliseconds turnstile_timeout{5000}; // siteverify's answer, or the token counts as failed
     std::chrono::milliseconds config_poll_interval{200};
     std::chrono::milliseconds analytics_interval{2000};
+    std::chrono::milliseconds guard_interval{5000}; // the origin guard's control step (origin::k_guard_interval; tests shorten it)
 
     // Roles (wr serve --role …): a control node and edge nodes.
     NodeRole role = NodeRole::all;
@@ -133,6 +138,8 @@ public:
     // Writes the analytics counted so far to the store now (they go every couple of seconds); an
     // edge node pushes them to its control node now.
     void flush_analytics();
+    // One step of the origin guards now (tests: on their clock, with a guard_interval that never fires).
+    void step_guard();
     const AppOptions& options() const { return m_options; }
 
 private:
@@ -142,7 +149,9 @@ private:
     std::unique_ptr<store::Database> m_database;
     std::unique_ptr<state::Counters> m_counters;
     std::unique_ptr<analytics::Registry> m_analytics;
+    std::unique_ptr<origin::Registry> m_origins; // each zone's origin cap and measurements
     std::unique_ptr<analytics::Collector> m_collector;
+    std::unique_ptr<fleet::GuardLoop> m_guard; // store nodes: the rooms' origin guards
     std::unique_ptr<edge::ConfigSource> m_config_source;
     std::unique_ptr<control::ConfigFeed> m_config_feed;
     std::unique_ptr<edge::EdgeServer> m_edge;

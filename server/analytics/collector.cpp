@@ -58,8 +58,17 @@ void Collector::collect() {
         record.queued_max = sample.queued_users;
         record.total_active_users_limit = sample.total_active_users_limit;
         record.new_users_per_minute_limit = sample.new_users_per_minute_limit;
+        record.effective_total_active_users = sample.effective_total_active_users;
+        record.effective_new_users_per_minute = sample.effective_new_users_per_minute;
     }
-    for (const auto& [room_id, stats] : m_registry.rooms()) stats->drain(pending[room_id]);
+    for (const auto& [room_id, stats] : m_registry.rooms()) {
+        std::map<int64_t, MinuteRecord> drained;
+        stats->drain(drained);
+        if (m_on_drained)
+            for (const auto& [minute, increment] : drained) m_on_drained(room_id, increment);
+        for (const auto& [minute, increment] : drained)
+            if (auto [it, inserted] = pending[room_id].try_emplace(minute, increment); !inserted) it->second.merge(increment);
+    }
 
     const int64_t hour = minute / 60;
     const bool prune = hour != m_last_prune_hour;
@@ -81,6 +90,7 @@ void Collector::collect() {
         }
     });
     if (prune) m_last_prune_hour = hour;
+    if (m_on_round) m_on_round();
 }
 
 } // namespace wr::analytics

@@ -5,6 +5,7 @@
 // All of it off the request path.
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -27,6 +28,13 @@ struct RoomSample {
     int64_t total_active_users_limit = 0;
     int64_t new_users_per_minute_limit = 0;
     int64_t max_estimated_minutes = 0; // the longest wait shown now (status); 0 when unknown
+    // The origin guard's limits while it holds the room below the configured ones; 0 otherwise.
+    int64_t effective_total_active_users = 0;
+    int64_t effective_new_users_per_minute = 0;
+    // What the origin guard reads of the room's load (model::LiveFigures); browsing_users < 0
+    // when the node did not say (an edge of an older version).
+    int64_t admitted_last_minute = 0;
+    int64_t browsing_users = -1;
 };
 
 class Sampler {
@@ -45,6 +53,13 @@ public:
     void stop();
     // One round now (tests; and on stop, so nothing counted is lost).
     void collect();
+    // Called in each round with what every room counted since the last (the origin guard reads
+    // its origin's answers from it). Set before start().
+    using DrainListener = std::function<void(const std::string& room_id, const MinuteRecord& increment)>;
+    void on_drained(DrainListener listener) { m_on_drained = std::move(listener); }
+    // Called at the end of each round (the origin's failures are logged from here, off the
+    // request path). Set before start().
+    void on_round(std::function<void()> listener) { m_on_round = std::move(listener); }
 
 private:
     void run();
@@ -54,6 +69,8 @@ private:
     Sampler& m_sampler;
     const util::Clock& m_clock;
     std::chrono::milliseconds m_interval;
+    DrainListener m_on_drained;
+    std::function<void()> m_on_round;
     std::mutex m_collect_mutex;
     int64_t m_last_prune_hour = -1;
     std::thread m_thread;

@@ -1,10 +1,10 @@
 // Writes metrics in the Prometheus text format.
 #include "analytics/prometheus.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace wr::analytics {
-namespace {
 
 void family(std::string& out, const char* name, const char* type, const char* help) {
     out += "# HELP ";
@@ -17,6 +17,8 @@ void family(std::string& out, const char* name, const char* type, const char* he
     out += type;
     out += '\n';
 }
+
+namespace {
 
 // node, zone, room: the node first, since every series has it.
 std::string room_labels(const std::string& node, const RoomMetrics& room) {
@@ -81,6 +83,17 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
     family(out, "wr_room_new_users_per_minute_limit", "gauge", "The new_users_per_minute limit in force.");
     for (const RoomMetrics& room : rooms)
         out += "wr_room_new_users_per_minute_limit{" + labels(room) + "} " + std::to_string(room.new_users_per_minute_limit) + "\n";
+    if (std::any_of(rooms.begin(), rooms.end(), [](const RoomMetrics& room) { return !room.origin_guard_state.empty(); })) {
+        family(out, "wr_room_origin_guard", "gauge",
+               "The origin guard's state (1 on the room's current state): throttling and recovering hold the limits in force "
+               "below the configured ones.");
+        for (const RoomMetrics& room : rooms) {
+            if (room.origin_guard_state.empty()) continue;
+            for (const char* state : {"off", "content", "throttling", "recovering"})
+                out += "wr_room_origin_guard{" + labels(room) + ",state=\"" + state + "\"} " + (room.origin_guard_state == state ? "1" : "0") +
+                       "\n";
+        }
+    }
     family(out, "wr_requests_total", "counter", "Edge requests to a room, by outcome.");
     for (const RoomMetrics& room : rooms)
         for (size_t i = 0; i < k_outcomes; ++i)
@@ -101,6 +114,17 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
         for (const auto& [outcome, count] : outcomes)
             out += "wr_turnstile_total{" + labels(room) + ",outcome=\"" + outcome + "\"} " + std::to_string(count) + "\n";
     }
+    family(out, "wr_room_origin_responses_total", "counter", "Answers from the origin to the room's proxied requests, by status class.");
+    for (const RoomMetrics& room : rooms)
+        for (size_t i = 0; i < room.totals.origin_answers.size(); ++i)
+            out += "wr_room_origin_responses_total{" + labels(room) + ",class=\"" + std::to_string(i + 1) + "xx\"} " +
+                   std::to_string(room.totals.origin_answers[i]) + "\n";
+    family(out, "wr_room_origin_errors_total", "counter", "The room's proxied requests the origin gave no answer to, by kind.");
+    for (const RoomMetrics& room : rooms)
+        for (size_t i = 0; i < room.totals.origin_errors.size(); ++i)
+            out += "wr_room_origin_errors_total{" + labels(room) + ",kind=\"" +
+                   model::origin_error_name(static_cast<model::OriginErrorKind>(i)) + "\"} " + std::to_string(room.totals.origin_errors[i]) +
+                   "\n";
     family(out, "wr_infinite_queue_refreshes_total", "counter", "Queue pages served to visitors in the infinite queue.");
     for (const RoomMetrics& room : rooms)
         out += "wr_infinite_queue_refreshes_total{" + labels(room) + "} " + std::to_string(room.totals.infinite_queue_refreshes) + "\n";
@@ -119,6 +143,7 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
     family(out, "wr_edge_tunnels_opened_total", "counter", "Upgraded connections the edge has tunnelled since it started.");
     out += "wr_edge_tunnels_opened_total{" + node_label + "} " + std::to_string(node.tunnels_opened) + "\n";
     if (node.state) out += state_metrics_text(*node.state);
+    out += origin_metrics_text(node_label, node.origins);
     return out;
 }
 

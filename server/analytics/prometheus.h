@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analytics/room_stats.h"
+#include "analytics/origin_metrics.h"
 #include "analytics/state_metrics.h"
 
 namespace wr::analytics {
@@ -39,6 +40,7 @@ struct RoomMetrics {
     int64_t total_active_users_limit = 0;
     int64_t new_users_per_minute_limit = 0;
     Totals totals;
+    std::string origin_guard_state; // off, content, throttling, recovering; "" where no guard is known (edge nodes)
 };
 
 // The node the figures come from: every series carries its name as the label node.
@@ -50,10 +52,14 @@ struct NodeMetrics {
     std::optional<bool> control_reachable;   // edges: the last exchange with the control node worked
     int64_t open_tunnels = 0;                // upgraded connections the edge tunnels now
     uint64_t tunnels_opened = 0;             // and since it started
+    std::vector<OriginMetrics> origins;      // each zone's origin (wr_origin_* families)
 };
 
 std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const LatencyHistogram::Snapshot& decisions,
                             const NodeMetrics& node = {});
+
+// Appends a family's HELP and TYPE lines.
+void family(std::string& out, const char* name, const char* type, const char* help);
 
 // "a\"b" → "a\\\"b": a label value as the format wants it.
 std::string escape_label(const std::string& value);

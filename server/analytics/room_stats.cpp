@@ -36,7 +36,14 @@ void RoomStats::record_admission(util::TimePoint now, util::TimePoint arrived) {
 
 void RoomStats::record_estimate(util::TimePoint now, int64_t minutes) { slot(now).estimated_wait.add(minutes); }
 
-void RoomStats::record_origin_time(util::TimePoint now, util::Milliseconds took) { slot(now).origin_time.add(took.count()); }
+void RoomStats::record_origin_answer(util::TimePoint now, int status, util::Milliseconds ttfb) {
+    slot(now).origin_time.add(ttfb.count());
+    count(now, static_cast<Counter>(origin_1xx + std::clamp(status / 100 - 1, 0, 4)));
+}
+
+void RoomStats::record_origin_error(util::TimePoint now, model::OriginErrorKind kind) {
+    count(now, static_cast<Counter>(origin_refused + static_cast<int>(kind)));
+}
 
 void RoomStats::record_revocation(util::TimePoint now) { count(now, revoked); }
 
@@ -71,6 +78,8 @@ void RoomStats::drain(std::map<int64_t, MinuteRecord>& into) {
         record.turnstile_failures = values[failures];
         record.turnstile_unsolved = values[unsolved];
         record.infinite_refreshes = values[infinite];
+        for (size_t i = 0; i < model::k_status_classes; ++i) record.origin_answers[i] = values[origin_1xx + i];
+        for (size_t i = 0; i < model::k_origin_error_kinds; ++i) record.origin_errors[i] = values[origin_refused + i];
         slot.estimated_wait.drain_into(record.estimated_wait);
         slot.observed_wait.drain_into(record.observed_wait);
         slot.origin_time.drain_into(record.origin_time);
@@ -89,6 +98,9 @@ Totals RoomStats::totals() const {
     totals.turnstile_successes = m_totals[successes].load(std::memory_order_relaxed);
     totals.turnstile_failures = m_totals[failures].load(std::memory_order_relaxed);
     totals.infinite_queue_refreshes = m_totals[infinite].load(std::memory_order_relaxed);
+    for (size_t i = 0; i < model::k_status_classes; ++i) totals.origin_answers[i] = m_totals[origin_1xx + i].load(std::memory_order_relaxed);
+    for (size_t i = 0; i < model::k_origin_error_kinds; ++i)
+        totals.origin_errors[i] = m_totals[origin_refused + i].load(std::memory_order_relaxed);
     return totals;
 }
 
@@ -104,6 +116,8 @@ void RoomStats::add_to_totals(const MinuteRecord& record) {
     add(failures, record.turnstile_failures);
     add(unsolved, record.turnstile_unsolved);
     add(infinite, record.infinite_refreshes);
+    for (size_t i = 0; i < model::k_status_classes; ++i) add(static_cast<Counter>(origin_1xx + i), record.origin_answers[i]);
+    for (size_t i = 0; i < model::k_origin_error_kinds; ++i) add(static_cast<Counter>(origin_refused + i), record.origin_errors[i]);
 }
 
 Registry::Registry() : m_decision_time(std::make_unique<LatencyHistogram>()) {}

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analytics/histogram.h"
+#include "analytics/origin_metrics.h"
 #include "analytics/state_metrics.h"
 #include "model/minute_record.h"
 #include "util/clock.h"
@@ -36,6 +37,8 @@ struct Totals {
     uint64_t turnstile_successes = 0;
     uint64_t turnstile_failures = 0;
     uint64_t infinite_queue_refreshes = 0;
+    std::array<uint64_t, model::k_status_classes> origin_answers{};
+    std::array<uint64_t, model::k_origin_error_kinds> origin_errors{};
 };
 
 class RoomStats {
@@ -44,7 +47,9 @@ public:
     // A visitor let in now, who arrived at `arrived`.
     void record_admission(util::TimePoint now, util::TimePoint arrived);
     void record_estimate(util::TimePoint now, int64_t minutes);
-    void record_origin_time(util::TimePoint now, util::Milliseconds took);
+    // The origin answered a proxied request with `status`, its head after `ttfb`.
+    void record_origin_answer(util::TimePoint now, int status, util::Milliseconds ttfb);
+    void record_origin_error(util::TimePoint now, model::OriginErrorKind kind);
     void record_revocation(util::TimePoint now);
     void record_turnstile(util::TimePoint now, TurnstileOutcome outcome);
     void record_infinite_refresh(util::TimePoint now);
@@ -58,7 +63,8 @@ public:
 
 private:
     enum Counter { admitted, queued, rejected, bypassed, passthrough, new_admitted, revoked, challenges, successes,
-                   failures, unsolved, infinite, k_counters };
+                   failures, unsolved, infinite, origin_1xx, origin_2xx, origin_3xx, origin_4xx, origin_5xx, origin_refused,
+                   origin_reset, origin_timeout, origin_invalid, origin_tls, k_counters };
     struct Slot {
         std::atomic<int64_t> minute{-1};
         std::array<std::atomic<int64_t>, k_counters> counters{};
@@ -96,6 +102,10 @@ public:
     std::vector<std::pair<std::string, std::shared_ptr<RoomStats>>> rooms() const;
     void forget(const std::string& room_id);
 
+    // Where /metrics reads the zones' origins (set once by the composition root).
+    void set_origin_source(std::function<std::vector<OriginMetrics>()> source) { m_origin_source = std::move(source); }
+    std::vector<OriginMetrics> origin_metrics() const { return m_origin_source ? m_origin_source() : std::vector<OriginMetrics>{}; }
+
     // Where /metrics reads the shared state's health (set once by the composition root).
     void set_state_source(std::function<StateMetrics()> source) { m_state_source = std::move(source); }
     std::optional<StateMetrics> state_metrics() const {
@@ -105,6 +115,7 @@ public:
 
 private:
     std::function<StateMetrics()> m_state_source;
+    std::function<std::vector<OriginMetrics>()> m_origin_source;
     mutable std::mutex m_mutex;
     std::unordered_map<std::string, std::shared_ptr<RoomStats>> m_rooms;
     std::unique_ptr<LatencyHistogram> m_decision_time;

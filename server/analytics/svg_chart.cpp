@@ -33,7 +33,13 @@ struct Series {
     const char* color;
     bool dashed;
     std::vector<double> values;
+    // The two limits are dashed alike, the second shifted by a dash: where they are equal (a room
+    // at 200 active and 200 a minute) their dashes alternate, and neither hides the other.
+    bool shifted = false;
 };
+
+constexpr const char* k_limit_dashes = " stroke-dasharray=\"6 6\"";
+constexpr const char* k_limit_shift = " stroke-dashoffset=\"6\"";
 
 } // namespace
 
@@ -43,7 +49,7 @@ std::string svg_chart(const std::vector<MinuteRecord>& points, int64_t step_minu
         {"queued users (max)", "#ea580c", false, {}},
         {"new users / min", "#16a34a", false, {}},
         {"active limit", "#2563eb", true, {}},
-        {"new users / min limit", "#16a34a", true, {}},
+        {"new users / min limit", "#16a34a", true, {}, true},
     };
     for (const MinuteRecord& point : points) {
         const double steps = static_cast<double>(std::max<int64_t>(1, step_minutes));
@@ -111,12 +117,12 @@ std::string svg_chart(const std::vector<MinuteRecord>& points, int64_t step_minu
         std::string path;
         for (size_t i = 0; i < s.values.size(); ++i) path += (i == 0 ? "M" : " L") + svg_number(x_of(i)) + " " + svg_number(y_of(s.values[i]));
         svg += "<path d=\"" + path + "\" fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"" + (s.dashed ? "1.5" : "2") + "\"" +
-               (s.dashed ? " stroke-dasharray=\"6 4\"" : "") + "><title>" + s.label + "</title></path>\n";
+               (s.dashed ? k_limit_dashes : "") + (s.shifted ? k_limit_shift : "") + "><title>" + s.label + "</title></path>\n";
     }
     double legend_x = k_left;
     for (const Series& s : series) {
         svg += "<line x1=\"" + svg_number(legend_x) + "\" x2=\"" + svg_number(legend_x + 18) + "\" y1=\"36\" y2=\"36\" stroke=\"" + s.color +
-               "\" stroke-width=\"2\"" + (s.dashed ? " stroke-dasharray=\"4 3\"" : "") + "/>\n";
+               "\" stroke-width=\"2\"" + (s.dashed ? " stroke-dasharray=\"4 3\"" : "") + (s.shifted ? " stroke-dashoffset=\"4\"" : "") + "/>\n";
         svg += "<text x=\"" + svg_number(legend_x + 22) + "\" y=\"40\" fill=\"#374151\" font-size=\"11\">" + s.label + "</text>\n";
         legend_x += 22 + 6.0 * static_cast<double>(std::string_view(s.label).size()) + 16;
     }

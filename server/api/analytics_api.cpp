@@ -8,6 +8,7 @@
 #include "api/routes.h"
 #include "control/error.h"
 #include "control/rooms.h"
+#include "fleet/guard_loop.h"
 #include "state/counters.h"
 #include "store/analytics_store.h"
 #include "store/rooms_store.h"
@@ -111,6 +112,7 @@ Reply metrics(Services& services, Request& request) {
                 metrics.room = room.settings.name;
                 metrics.total_active_users_limit = room.settings.total_active_users;
                 metrics.new_users_per_minute_limit = room.settings.new_users_per_minute;
+                metrics.origin_guard_state = room.settings.origin_guard.enabled ? "content" : "off";
                 rooms.emplace_back(room.id, std::move(metrics));
             }
         }
@@ -119,6 +121,8 @@ Reply metrics(Services& services, Request& request) {
     std::vector<analytics::RoomMetrics> out;
     for (auto& [room_id, metrics] : rooms) {
         if (services.analytics) metrics.totals = services.analytics->room(room_id)->totals();
+        if (services.guard)
+            if (const auto guard = services.guard->view(room_id)) metrics.origin_guard_state = origin::to_string(guard->state);
         if (services.live_status) {
             const model::LiveFigures live = services.live_status->figures(room_id, now);
             metrics.active_users = live.active_users;
@@ -143,6 +147,7 @@ Reply metrics(Services& services, Request& request) {
         node.state = services.analytics->state_metrics();
         node.open_tunnels = services.analytics->edge().open_tunnels.load(std::memory_order_relaxed);
         node.tunnels_opened = services.analytics->edge().tunnels_opened.load(std::memory_order_relaxed);
+        node.origins = services.analytics->origin_metrics();
     }
     return raw(analytics::prometheus_text(out, decisions, node), "text/plain; version=0.0.4; charset=utf-8");
 }

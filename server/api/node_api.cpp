@@ -79,6 +79,7 @@ Reply metrics(NodeServices& services, const model::Token& token) {
     node.control_reachable = services.puller.state().control_reachable;
     node.open_tunnels = services.analytics.edge().open_tunnels.load(std::memory_order_relaxed);
     node.tunnels_opened = services.analytics.edge().tunnels_opened.load(std::memory_order_relaxed);
+    node.origins = services.analytics.origin_metrics();
     return raw(analytics::prometheus_text(rooms, services.analytics.decision_time().snapshot(), node),
                "text/plain; version=0.0.4; charset=utf-8");
 }

@@ -59,9 +59,11 @@ Reply create_preview(Services& services, Request& request) {
 // A preview is HTML a zone-bound token stored; it is served on the admin origin, next to the
 // console that holds an operator's token. The sandbox gives it an opaque origin of its own: its
 // script runs (the queue page's refresh) but cannot read the console's storage or call the API
-// with the console's origin.
+// with the console's origin. Nor can it send anything anywhere (connect-src: no fetch, XHR,
+// WebSocket or beacon; form-action: no form posted off the page), so a stored page cannot phone
+// home with what an operator types or sees in it.
 Reply sandboxed(Reply reply) {
-    reply.headers.emplace_back("Content-Security-Policy", "sandbox allow-scripts");
+    reply.headers.emplace_back("Content-Security-Policy", "sandbox allow-scripts; connect-src 'none'; form-action 'none'");
     reply.headers.emplace_back("X-Content-Type-Options", "nosniff");
     return reply;
 }

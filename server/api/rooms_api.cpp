@@ -1,9 +1,12 @@
 // Handlers of /zones/{zone_id}/waiting_rooms and /accounts/{account_id}/waiting_rooms.
+#include <cmath>
+
 #include "api/envelope.h"
 #include "api/routes.h"
 #include "control/error.h"
 #include "control/rooms.h"
 #include "control/status.h"
+#include "fleet/guard_loop.h"
 #include "model/json_codec.h"
 #include "store/events_store.h"
 #include "store/rooms_store.h"
@@ -75,6 +78,23 @@ Reply delete_room(Services& services, Request& request) {
     }));
 }
 
+// The guard's state and the origin's figures behind it; "off" with no figures where the guard is
+// disabled and has not run.
+nlohmann::json origin_guard_json(const model::Room& room, const std::optional<origin::GuardView>& guard) {
+    const auto figure = [](double value) { return value < 0 ? nlohmann::json(nullptr) : nlohmann::json(value); };
+    if (!guard) {
+        return {{"state", room.settings.origin_guard.enabled ? "content" : "off"},
+                {"p95_ttfb_ms", nullptr},
+                {"error_rate", nullptr},
+                {"reason", room.settings.origin_guard.enabled ? "no measurement of the origin yet: the configured limits apply"
+                                                              : "the origin guard is off: the configured limits apply"}};
+    }
+    return {{"state", origin::to_string(guard->state)},
+            {"p95_ttfb_ms", figure(guard->p95_ttfb_ms < 0 ? -1 : std::round(guard->p95_ttfb_ms))},
+            {"error_rate", figure(guard->error_rate)},
+            {"reason", guard->reason}};
+}
+
 Reply room_status(Services& services, Request& request) {
     const util::TimePoint now = services.clock.now();
     const auto [room, events] = services.database.read([&](store::Connection& connection) {
@@ -82,7 +102,8 @@ Reply room_status(Services& services, Request& request) {
         return std::make_pair(found, store::all_events(connection, found.id));
     });
     const model::LiveFigures live = services.live_status ? services.live_status->figures(room.id, now) : model::LiveFigures{};
-    const control::RoomStatus status = control::room_status(room, events, live, now);
+    const std::optional<origin::GuardView> guard = services.guard ? services.guard->view(room.id) : std::nullopt;
+    const control::RoomStatus status = control::room_status(room, events, live, guard, now);
     // wr's own: the nodes whose figures these are, and what is wrong with any of them.
     nlohmann::json nodes = nlohmann::json::array();
     if (services.live_status)
@@ -105,6 +126,9 @@ Reply room_status(Services& services, Request& request) {
                {"estimated_queued_users", status.estimated_queued_users},
                {"estimated_total_active_users", status.estimated_total_active_users},
                {"max_estimated_time_minutes", status.max_estimated_time_minutes},
+               {"effective_total_active_users", status.effective_total_active_users},
+               {"effective_new_users_per_minute", status.effective_new_users_per_minute},
+               {"origin_guard", origin_guard_json(room, status.origin_guard)},
                {"nodes", std::move(nodes)}});
 }
 

@@ -17,6 +17,7 @@ class Counters;
 namespace wr::fleet {
 class FleetStatus;
 class PublishedSnapshot;
+class GuardLoop;
 } // namespace wr::fleet
 
 namespace wr::api {
@@ -39,6 +40,9 @@ struct Services {
     std::string node_name = "wr";
     std::string node_role = "all";
     const state::Counters* counters = nullptr; // this node's admission state, for its health in /metrics
+    // The origin guard of the rooms this node decides for: what edges push feeds it, their answer
+    // and the room status carry its word. Null where no guard runs.
+    fleet::GuardLoop* guard = nullptr;
 };
 
 using Handler = Reply (*)(Services&, Request&);

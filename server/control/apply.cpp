@@ -11,6 +11,7 @@
 #include "control/rules.h"
 #include "control/zones.h"
 #include "model/json_codec.h"
+#include "model/known_fields.h"
 #include "store/events_store.h"
 #include "store/rooms_store.h"
 #include "store/rules_store.h"
@@ -57,6 +58,20 @@ std::string name_of(const json& object, const std::string& path) {
     return it->get<std::string>();
 }
 
+// An example of the document with every field a part may have: the API's own objects (their
+// read-only fields are known too, so a room copied from a GET applies), with one of each list.
+json document_shape() {
+    model::Room room;
+    room.settings.additional_routes.push_back({});
+    json room_shape = model::to_json(room, {});
+    room_shape["events"] = json::array({model::to_json(model::Event{})});
+    room_shape["rules"] = json::array({model::to_json(model::Rule{})});
+    json zone_shape = model::to_json(model::Zone{});
+    zone_shape["settings"] = model::to_json(model::ZoneRoomSettings{});
+    zone_shape["waiting_rooms"] = json::array({std::move(room_shape)});
+    return {{"zones", json::array({std::move(zone_shape)})}};
+}
+
 class Applier {
 public:
     Applier(store::Connection& connection, util::TimePoint now, const ApplyOptions& options)
@@ -64,6 +79,9 @@ public:
 
     std::vector<Change> run(const json& document) {
         if (!document.is_object()) throw Error::invalid("", "the document must be a JSON object with a \"zones\" array");
+        // A mistyped field would otherwise fall back to its default and apply as "no changes".
+        if (model::FieldErrors unknown = model::unknown_fields(document, document_shape()); !unknown.empty())
+            throw Error::invalid(std::move(unknown));
         bool present = false;
         const json& zones = array_field(document, "zones", "", present);
         if (!present) throw Error::invalid("zones", "is required");
@@ -94,12 +112,9 @@ private:
         model::Zone zone;
         if (auto existing = store::find_zone_by_name(m_connection, settings.name)) {
             zone = at_path(path, [&] { return update_zone(m_connection, m_now, *existing, settings); });
-            if (zone.settings != existing->settings) {
-                std::vector<std::string> changed;
-                if (zone.settings.origin != existing->settings.origin) changed.push_back("origin");
-                if (zone.settings.hosts != existing->settings.hosts) changed.push_back("hosts");
-                record("update", "zone", zone.settings.name, std::move(changed));
-            }
+            if (zone.settings != existing->settings)
+                record("update", "zone", zone.settings.name,
+                       changed_fields(model::settings_to_json(existing->settings), model::settings_to_json(zone.settings)));
         } else {
             zone = at_path(path, [&] { return create_zone(m_connection, m_now, settings); });
             record("create", "zone", zone.settings.name);
@@ -258,11 +273,10 @@ json export_document(store::Connection& connection) {
             out_room["rules"] = std::move(rules);
             out_rooms.push_back(std::move(out_room));
         }
-        out_zones.push_back({{"name", zone.settings.name},
-                             {"origin", zone.settings.origin},
-                             {"hosts", zone.settings.hosts},
-                             {"settings", model::to_json(store::get_zone_room_settings(connection, zone.id))},
-                             {"waiting_rooms", std::move(out_rooms)}});
+        json out_zone = model::settings_to_json(zone.settings);
+        out_zone["settings"] = model::to_json(store::get_zone_room_settings(connection, zone.id));
+        out_zone["waiting_rooms"] = std::move(out_rooms);
+        out_zones.push_back(std::move(out_zone));
     }
     return {{"zones", std::move(out_zones)}};
 }

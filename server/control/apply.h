@@ -29,7 +29,9 @@ struct ApplyOptions {
 };
 
 // Applies the document inside the caller's transaction; throws Error (400) naming the
-// document path of the first invalid part ("zones[0].waiting_rooms[1].total_active_users").
+// document path of the first invalid part ("zones[0].waiting_rooms[1].total_active_users"), or
+// of every field the document's parts do not have ("…sesion_duration: unknown field (did you
+// mean session_duration?)"), before anything is applied.
 std::vector<Change> apply_document(store::Connection& connection, util::TimePoint now, const nlohmann::json& document,
                                    const ApplyOptions& options);
 

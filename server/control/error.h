@@ -9,7 +9,7 @@
 
 namespace wr::control {
 
-// wr's error codes; stable, documented in README.md.
+// wr's error codes; stable, documented in docs/api.md.
 enum class ErrorCode {
     invalid_json = 1001,
     validation = 1002,
@@ -26,6 +26,7 @@ enum class ErrorCode {
     storage_unavailable = 1013, // the database cannot be written: disk full, read-only data dir
     wrong_token_kind = 1014,    // an edge token off the edge routes, or another token on them
     control_unreachable = 1015, // an edge node cannot have a token checked: its control node is away
+    node_claimed = 1016,        // an edge pushes under a node name that another edge token pushed under first
     internal = 1099,
 };
 

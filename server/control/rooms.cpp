@@ -2,6 +2,7 @@
 #include "control/rooms.h"
 
 #include "control/error.h"
+#include "control/zones.h"
 #include "model/schedule.h"
 #include "model/validate.h"
 #include "store/events_store.h"
@@ -15,6 +16,7 @@ void check_room(store::Connection& connection, const model::Zone& zone, const mo
                 std::string_view own_id) {
     if (auto errors = model::validate_room(settings, zone.settings.name); !errors.empty())
         throw Error::invalid(std::move(errors));
+    check_room_hosts(connection, zone, settings);
     if (const auto other = store::find_room_by_name(connection, zone.id, settings.name); other && other->id != own_id)
         throw Error::conflict("name", "a waiting room named " + settings.name + " already exists in " + zone.settings.name);
     const auto check_route = [&](const std::string& field, const model::Route& route) {

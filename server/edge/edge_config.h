@@ -3,6 +3,8 @@
 // request path: zones with their parsed origins, rooms with their routes, and each room's
 // schedule precomputed into phases, so a request finds the settings in force with a few
 // comparisons and no allocation.
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +22,12 @@
 #include "expr/ast.h"
 #include "queue/schedule.h"
 
+namespace wr::origin {
+struct ZoneOrigin;
+struct RoomGuard;
+class Registry;
+} // namespace wr::origin
+
 namespace wr::edge {
 
 struct ZoneConfig {
@@ -28,6 +36,9 @@ struct ZoneConfig {
     model::OriginUrl origin;
     std::vector<std::string> hosts; // the zone's listed hosts ("*." wildcards), model::ZoneSettings::hosts
     bool search_engine_crawler_bypass = false;
+    // Its origin's connection cap and measurements, which outlive this configuration (set by
+    // build_edge_config; nullptr in a hand-built configuration: no cap, nothing measured).
+    std::shared_ptr<origin::ZoneOrigin> upstream;
 };
 
 // The room's settings during one span of time (queue/schedule).
@@ -36,7 +47,8 @@ using Phase = queue::Phase;
 struct RoomConfig {
     std::string id;
     const ZoneConfig* zone = nullptr;
-    model::RoomSettings settings;
+    model::RoomSettings settings; // settings.origin_guard: the room's origin guard
+    const model::OriginGuardSettings& origin_guard() const { return settings.origin_guard; }
     std::vector<model::Event> events;
     std::vector<model::Rule> rules;
     // The enabled bypass rules, parsed once here, in order.
@@ -44,6 +56,9 @@ struct RoomConfig {
     std::string cookie_name;
     // Where the edge counts what happens in the room (the registry's, once loaded).
     std::shared_ptr<analytics::RoomStats> stats = std::make_shared<analytics::RoomStats>();
+    // The origin guard's limits for the room, which outlive this configuration (nullptr in a
+    // hand-built configuration: the configured limits apply).
+    std::shared_ptr<origin::RoomGuard> guard;
     // Points into settings and events, so a RoomConfig is never copied once built.
     queue::Schedule schedule;
 
@@ -68,7 +83,10 @@ public:
 
     // The zone that serves `host` (lowercase, without port): its own name, a room's host or
     // route, or a host it lists; nullptr for every other name, even one under a zone's domain.
+    // Only the zone a host belongs to (the most specific one whose domain holds it) serves it.
     const ZoneConfig* find_zone(std::string_view host) const;
+    // The zone whose domain holds `host` most closely (model/host_owner.h), or nullptr.
+    const ZoneConfig* owner_of(std::string_view host) const;
     // The room whose route is the longest prefix of `path` on `host`, or nullptr.
     const RoomConfig* find_room(std::string_view host, std::string_view path) const;
     const RoomConfig* find_room_by_id(std::string_view id) const;
@@ -77,6 +95,7 @@ public:
     void index();
 
 private:
+    std::unordered_map<std::string, const ZoneConfig*, StringHash, std::equal_to<>> m_zones_by_name;
     std::unordered_map<std::string, const ZoneConfig*, StringHash, std::equal_to<>> m_zones_by_host;
     // "*.example.com" listed by a zone: "example.com" → the zone.
     std::unordered_map<std::string, const ZoneConfig*, StringHash, std::equal_to<>> m_zones_by_wildcard;
@@ -85,8 +104,9 @@ private:
 };
 
 // Compiles a configuration document into an edge snapshot; rooms count their analytics in
-// `registry` (a throwaway per room when null).
-std::shared_ptr<const EdgeConfig> build_edge_config(const model::ConfigDocument& document, analytics::Registry* registry = nullptr);
+// `registry`, zones keep their origin's cap and measurements in `origins` (throwaways when null).
+std::shared_ptr<const EdgeConfig> build_edge_config(const model::ConfigDocument& document, analytics::Registry* registry = nullptr,
+                                                    origin::Registry* origins = nullptr);
 
 // Builds a room's schedule from its settings and events.
 void build_phases(RoomConfig& room);

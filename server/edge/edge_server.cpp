@@ -7,6 +7,8 @@
 #include <sys/resource.h>
 
 #include "edge/visitor_connection.h"
+#include "origin/registry.h"
+#include "util/address.h"
 #include "util/log.h"
 
 namespace wr::edge {
@@ -89,11 +91,14 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
         throw std::runtime_error("--turnstile-verify-url: '" + m_options.turnstile.verify_url + "' is not an http(s) URL");
     m_max_connections = m_options.max_connections > 0 ? m_options.max_connections : default_max_connections();
     const int threads = m_options.threads > 0 ? m_options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    // Slow heads from one address may hold an eighth of a thread's part of the connections (at
+    // least two), so that one machine cannot take them all (edge/head_share.h).
+    const int heads_per_address = std::max(2, m_max_connections / threads / 8);
     std::random_device seeds;
     try {
         for (int i = 0; i < threads; ++i)
-            m_workers.push_back(
-                std::make_unique<Worker>(m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options, m_crawlers));
+            m_workers.push_back(std::make_unique<Worker>(m_counters, (static_cast<uint64_t>(seeds()) << 32) ^ seeds(), m_options,
+                                                         m_crawlers, static_cast<size_t>(i), heads_per_address));
     } catch (const boost::system::system_error& error) {
         throw std::runtime_error("--origin-ca-file: cannot load " + m_options.origin.ca_file + ": " + error.what());
     }
@@ -106,6 +111,22 @@ int EdgeServer::bind() {
     const auto address = asio::ip::make_address(m_options.host, ec);
     if (ec) throw std::runtime_error("--edge-listen: " + m_options.host + " is not an IP address");
     int port = m_options.port;
+    const auto cannot_listen = [&](int on, const std::string& why) {
+        return std::runtime_error("cannot listen on " + util::ListenAddress{m_options.host, on}.text() + " for the edge: " + why);
+    };
+    if (port != 0) {
+        // SO_REUSEPORT lets any process of the same user join our listeners, and the kernel
+        // would split visitors between two unrelated rooms with different cookie keys. A socket
+        // without it cannot share the address with anyone: if it binds, nobody listens there
+        // now. It is closed again before the threads' sockets bind.
+        net::Acceptor probe(m_workers.front()->io.get_executor());
+        const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
+        probe.open(endpoint.protocol());
+        probe.set_option(tcp::acceptor::reuse_address(true));
+        probe.bind(endpoint, ec);
+        if (ec == asio::error::address_in_use) throw cannot_listen(port, "another process serves it (" + ec.message() + ")");
+        if (ec) throw cannot_listen(port, ec.message());
+    }
     for (auto& worker : m_workers) {
         const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
         worker->acceptor.open(endpoint.protocol());
@@ -113,8 +134,7 @@ int EdgeServer::bind() {
         // Every thread accepts on its own socket; the kernel spreads connections between them.
         worker->acceptor.set_option(ReusePort(true));
         worker->acceptor.bind(endpoint, ec);
-        if (ec)
-            throw std::runtime_error("cannot listen on " + m_options.host + ":" + std::to_string(port) + " for the edge: " + ec.message());
+        if (ec) throw cannot_listen(port, ec.message());
         worker->acceptor.listen(4096);
         // For the accept loop's drain of the backlog (synchronous accepts that must not block);
         // the asynchronous accept is unaffected.
@@ -224,6 +244,7 @@ net::Task<> EdgeServer::serve_plain(Worker& worker, net::Socket socket) {
     co_await connection.serve();
     error_code ec;
     socket.shutdown(tcp::socket::shutdown_send, ec);
+    if (connection.refused()) co_return; // over its address's share: its place goes at once
     // Closing on unread bytes would reset the connection and could lose the answer just sent (a
     // 413, or a 421 to a request whose body was not read): let the client see it and stop, while
     // reading and dropping a bounded amount, in a small fixed buffer.
@@ -245,6 +266,7 @@ net::Task<> EdgeServer::serve_tls(Worker& worker, net::Socket socket) {
     co_await stream.async_handshake(asio::ssl::stream_base::server, net::awaitable(ec));
     if (ec) co_return;
     co_await connection.serve();
+    if (connection.refused()) co_return;
     connection.watch().expire_in(std::chrono::seconds{5});
     co_await stream.async_shutdown(net::awaitable(ec));
 }
@@ -253,10 +275,17 @@ std::vector<analytics::RoomSample> EdgeServer::sample(util::TimePoint now) {
     const Snapshot snapshot = m_config.snapshot();
     std::vector<analytics::RoomSample> samples;
     for (const auto& room : snapshot.config->rooms) {
-        const queue::Policy& policy = room->phase_at(now).policy;
+        const queue::Policy& configured = room->phase_at(now).policy;
+        const queue::Policy policy = origin::guarded(configured, room->guard.get());
         const queue::RoomFigures figures = m_counters.figures(room->id, policy, now);
-        samples.push_back({room->id, figures.active_users, figures.queued_users, policy.total_active_users,
-                           policy.new_users_per_minute});
+        analytics::RoomSample sample{room->id, figures.active_users, figures.queued_users, configured.total_active_users,
+                                     configured.new_users_per_minute};
+        // The guard's limits, where they are below the configured ones.
+        if (policy.total_active_users < configured.total_active_users || policy.new_users_per_minute < configured.new_users_per_minute) {
+            sample.effective_total_active_users = policy.total_active_users;
+            sample.effective_new_users_per_minute = policy.new_users_per_minute;
+        }
+        samples.push_back(std::move(sample));
     }
     return samples;
 }
@@ -265,10 +294,12 @@ model::LiveFigures EdgeServer::figures(const std::string& room_id, util::TimePoi
     const Snapshot snapshot = m_config.snapshot();
     const RoomConfig* room = snapshot.config->find_room_by_id(room_id);
     if (!room) return {};
-    const queue::Policy& policy = room->phase_at(now).policy;
+    // The limits in force: the phase's, lowered while the origin guard holds the room back.
+    const queue::Policy policy = origin::guarded(room->phase_at(now).policy, room->guard.get());
     const queue::RoomFigures figures = m_counters.figures(room_id, policy, now);
-    return model::LiveFigures{figures.queued_users, figures.active_users, figures.max_estimated_minutes,
-                                policy.total_active_users, policy.new_users_per_minute};
+    return model::LiveFigures{figures.queued_users,         figures.active_users,         figures.max_estimated_minutes,
+                              policy.total_active_users,     policy.new_users_per_minute,  figures.admitted_last_minute,
+                              figures.browsing_users};
 }
 
 } // namespace wr::edge

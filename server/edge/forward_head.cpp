@@ -18,6 +18,8 @@ enum class Known {
     host, content_length, content_type, x_forwarded_for, x_forwarded_proto, x_forwarded_host, set_cookie, cf_waiting_room_command,
     // end to end, rewritten by the edge
     cookie, expect,
+    // a client's address as some proxy would write it: an origin that believes one must not get it from a visitor
+    client_address,
 };
 
 Known classify(std::string_view name) {
@@ -25,16 +27,22 @@ Known classify(std::string_view name) {
     switch (name.size()) {
     case 2: return is("te") ? Known::te : Known::other;
     case 4: return is("host") ? Known::host : Known::other;
+    case 9: return is("x-real-ip") || is("forwarded") ? Known::client_address : Known::other;
+    case 11: return is("x-client-ip") ? Known::client_address : Known::other;
     case 6: return is("cookie") ? Known::cookie : is("expect") ? Known::expect : Known::other;
     case 7: return is("trailer") ? Known::trailer : is("upgrade") ? Known::upgrade : Known::other;
     case 10: return is("connection") ? Known::connection : is("keep-alive") ? Known::keep_alive : is("set-cookie") ? Known::set_cookie : Known::other;
     case 12: return is("content-type") ? Known::content_type : Known::other;
-    case 14: return is("content-length") ? Known::content_length : Known::other;
+    case 14: return is("content-length") ? Known::content_length : is("true-client-ip") ? Known::client_address : Known::other;
     case 15: return is("x-forwarded-for") ? Known::x_forwarded_for : Known::other;
-    case 16: return is("proxy-connection") ? Known::proxy_connection : is("x-forwarded-host") ? Known::x_forwarded_host : Known::other;
+    case 16:
+        return is("proxy-connection")   ? Known::proxy_connection
+               : is("x-forwarded-host") ? Known::x_forwarded_host
+               : is("cf-connecting-ip") ? Known::client_address
+                                        : Known::other;
     case 17: return is("transfer-encoding") ? Known::transfer_encoding : is("x-forwarded-proto") ? Known::x_forwarded_proto : Known::other;
     case 18: return is("proxy-authenticate") ? Known::proxy_authenticate : Known::other;
-    case 19: return is("proxy-authorization") ? Known::proxy_authorization : Known::other;
+    case 19: return is("proxy-authorization") ? Known::proxy_authorization : is("x-cluster-client-ip") ? Known::client_address : Known::other;
     case 23: return is("cf-waiting-room-command") ? Known::cf_waiting_room_command : Known::other;
     default: return Known::other;
     }
@@ -146,7 +154,10 @@ void write_forwarded_request(std::string& out, const net::MessageHead& request, 
     out += ' ';
     out += how.path_prefix;
     const SplitTarget target = split_target(how.target);
-    out += target.path;
+    // Under a prefix, "/../admin" would reach the origin's "/admin", outside the prefix: such a
+    // path goes as routing judged it. Rare, so only then is anything allocated.
+    if (!how.path_prefix.empty() && climbs_above_root(target.path)) out += normalize_path(target.path);
+    else out += target.path;
     if (!target.query.empty()) {
         out += '?';
         out += target.query;
@@ -182,6 +193,8 @@ void write_forwarded_request(std::string& out, const net::MessageHead& request, 
         if (kind == Known::cookie || kind == Known::content_length || kind == Known::expect || kind == Known::x_forwarded_for ||
             kind == Known::x_forwarded_proto || kind == Known::x_forwarded_host)
             continue;
+        // The client's address reaches the origin in X-Forwarded-For only, never as a visitor wrote it.
+        if (kind == Known::client_address) continue;
         if (hop_by_hop(kind, field.name, named)) continue;
         header(out, field.name, field.value);
     }
@@ -189,7 +202,7 @@ void write_forwarded_request(std::string& out, const net::MessageHead& request, 
     if (how.framing == net::BodyFraming::length) number_header(out, "Content-Length", how.content_length);
     if (how.framing == net::BodyFraming::chunked) header(out, "Transfer-Encoding", "chunked");
     if (how.upgrade) {
-        header(out, "Upgrade", request.find("upgrade"));
+        header(out, "Upgrade", "websocket"); // the one protocol the edge tunnels (net/http_parser)
         header(out, "Connection", "upgrade");
     }
     out += "\r\n";

@@ -5,9 +5,11 @@
 // Towards the origin: hop-by-hop headers out (RFC 9110 §7.6.1), and the headers a Connection
 // header names — except those wr relies on end to end (Host, Content-Length, Content-Type, the
 // forwarding headers, Set-Cookie, Cf-Waiting-Room-Command); the room's cookie out of every
-// Cookie header; X-Forwarded-For appended to, X-Forwarded-Proto and -Host set; Expect out (the
+// Cookie header; X-Forwarded-For appended to, X-Forwarded-Proto and -Host set; the client-address
+// headers other proxies write (X-Real-IP, Forwarded, True-Client-IP, CF-Connecting-IP,
+// X-Client-IP, X-Cluster-Client-IP) out, since a visitor can write them too; Expect out (the
 // edge answers 100-continue itself); the body framed by the edge (exact Content-Length, or
-// chunked); Upgrade kept for an upgrade request.
+// chunked); Upgrade: websocket for a WebSocket handshake, any other Upgrade out.
 // Towards the visitor: hop-by-hop headers out, Cf-Waiting-Room-Command out (the caller acts on
 // it first), the renewed Set-Cookie added, the framing the edge sends, Connection as the
 // visitor's version needs.

@@ -5,6 +5,7 @@
 
 #include "edge/request_path.h"
 #include "expr/evaluate.h"
+#include "origin/registry.h"
 #include "page/variables.h"
 #include "page/translations.h"
 #include "util/escape.h"
@@ -20,6 +21,7 @@ page::QueueView queue_view(const RoomConfig& room, const Phase& phase, const que
     page::QueueView view;
     view.now = now;
     view.wait_time_known = outcome.estimate.known;
+    view.wait_time_from_limits = outcome.estimate.from_limits;
     view.wait_time_minutes = outcome.estimate.minutes;
     view.wait_time_p25_minutes = outcome.estimate.p25_minutes;
     view.wait_time_p50_minutes = outcome.estimate.p50_minutes;
@@ -67,12 +69,13 @@ std::string misdirected_page(std::string_view host) {
 
 std::string bad_host_page() {
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>400 Bad Request</title><h1>400 Bad Request</h1>"
-           "<p>The request needs exactly one Host header, naming the host of its target.</p></html>\n";
+           "<p>The request needs exactly one Host header: a valid host name and port, naming the host of its target.</p></html>\n";
 }
 
 std::string ambiguous_path_page() {
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>400 Bad Request</title><h1>400 Bad Request</h1>"
-           "<p>This address has an encoded slash before a dot segment, or a backslash; this site does not accept it.</p></html>\n";
+           "<p>This address could be read as another one (an encoded slash before a dot segment, <code>;</code> parameters that "
+           "change where it leads, or a backslash); this site does not accept it.</p></html>\n";
 }
 
 std::string too_many_joins_page() {
@@ -129,8 +132,8 @@ page::CompiledTemplate& Gate::compiled(const Snapshot& snapshot, const std::stri
 const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& request, GateResult& result,
                               Route& route) const {
     normalize_host_into(request.host, route.host);
-    // RFC 9112 §3.2: one Host, and it names the authority of an absolute-form target.
-    if (request.host_headers != 1 || !host_matches_target(request.target, route.host)) {
+    // RFC 9112 §3.2: one Host, a valid authority, naming that of an absolute-form target.
+    if (request.host_headers != 1 || !valid_host_header(request.host) || !host_matches_target(request.target, route.host)) {
         result.status = 400;
         result.body = own_page(bad_host_page());
         return nullptr;
@@ -151,6 +154,19 @@ const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& r
     normalize_path_into(target.path, route.path, route.scratch);
     route.query = target.query;
     result.room = snapshot.config->find_room(route.host, route.path);
+    // A servlet container drops ";parameters" before it routes ("/shop;x/checkout" is its
+    // "/shop/checkout"): when that reading lands in another room than routing's, the path is
+    // refused like the other ambiguous ones. Rare, so the common path pays one scan.
+    if (route.path.find(';') != std::string::npos) {
+        strip_path_parameters_into(route.path, route.scratch);
+        if (snapshot.config->find_room(route.host, route.scratch) != result.room) {
+            result.zone = nullptr;
+            result.room = nullptr;
+            result.status = 400;
+            result.body = own_page(ambiguous_path_page());
+            return nullptr;
+        }
+    }
     return result.room;
 }
 
@@ -186,10 +202,12 @@ std::optional<queue::Outcome> Gate::check_in(const RoomConfig& room, const Phase
                                              const IncomingRequest& request, util::TimePoint now, bool hold_new) {
     const int64_t join_limit = request.has_client ? room.settings.join_limit_per_ip_per_minute : 0;
     const queue::Arrival arrival = hold_new || join_limit > 0 ? queue::Arrival::hold : queue::Arrival::join;
-    queue::Outcome outcome = m_counters.check_in(room.id, phase.policy, ticket, now, m_random, arrival);
+    // The limits in force: the phase's, lowered while the origin guard holds the room back.
+    const queue::Policy policy = origin::guarded(phase.policy, room.guard.get());
+    queue::Outcome outcome = m_counters.check_in(room.id, policy, ticket, now, m_random, arrival);
     if (outcome.held && !hold_new) {
         if (!m_counters.try_join(room.id, request.client, join_limit, now)) return std::nullopt;
-        outcome = m_counters.check_in(room.id, phase.policy, ticket, now, m_random, queue::Arrival::join);
+        outcome = m_counters.check_in(room.id, policy, ticket, now, m_random, queue::Arrival::join);
     }
     if (outcome.newly_admitted) room.stats->record_admission(now, outcome.ticket.arrived);
     return outcome;
@@ -235,7 +253,7 @@ void Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util
     const std::optional<queue::Outcome> checked_in = check_in(*room, phase, ticket, request, now, must_pass_first);
     if (!checked_in) return too_many_joins(*room, now, result);
     const queue::Outcome& outcome = *checked_in;
-    result.policy = phase.policy;
+    result.policy = origin::guarded(phase.policy, room->guard.get());
     result.secure_cookie = request.https;
 
     if (outcome.verdict == queue::Verdict::admit) {

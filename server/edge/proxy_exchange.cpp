@@ -7,6 +7,8 @@
 #include <array>
 
 #include "edge/forward_head.h"
+#include "edge/page_response.h"
+#include "origin/registry.h"
 #include "edge/visitor_connection.h"
 
 namespace wr::edge {
@@ -15,6 +17,9 @@ namespace {
 constexpr std::string_view k_crlf = "\r\n";
 constexpr std::string_view k_last_chunk = "0\r\n\r\n";
 constexpr std::string_view k_continue = "HTTP/1.1 100 Continue\r\n\r\n";
+// A visitor whose request waited out the zone's origin queue may try again this much later.
+constexpr int k_busy_retry_after_seconds = 5;
+const std::shared_ptr<origin::ConnectionCap> k_no_cap;
 
 asio::const_buffer buffer_of(std::string_view text) { return asio::buffer(text.data(), text.size()); }
 
@@ -34,41 +39,62 @@ uint64_t gather_pieces(std::vector<asio::const_buffer>& gather, const std::vecto
 
 template <typename Stream>
 net::Task<typename VisitorConnection<Stream>::ResponseHeadRead> VisitorConnection<Stream>::read_response_head(origin::OriginConnection& origin,
-                                                                                                         bool head_request) {
+                                                                                                              bool head_request) {
+    using Step = origin::ResponseReader::Step;
     bool received = !origin.in.empty();
+    m_reader.begin(head_request);
     while (true) {
-        m_response.begin(head_request);
-        bool complete = false;
-        while (!complete) {
-            if (!origin.in.empty()) {
-                switch (m_response.parse_head(origin.in.data(), std::min(origin.in.size(), net::k_max_response_head))) {
-                case net::HeadStatus::complete: complete = true; continue;
-                case net::HeadStatus::incomplete:
-                    if (origin.in.size() >= net::k_max_response_head) co_return ResponseHeadRead::invalid;
-                    break;
-                default: co_return ResponseHeadRead::invalid;
-                }
+        size_t consumed = 0;
+        m_pieces.clear();
+        switch (m_reader.read(origin.in.data(), origin.in.size(), consumed, m_pieces)) {
+        case Step::head: co_return ResponseHeadRead::complete; // consumed once its rewrite is sent
+        case Step::interim: {
+            // An interim answer (103 Early Hints, 102…) goes on to an HTTP/1.1 visitor; 100 Continue
+            // does not: the edge answered the visitor's Expect itself.
+            const net::MessageHead& interim = m_reader.head();
+            if (interim.status != 100 && m_version_minor == 1) {
+                std::string out;
+                write_interim_response(out, interim);
+                error_code ec;
+                co_await asio::async_write(m_stream, asio::buffer(out), net::awaitable(ec));
+                if (ec) co_return ResponseHeadRead::failed;
             }
-            const auto [space, room] = origin.in.prepare(net::ReadBuffer::k_initial, net::k_max_response_head);
-            error_code ec;
-            const size_t got = co_await origin.read_some(asio::buffer(space, room), ec);
-            if (ec) co_return received ? ResponseHeadRead::failed : ResponseHeadRead::nothing;
-            received = true;
-            origin.in.commit(got);
+            origin.in.consume(consumed);
+            continue;
         }
-        const net::MessageHead& response = m_response.head();
-        if (response.status < 100 || response.status >= 200 || response.status == 101) co_return ResponseHeadRead::complete;
-        // An interim answer (103 Early Hints, 102…) goes on to an HTTP/1.1 visitor; 100 Continue
-        // does not: the edge answered the visitor's Expect itself.
-        if (response.status != 100 && m_version_minor == 1) {
-            std::string interim;
-            write_interim_response(interim, response);
-            error_code ec;
-            co_await asio::async_write(m_stream, asio::buffer(interim), net::awaitable(ec));
-            if (ec) co_return ResponseHeadRead::failed;
+        case Step::more: break;
+        default: co_return ResponseHeadRead::invalid;
         }
-        origin.in.consume(response.size);
+        const auto [space, room] = origin.in.prepare(net::ReadBuffer::k_initial, net::k_max_response_head);
+        error_code ec;
+        const size_t got = co_await origin.read_some(asio::buffer(space, room), ec);
+        if (ec) co_return received ? ResponseHeadRead::failed : ResponseHeadRead::nothing;
+        received = true;
+        origin.in.commit(got);
     }
+}
+
+template <typename Stream>
+void VisitorConnection<Stream>::record_origin_error(const GateResult& result, util::TimePoint now, model::OriginErrorKind kind) {
+    if (result.zone->upstream) result.zone->upstream->stats.record_error(kind);
+    if (result.room) result.room->stats->record_origin_error(now, kind);
+}
+
+template <typename Stream>
+net::Task<bool> VisitorConnection<Stream>::answer_origin_failure(const GateResult& result, int status, std::string_view title,
+                                                                 std::string_view text, bool keep_alive, bool head_request,
+                                                                 int retry_after_seconds) {
+    const int version = m_version_minor == 0 ? 10 : 11;
+    const std::string body = error_page(status, title, text);
+    write_page_head(m_out, static_cast<unsigned>(version),
+                    PageHead{.status = status, .content_type = "text/html; charset=utf-8", .retry_after_seconds = retry_after_seconds,
+                             .set_cookie = result.set_cookie},
+                    body.size(), keep_alive);
+    m_watch.expire_in(m_shared.options.origin.response_timeout);
+    error_code ec;
+    const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_out), asio::buffer(body.data(), head_request ? 0 : body.size())};
+    co_await asio::async_write(m_stream, buffers, net::awaitable(ec));
+    co_return !ec && keep_alive;
 }
 
 template <typename Stream> net::Task<> VisitorConnection<Stream>::upload_body(origin::OriginConnection& origin, net::BodyFraming framing) {
@@ -188,15 +214,19 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     const bool body_here = framing == net::BodyFraming::none || (framing == net::BodyFraming::length && m_in.size() >= length);
     const size_t body_here_bytes = framing == net::BodyFraming::length && body_here ? static_cast<size_t>(length) : 0;
 
-    const auto origin_start = std::chrono::steady_clock::now();
+    origin::ZoneOrigin* const upstream = result.zone->upstream.get();
+    const origin::OriginTarget destination{.url = result.zone->origin, .cap = upstream ? upstream->cap : k_no_cap,
+                                      .queue_timeout = upstream ? upstream->queue_timeout : std::chrono::seconds{10}};
     std::unique_ptr<origin::OriginConnection> origin;
     ResponseHeadRead read = ResponseHeadRead::nothing;
     origin::OriginError connect_error = origin::OriginError::none;
+    auto sent_at = std::chrono::steady_clock::now();
     for (int attempt = 0; attempt < 2; ++attempt) {
-        origin = co_await m_worker.origins.acquire(result.zone->origin, m_watch, connect_error, attempt == 0);
+        origin = co_await m_worker.origins.acquire(destination, m_watch, connect_error, attempt == 0);
         if (!origin) break;
         m_watch.origin = &origin->tcp_socket();
         m_watch.expire_in(timeout);
+        sent_at = std::chrono::steady_clock::now();
         error_code ec;
         if (body_here) {
             const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_out), asio::buffer(m_in.data(), body_here_bytes)};
@@ -218,7 +248,8 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     if (body_here_bytes > 0) m_in.consume(body_here_bytes);
 
     if (read != ResponseHeadRead::complete) {
-        // No answer to pass on: wr answers with its own page (and no renewed cookie).
+        // No answer to pass on: wr answers with its own page, which keeps the visitor's cookie (an
+        // admitted visitor holds the place they were given, and tries again).
         const bool timed_out = m_watch.expired || connect_error == origin::OriginError::timeout;
         if (origin) co_await stop_upload(*origin);
         m_watch.origin = nullptr;
@@ -231,15 +262,30 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         if (end == Upload::End::invalid) co_return co_await answer_error(400, "Bad Request", "The request's body is not valid.", false, head_request);
         if (end == Upload::End::visitor_too_slow)
             co_return co_await answer_error(408, "Request Timeout", "The request took too long to arrive.", false, head_request);
+        if (connect_error == origin::OriginError::queue_timeout)
+            co_return co_await answer_origin_failure(result, 503, "The site is busy",
+                                                     "Too many visitors are being served right now. Please try again in a moment.",
+                                                     keep_alive, head_request, k_busy_retry_after_seconds);
+        record_origin_error(result, now,
+                            connect_error == origin::OriginError::refused ? model::OriginErrorKind::refused
+                            : connect_error == origin::OriginError::tls   ? model::OriginErrorKind::tls
+                            : timed_out                                   ? model::OriginErrorKind::timeout
+                            : read == ResponseHeadRead::invalid           ? model::OriginErrorKind::invalid
+                                                                          : model::OriginErrorKind::reset);
         if (timed_out)
-            co_return co_await answer_error(504, "The site is taking too long", "It did not answer in time. Please try again in a moment.",
-                                            keep_alive, head_request);
-        co_return co_await answer_error(502, "The site cannot be reached", "Please try again in a moment.", keep_alive, head_request);
+            co_return co_await answer_origin_failure(result, 504, "The site is taking too long",
+                                                     "It did not answer in time. Please try again in a moment.", keep_alive, head_request);
+        co_return co_await answer_origin_failure(result, 502, "The site cannot be reached", "Please try again in a moment.", keep_alive,
+                                                 head_request);
     }
 
-    if (result.room)
-        result.room->stats->record_origin_time(now, std::chrono::duration_cast<util::Milliseconds>(std::chrono::steady_clock::now() - origin_start));
-    const net::MessageHead& response = m_response.head();
+    {
+        const auto ttfb = std::chrono::duration_cast<util::Milliseconds>(std::chrono::steady_clock::now() - sent_at);
+        const int status = m_reader.head().status;
+        if (upstream) upstream->stats.record_answer(status, ttfb);
+        if (result.room) result.room->stats->record_origin_answer(now, status, ttfb);
+    }
+    const net::MessageHead& response = m_reader.head();
 
     if (response.status == 101) {
         if (!upgrade) { // a switch nobody asked for
@@ -272,26 +318,24 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     write_visitor_response(m_out, response,
                            VisitorResponse{.version_minor = m_version_minor, .set_cookie = set_cookie, .framing = out,
                                            .content_length = response.content_length, .keep_alive = keep_alive});
-    const bool origin_keeps_alive = response.keep_alive;
     const bool until_close = response.framing == net::BodyFraming::until_close;
-    bool complete = response.framing == net::BodyFraming::none;
     origin->in.consume(response.size);
 
     // The body: each read from the origin is written to the visitor before the next read.
+    using Step = origin::ResponseReader::Step;
     bool head_sent = false;
     bool failed = false;
+    bool complete = false;
     const bool chunked = out == net::BodyFraming::chunked;
     while (true) {
         m_pieces.clear();
         size_t consumed = 0;
-        if (!complete && !origin->in.empty()) {
-            const net::BodyStatus status = m_response.parse_body(origin->in.data(), origin->in.size(), consumed, m_pieces);
-            if (status == net::BodyStatus::invalid) {
-                failed = true;
-                break;
-            }
-            complete = status == net::BodyStatus::complete;
+        const Step step = m_reader.read(origin->in.data(), origin->in.size(), consumed, m_pieces);
+        if (step == Step::invalid) {
+            failed = true;
+            break;
         }
+        complete = step == Step::end;
         m_gather.clear();
         if (!head_sent) m_gather.push_back(asio::buffer(m_out));
         gather_pieces(m_gather, m_pieces, chunked, m_chunk_head);
@@ -308,6 +352,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         }
         origin->in.consume(consumed);
         if (complete) break;
+        if (step == Step::body) continue;
         const auto [space, room] = origin->in.prepare(k_stream_buffer, k_stream_buffer);
         m_watch.expire_in(timeout);
         error_code ec;
@@ -315,10 +360,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         if (ec) {
             // The end of a body that runs to the close; anything else cut short is a failure, which
             // the visitor sees as a response that stops (never a well-framed wrong one).
-            if (until_close && !m_watch.expired && m_response.finish_body() == net::BodyStatus::complete) {
-                complete = true;
-                continue;
-            }
+            if (until_close && !m_watch.expired && m_reader.closed() == Step::end) continue;
             failed = true;
             break;
         }
@@ -332,7 +374,9 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     co_await stop_upload(*origin);
     const bool upload_complete = m_upload.end == Upload::End::complete;
     m_watch.origin = nullptr;
-    if (!failed && complete && origin_keeps_alive && !until_close && upload_complete) m_worker.origins.release(std::move(origin));
+    // The connection carries another visitor's request only from a clean boundary with nothing
+    // unread (origin/response_reader.h); in any doubt it closes.
+    if (!failed && complete && upload_complete && m_reader.reusable(origin->in.size())) m_worker.origins.release(std::move(origin));
     if (failed || !upload_complete) co_return false;
     co_return keep_alive;
 }
@@ -346,7 +390,10 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     template net::Task<> VisitorConnection<Stream>::upload_body(origin::OriginConnection&, net::BodyFraming);                                    \
     template void VisitorConnection<Stream>::start_upload(origin::OriginConnection&, net::BodyFraming);                                     \
     template net::Task<> VisitorConnection<Stream>::stop_upload(origin::OriginConnection&);                                                 \
-    template net::Task<> VisitorConnection<Stream>::wait_for_upload();
+    template net::Task<> VisitorConnection<Stream>::wait_for_upload();                                                       \
+    template void VisitorConnection<Stream>::record_origin_error(const GateResult&, util::TimePoint, model::OriginErrorKind);   \
+    template net::Task<bool> VisitorConnection<Stream>::answer_origin_failure(const GateResult&, int, std::string_view,         \
+                                                                              std::string_view, bool, bool, int);
 WR_INSTANTIATE(net::Socket)
 WR_INSTANTIATE(net::TlsStream)
 #undef WR_INSTANTIATE

@@ -26,6 +26,36 @@ void normalize_host_into(std::string_view host, std::string& out) {
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
 }
 
+bool valid_host_header(std::string_view host) {
+    std::string_view port;
+    if (host.starts_with('[')) {
+        // An IPv6 address (hex digits, ':' and an embedded IPv4's '.'); no IPvFuture.
+        const size_t close = host.find(']');
+        if (close == std::string_view::npos || close == 1) return false;
+        for (const char c : host.substr(1, close - 1))
+            if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return false;
+        const std::string_view rest = host.substr(close + 1);
+        if (!rest.empty() && rest.front() != ':') return false;
+        port = rest.empty() ? rest : rest.substr(1);
+    } else {
+        // A host name or an IPv4 address: unreserved characters only (DNS names never need the
+        // sub-delimiters or escapes RFC 3986 would allow in a reg-name).
+        const size_t colon = host.find(':');
+        const std::string_view name = host.substr(0, colon);
+        if (name.empty()) return false;
+        for (const char c : name)
+            if (!is_unreserved(static_cast<unsigned char>(c))) return false;
+        if (colon != std::string_view::npos) port = host.substr(colon + 1);
+    }
+    if (port.size() > 5) return false;
+    int number = 0;
+    for (const char c : port) {
+        if (c < '0' || c > '9') return false;
+        number = number * 10 + (c - '0');
+    }
+    return number <= 65535;
+}
+
 std::string normalize_host(std::string_view host) {
     std::string out;
     normalize_host_into(host, out);
@@ -93,6 +123,61 @@ void normalize_path_into(std::string_view raw, std::string& out, std::string& de
     if (out.empty() || trailing_slash) out += '/';
 }
 
+bool climbs_above_root(std::string_view raw) {
+    if (raw.find('.') == std::string_view::npos && raw.find('%') == std::string_view::npos) return false;
+    // Each segment as a dot segment: ".", ".." or the same with escaped dots.
+    const auto dots = [](std::string_view segment) {
+        int count = 0;
+        for (size_t i = 0; i < segment.size(); ++i) {
+            if (segment[i] == '.') {
+                ++count;
+            } else if (segment[i] == '%' && i + 2 < segment.size() && segment[i + 1] == '2' &&
+                       (segment[i + 2] == 'e' || segment[i + 2] == 'E')) {
+                ++count;
+                i += 2;
+            } else {
+                return 0;
+            }
+        }
+        return count;
+    };
+    int depth = 0;
+    size_t at = raw.starts_with('/') ? 1 : 0;
+    while (at <= raw.size()) {
+        const size_t slash = raw.find('/', at);
+        const bool last = slash == std::string_view::npos;
+        const std::string_view segment = raw.substr(at, last ? std::string_view::npos : slash - at);
+        const int dot_count = dots(segment);
+        if (dot_count == 2) {
+            if (depth == 0) return true;
+            --depth;
+        } else if (dot_count != 1 && !segment.empty()) {
+            ++depth;
+        }
+        if (last) break;
+        at = slash + 1;
+    }
+    return false;
+}
+
+void strip_path_parameters_into(std::string_view path, std::string& out) {
+    out.clear();
+    size_t at = path.starts_with('/') ? 1 : 0;
+    while (at <= path.size()) {
+        const size_t slash = path.find('/', at);
+        const bool last = slash == std::string_view::npos;
+        std::string_view segment = path.substr(at, last ? std::string_view::npos : slash - at);
+        segment = segment.substr(0, segment.find(';'));
+        if (!segment.empty()) {
+            out += '/';
+            out += segment;
+        }
+        if (last) break;
+        at = slash + 1;
+    }
+    if (out.empty() || path.ends_with('/')) out += '/';
+}
+
 std::string normalize_path(std::string_view raw) {
     std::string out;
     std::string scratch;
@@ -101,8 +186,9 @@ std::string normalize_path(std::string_view raw) {
 }
 
 bool ambiguous_path(std::string_view raw) {
-    if (raw.find('\\') != std::string_view::npos) return true;
-    if (raw.find('%') == std::string_view::npos) return false; // nothing encoded: nothing for an origin to read otherwise
+    const size_t first = raw.find_first_of("\\%;");
+    if (first == std::string_view::npos) return false; // the common path: nothing for an origin to read otherwise
+    if (raw.find('\\', first) != std::string_view::npos) return true;
     // Decode everything an origin might, then look for what routing did not see.
     std::string decoded;
     decoded.reserve(raw.size());
@@ -118,12 +204,18 @@ bool ambiguous_path(std::string_view raw) {
             decoded += raw[i];
         }
     }
-    if (!encoded_separator) return false; // dot segments between real slashes were resolved by routing
     size_t at = 0;
     while (at <= decoded.size()) {
         const size_t slash = decoded.find('/', at);
         const std::string_view segment = std::string_view(decoded).substr(at, slash == std::string::npos ? std::string::npos : slash - at);
-        if (segment == "." || segment == "..") return true;
+        // Dot segments between real slashes were resolved by routing; one an encoded slash made was not.
+        if (encoded_separator && (segment == "." || segment == "..")) return true;
+        // Servlet containers (Tomcat, Jetty, Spring) drop a segment's ";parameters" before they
+        // resolve dot segments: "..;x" is ".." to them, an ordinary name to routing.
+        if (const size_t semicolon = segment.find(';'); semicolon != std::string_view::npos) {
+            const std::string_view name = segment.substr(0, semicolon);
+            if (name == "." || name == "..") return true;
+        }
         if (slash == std::string::npos) break;
         at = slash + 1;
     }

@@ -8,6 +8,9 @@
 namespace wr::edge {
 namespace {
 
+// siteverify is not an origin: no connection cap.
+const std::shared_ptr<origin::ConnectionCap> k_siteverify_cap;
+
 namespace http = boost::beast::http;
 
 template <typename Stream>
@@ -48,7 +51,8 @@ net::Task<bool> TurnstileClient::verify(std::string token, std::string remote_ip
     bool answered = false;
     for (int attempt = 0; attempt < 2 && !answered; ++attempt) {
         origin::OriginError error = origin::OriginError::none;
-        std::unique_ptr<origin::OriginConnection> connection = co_await m_pool.acquire(*m_url, watch, error, attempt == 0);
+        std::unique_ptr<origin::OriginConnection> connection =
+            co_await m_pool.acquire(origin::OriginTarget{.url = *m_url, .cap = k_siteverify_cap}, watch, error, attempt == 0);
         if (!connection) break;
         watch.origin = &connection->tcp_socket();
         watch.deadline = deadline;

@@ -25,6 +25,27 @@ private:
     std::atomic<int>& m_count;
 };
 
+// A head counted in the thread's HeadShare from its first byte until it is whole or the
+// connection ends, however read_head ends. A trusted proxy's connections are not counted: every
+// visitor behind it shares its address.
+class HeadTurn {
+public:
+    HeadTurn(HeadShare& share, const queue::ClientAddress& peer, bool trusted_proxy)
+        : m_share(share), m_peer(peer), m_trusted_proxy(trusted_proxy) {}
+    ~HeadTurn() {
+        if (m_counted) m_share.end(m_peer);
+    }
+    HeadTurn(const HeadTurn&) = delete;
+    HeadTurn& operator=(const HeadTurn&) = delete;
+    bool begin() { return m_trusted_proxy || (m_counted = m_share.try_begin(m_peer)); }
+
+private:
+    HeadShare& m_share;
+    const queue::ClientAddress& m_peer;
+    bool m_trusted_proxy;
+    bool m_counted = false;
+};
+
 } // namespace
 
 size_t format_chunk_head(char* out, uint64_t size) {
@@ -45,7 +66,7 @@ template <typename Stream>
 VisitorConnection<Stream>::VisitorConnection(Worker& worker, const EdgeShared& shared, Stream& stream, queue::ClientAddress peer,
                                              bool https)
     : m_worker(worker), m_shared(shared), m_stream(stream), m_peer(peer), m_peer_text(address_text(peer)), m_https(https),
-      m_signal(worker.io.get_executor()) {
+      m_trusted_proxy(shared.trusted_proxies.contains(peer)), m_signal(worker.io.get_executor()) {
     m_watch.visitor = &net::lowest_layer(stream);
     m_worker.watches.add(m_watch);
 }
@@ -59,7 +80,9 @@ template <typename Stream> net::Task<typename VisitorConnection<Stream>::HeadRea
     // descriptors run short or the connection cap is reached, closed after --idle-timeout. Once
     // a head has begun, it must be whole within --header-timeout.
     bool begun = !m_in.empty();
+    HeadTurn turn(m_worker.heads, m_peer, m_trusted_proxy);
     if (begun) {
+        if (!turn.begin()) co_return HeadRead::over_share;
         m_watch.expire_in(options.header_timeout);
     } else {
         m_watch.expire_in(options.idle_timeout);
@@ -86,6 +109,7 @@ template <typename Stream> net::Task<typename VisitorConnection<Stream>::HeadRea
         if (!begun) {
             begun = true;
             m_worker.watches.set_idle(m_watch, false);
+            if (!turn.begin()) co_return HeadRead::over_share;
             m_watch.expire_in(options.header_timeout);
         }
     }
@@ -134,6 +158,13 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
             co_return;
         case HeadRead::unsupported_version:
             co_await answer_error(505, "HTTP Version Not Supported", "This site speaks HTTP/1.0 and HTTP/1.1.", false, false);
+            co_return;
+        case HeadRead::over_share:
+            // Its head is not read: the answer goes as the connection closes, without lingering.
+            m_refused = true;
+            m_watch.expire_in(std::chrono::seconds{1});
+            co_await answer_error(429, "Too many requests", "Too many unfinished requests from your address. Please try again.",
+                                  false, false);
             co_return;
         }
 

@@ -12,6 +12,7 @@
 #include "net/http_parser.h"
 #include "net/read_buffer.h"
 #include "edge/worker.h"
+#include "origin/response_reader.h"
 
 namespace wr::edge {
 
@@ -25,9 +26,11 @@ public:
     // Serves requests until the connection ends; the caller then closes the stream.
     net::Task<> serve();
     net::ConnectionWatch& watch() { return m_watch; }
+    // Refused because its address had its share of heads being read: close without lingering.
+    bool refused() const { return m_refused; }
 
 private:
-    enum class HeadRead { complete, closed, timed_out, too_large, invalid, unsupported_version };
+    enum class HeadRead { complete, closed, timed_out, too_large, invalid, unsupported_version, over_share };
     net::Task<HeadRead> read_head();
     // wr's own answer (queue page, error page…); false when the connection must close after it.
     net::Task<bool> answer(int status, std::string_view body, bool keep_alive, bool head_request, const GateResult* result = nullptr);
@@ -43,6 +46,11 @@ private:
     // Ends an upload that is still running (the origin answered without reading it all), then waits.
     net::Task<> stop_upload(origin::OriginConnection& origin);
     net::Task<> wait_for_upload();
+    // The origin gave no answer: counted for the zone and the room, and answered with wr's page,
+    // which carries the visitor's cookie (and Retry-After when > 0).
+    void record_origin_error(const GateResult& result, util::TimePoint now, model::OriginErrorKind kind);
+    net::Task<bool> answer_origin_failure(const GateResult& result, int status, std::string_view title, std::string_view text,
+                                          bool keep_alive, bool head_request, int retry_after_seconds = 0);
     // edge/tunnel.cpp: bytes both ways until either side closes or the tunnel idles too long.
     net::Task<> tunnel(origin::OriginConnection& origin);
     net::Task<> pump_to_visitor(origin::OriginConnection& origin);
@@ -53,11 +61,13 @@ private:
     queue::ClientAddress m_peer;
     std::string m_peer_text;
     bool m_https;
+    bool m_trusted_proxy;         // the peer is a --trusted-proxy: its heads take no address's share
+    bool m_refused = false;
     int m_version_minor = 1;      // the request being answered: HTTP/1.0 or 1.1
     net::ConnectionWatch m_watch;
     net::ReadBuffer m_in;
     net::HttpParser m_request{net::HttpParser::Kind::request};
-    net::HttpParser m_response{net::HttpParser::Kind::response};
+    origin::ResponseReader m_reader; // the origin's answer to the request being forwarded
     std::string m_out;            // heads and wr's own pages; its capacity stays for the next request
     std::string m_cookies;        // the Cookie headers joined, when a request has several
     GateResult m_result;          // the Gate's decision, filled afresh for each request

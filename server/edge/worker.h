@@ -12,6 +12,7 @@
 #include "net/connection_watch.h"
 #include "edge/edge_options.h"
 #include "edge/gate.h"
+#include "edge/head_share.h"
 #include "origin/origin_pool.h"
 #include "edge/turnstile_client.h"
 #include "util/clock.h"
@@ -31,9 +32,10 @@ struct EdgeShared {
 };
 
 struct Worker {
-    Worker(state::Counters& counters, uint64_t seed, const EdgeOptions& options, CrawlerVerifier& crawlers)
-        : acceptor(io.get_executor()), gate(counters, seed, GateServices{&options.turnstile, &crawlers}), origins(io, options.origin),
-          turnstile(io, options.turnstile) {}
+    Worker(state::Counters& counters, uint64_t seed, const EdgeOptions& options, CrawlerVerifier& crawlers, size_t index,
+           int heads_per_address)
+        : acceptor(io.get_executor()), gate(counters, seed, GateServices{&options.turnstile, &crawlers}), origins(io, options.origin, index),
+          turnstile(io, options.turnstile), heads(heads_per_address) {}
 
     // First, so that it outlives the io_context: connections still suspended when the io_context
     // is destroyed unlink their watches from it as their frames go.
@@ -43,6 +45,7 @@ struct Worker {
     Gate gate;
     origin::OriginPool origins;
     TurnstileClient turnstile;
+    HeadShare heads; // each client address's share of this thread's connections reading a head
     Snapshot snapshot;
     std::thread thread;
 

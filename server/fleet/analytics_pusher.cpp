@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fleet/guard_loop.h"
 #include "util/files.h"
 #include "util/log.h"
 
@@ -48,8 +49,11 @@ NodeReport AnalyticsPusher::report(util::TimePoint now) const {
         // An empty room is left out: the control node reads its absence as zero, and a thousand
         // idle rooms do not ride along every push.
         if (live.active_users == 0 && live.queued_users == 0) continue;
-        report.rooms.push_back({room->id, live.active_users, live.queued_users, live.total_active_users_limit,
-                                live.new_users_per_minute_limit, live.max_estimated_minutes});
+        analytics::RoomSample& sample = report.rooms.emplace_back(analytics::RoomSample{
+            room->id, live.active_users, live.queued_users, live.total_active_users_limit, live.new_users_per_minute_limit,
+            live.max_estimated_minutes});
+        sample.admitted_last_minute = live.admitted_last_minute;
+        sample.browsing_users = live.browsing_users;
     }
     return report;
 }
@@ -68,6 +72,7 @@ void AnalyticsPusher::round() {
         if (!live_rooms.contains(room_id)) m_sources.registry.forget(room_id);
     }
     m_outbox.add(drained);
+    if (m_sources.origins) m_sources.origins->log_failures(now);
 
     const NodeReport node_report = report(now);
     for (int sent = 0; sent < k_batches_per_round; ++sent) {
@@ -76,6 +81,12 @@ void AnalyticsPusher::round() {
         PushMessage message{node_report, batch ? std::optional<AnalyticsBatch>(*batch) : std::nullopt};
         const ControlClient::Answer answer = m_client.push(push_body(message));
         if (answer.outcome != ControlClient::Outcome::ok) {
+            if (m_guard_applied && now - m_guard_heard >= k_guard_hold) {
+                apply_published_guard(nlohmann::json::object(), m_sources.config, *m_sources.origins);
+                m_guard_applied = false;
+                util::log_warn("guard", "no word from the control node for " + std::to_string(k_guard_hold.count()) +
+                                            " s: the rooms' configured limits apply until it answers again");
+            }
             if (m_reachable.exchange(false) || answer.message != m_last_error)
                 util::log_warn("analytics", "cannot push analytics to the control node at " + m_client.url().text() + " (" +
                                                 answer.message + "); they wait on this node and go once it answers");
@@ -84,8 +95,15 @@ void AnalyticsPusher::round() {
         }
         if (!m_reachable.exchange(true)) util::log_info("analytics", "pushing analytics to the control node again");
         m_last_error.clear();
-        if (!batch) break;
         const nlohmann::json reply = nlohmann::json::parse(answer.body, nullptr, false);
+        const bool answered = reply.is_object() && reply.contains("result") && reply["result"].is_object();
+        if (sent == 0 && answered && m_sources.origins) {
+            // The guard's word, every round: rooms it does not name go back to their configured limits.
+            apply_published_guard(reply["result"].value("guard", nlohmann::json::object()), m_sources.config, *m_sources.origins);
+            m_guard_heard = now;
+            m_guard_applied = true;
+        }
+        if (!batch) break;
         const bool acknowledged = reply.is_object() && reply.contains("result") && reply["result"].is_object() &&
                                   reply["result"].value("acknowledged", nlohmann::json()) == batch->sequence;
         if (!acknowledged) return; // sent again next round, unchanged

@@ -4,6 +4,9 @@
 // batch with a report of the node's live figures and state health. Counts wait in the outbox
 // while the control node is away (late minutes merge when they arrive); on stop, what could not
 // be sent is kept in <data-dir>/analytics-outbox.json (mode 0600) and sent after the restart.
+// The control node's answer carries the origin guard's limits for the rooms it holds down; the
+// edge applies them, and goes back to the configured limits when it has not heard from the
+// control node for k_guard_hold (a guard nobody runs must not hold a room down for ever).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -17,6 +20,7 @@
 #include "edge/config_source.h"
 #include "fleet/control_client.h"
 #include "fleet/outbox.h"
+#include "origin/registry.h"
 #include "state/counters.h"
 #include "util/clock.h"
 
@@ -29,7 +33,10 @@ struct PusherSources {
     const edge::ConfigSource& config;     // which rooms exist
     const model::LiveStatus& live;      // the edge's live figures per room
     const state::Counters& counters;      // its health
+    origin::Registry* origins = nullptr;  // where the guard's limits go (nullptr: not applied)
 };
+
+inline constexpr std::chrono::seconds k_guard_hold{120};
 
 class AnalyticsPusher {
 public:
@@ -60,6 +67,8 @@ private:
     Outbox m_outbox;
     std::string m_last_error; // guarded by m_round_mutex
     std::atomic<bool> m_reachable{true};
+    util::TimePoint m_guard_heard{};   // when the control node last sent the guard's limits (round mutex)
+    bool m_guard_applied = false;      // some limits of the control node's are in force (round mutex)
     std::thread m_thread;
     std::mutex m_stop_mutex;
     std::condition_variable m_stop_signal;

@@ -13,9 +13,10 @@
 namespace wr::fleet {
 
 ConfigPuller::ConfigPuller(ControlClient client, std::filesystem::path cache_file, analytics::Registry& registry,
-                           edge::ConfigSource& target, const util::Clock& clock, std::chrono::milliseconds interval)
-    : m_client(std::move(client)), m_cache_file(std::move(cache_file)), m_registry(registry), m_target(target), m_clock(clock),
-      m_interval(interval) {
+                           origin::Registry& origins, edge::ConfigSource& target, const util::Clock& clock,
+                           std::chrono::milliseconds interval)
+    : m_client(std::move(client)), m_cache_file(std::move(cache_file)), m_registry(registry), m_origins(origins), m_target(target),
+      m_clock(clock), m_interval(interval) {
     // The cached copy first (if any), so that its ETag makes an unchanged configuration a 304.
     const bool cached = load_cache();
     const std::string where = m_client.url().text();
@@ -68,7 +69,7 @@ bool ConfigPuller::apply(const std::string& body, const std::string& etag, util:
         util::log_error("edge", "not applying the configuration from the " + source + ": " + error);
         return false;
     }
-    m_target.publish(edge::build_edge_config(snapshot->document, &m_registry), snapshot->keys);
+    m_target.publish(edge::build_edge_config(snapshot->document, &m_registry, &m_origins), snapshot->keys);
     {
         std::lock_guard lock(m_state_mutex);
         m_state.etag = etag;

@@ -15,6 +15,10 @@
 #include "fleet/control_client.h"
 #include "util/clock.h"
 
+namespace wr::origin {
+class Registry;
+}
+
 namespace wr::fleet {
 
 inline constexpr std::string_view k_config_cache_file = "edge-config.json";
@@ -35,7 +39,8 @@ public:
     // reached, the cached copy (logged). Throws a one-line std::runtime_error when the control
     // node refuses the token (cache or not: a wrong token is a mistake to fix now), or when it
     // cannot be reached and there is no cached copy.
-    ConfigPuller(ControlClient client, std::filesystem::path cache_file, analytics::Registry& registry, edge::ConfigSource& target,
+    ConfigPuller(ControlClient client, std::filesystem::path cache_file, analytics::Registry& registry, origin::Registry& origins,
+                 edge::ConfigSource& target,
                  const util::Clock& clock, std::chrono::milliseconds interval = std::chrono::milliseconds{1000});
     ~ConfigPuller();
 
@@ -55,6 +60,7 @@ private:
     ControlClient m_client;
     std::filesystem::path m_cache_file;
     analytics::Registry& m_registry;
+    origin::Registry& m_origins;
     edge::ConfigSource& m_target;
     const util::Clock& m_clock;
     std::chrono::milliseconds m_interval;

@@ -45,6 +45,10 @@ model::NodeStatus status_of(const NodeView& view) {
 
 } // namespace
 
+// Browsing users add up like active users, but one node that does not know its own (< 0) makes
+// the sum unknown: the origin guard then falls back on what it learned per active user.
+void add_browsing(int64_t& sum, int64_t more) { sum = sum < 0 || more < 0 ? -1 : sum + more; }
+
 Combined combine(const std::vector<NodeView>& views) {
     Combined combined;
     const NodeView* latest_shared = nullptr;
@@ -59,6 +63,8 @@ Combined combine(const std::vector<NodeView>& views) {
             // Its own slice of the room: nobody else counts these users.
             combined.figures.active_users += room.active_users;
             combined.figures.queued_users += room.queued_users;
+            combined.figures.admitted_last_minute += room.admitted_last_minute;
+            add_browsing(combined.figures.browsing_users, room.browsing_users);
         } else if (!latest_shared || view.taken > latest_shared->taken) {
             latest_shared = &view;
         }
@@ -67,6 +73,8 @@ Combined combine(const std::vector<NodeView>& views) {
         // Every node on the shared store sees the whole room: count it once.
         combined.figures.active_users += latest_shared->room->active_users;
         combined.figures.queued_users += latest_shared->room->queued_users;
+        combined.figures.admitted_last_minute += latest_shared->room->admitted_last_minute;
+        add_browsing(combined.figures.browsing_users, latest_shared->room->browsing_users);
     }
     return combined;
 }
@@ -94,6 +102,8 @@ std::vector<NodeView> FleetStatus::views(const std::string& room_id, util::TimeP
             const model::LiveFigures live = m_local->live->figures(room_id, now);
             analytics::RoomSample room{room_id, live.active_users, live.queued_users, live.total_active_users_limit,
                                        live.new_users_per_minute_limit, live.max_estimated_minutes};
+            room.admitted_last_minute = live.admitted_last_minute;
+            room.browsing_users = live.browsing_users;
             view.room = room;
         }
     }

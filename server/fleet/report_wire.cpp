@@ -29,9 +29,14 @@ constexpr std::array<CountField, 13> k_counts{{
     {"new_users_per_minute_limit", &model::MinuteRecord::new_users_per_minute_limit},
 }};
 
+// A count within 0..k_max_pushed_count; nullopt for anything else (a float, a negative or
+// larger number, one beyond 64 bits).
 std::optional<int64_t> count(const json& object, const char* key) {
     const auto it = object.find(key);
-    if (it == object.end() || !it->is_number_integer() || it->get<int64_t>() < 0) return std::nullopt;
+    if (it == object.end() || !it->is_number_integer()) return std::nullopt;
+    if (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(k_max_pushed_count)
+                                 : it->get<int64_t>() < 0 || it->get<int64_t>() > k_max_pushed_count)
+        return std::nullopt;
     return it->get<int64_t>();
 }
 
@@ -41,7 +46,8 @@ std::optional<model::Histogram> histogram(const json& object, const char* key) {
     if (it == object.end() || !it->is_object()) return std::nullopt;
     for (const auto& [bucket, value] : it->items()) {
         if (bucket.empty() || bucket.size() > 3 || bucket.find_first_not_of("0123456789") != std::string::npos ||
-            std::stoul(bucket) >= model::k_histogram_buckets || !value.is_number_unsigned())
+            std::stoul(bucket) >= model::k_histogram_buckets || !value.is_number_unsigned() ||
+            value.get<uint64_t>() > static_cast<uint64_t>(k_max_pushed_count))
             return std::nullopt;
     }
     return model::Histogram::from_json(*it);
@@ -80,7 +86,9 @@ json sample_to_json(const analytics::RoomSample& sample) {
             {"queued_users", sample.queued_users},
             {"total_active_users_limit", sample.total_active_users_limit},
             {"new_users_per_minute_limit", sample.new_users_per_minute_limit},
-            {"max_estimated_minutes", sample.max_estimated_minutes}};
+            {"max_estimated_minutes", sample.max_estimated_minutes},
+            {"admitted_last_minute", sample.admitted_last_minute},
+            {"browsing_users", sample.browsing_users}};
 }
 
 std::optional<analytics::RoomSample> read_sample(const json& value) {
@@ -104,7 +112,23 @@ std::optional<analytics::RoomSample> read_sample(const json& value) {
         if (!estimate) return std::nullopt;
         sample.max_estimated_minutes = *estimate;
     }
+    // Optional too: what the origin guard reads of the room's load (an older edge sends neither).
+    if (value.contains("admitted_last_minute")) {
+        const auto admitted = count(value, "admitted_last_minute");
+        if (!admitted) return std::nullopt;
+        sample.admitted_last_minute = *admitted;
+    }
+    if (value.contains("browsing_users")) {
+        const auto browsing = value["browsing_users"] == -1 ? std::optional<int64_t>(-1) : count(value, "browsing_users");
+        if (!browsing) return std::nullopt;
+        sample.browsing_users = *browsing;
+    }
     return sample;
+}
+
+// What an outbox names its streams: 32 lowercase hex characters (util::new_id).
+bool is_stream_name(const std::string& text) {
+    return text.size() == 32 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 bool is_name(const std::string& text, size_t max) {
@@ -136,6 +160,15 @@ json minute_record_to_json(const model::MinuteRecord& record) {
     out["estimated_wait"] = record.estimated_wait.to_json();
     out["observed_wait"] = record.observed_wait.to_json();
     out["origin_time"] = record.origin_time.to_json();
+    json answers = json::object();
+    for (size_t i = 0; i < model::k_status_classes; ++i) answers[std::to_string(i + 1) + "xx"] = record.origin_answers[i];
+    out["origin_answers"] = std::move(answers);
+    json errors = json::object();
+    for (size_t i = 0; i < model::k_origin_error_kinds; ++i)
+        errors[model::origin_error_name(static_cast<model::OriginErrorKind>(i))] = record.origin_errors[i];
+    out["origin_errors"] = std::move(errors);
+    out["effective_total_active_users"] = record.effective_total_active_users;
+    out["effective_new_users_per_minute"] = record.effective_new_users_per_minute;
     return out;
 }
 
@@ -164,6 +197,35 @@ std::optional<model::MinuteRecord> minute_record_from_json(const json& value) {
     record.estimated_wait = *estimated;
     record.observed_wait = *observed;
     record.origin_time = *origin;
+    // The origin's figures came later: an edge of an older version sends none (zeros), but what is
+    // sent must be counts.
+    if (const auto answers = value.find("origin_answers"); answers != value.end()) {
+        if (!answers->is_object()) return std::nullopt;
+        for (size_t i = 0; i < model::k_status_classes; ++i)
+            if (const std::string name = std::to_string(i + 1) + "xx"; answers->contains(name)) {
+                const auto found = count(*answers, name.c_str());
+                if (!found) return std::nullopt;
+                record.origin_answers[i] = *found;
+            }
+    }
+    if (const auto errors = value.find("origin_errors"); errors != value.end()) {
+        if (!errors->is_object()) return std::nullopt;
+        for (size_t i = 0; i < model::k_origin_error_kinds; ++i) {
+            const char* name = model::origin_error_name(static_cast<model::OriginErrorKind>(i));
+            if (errors->contains(name)) {
+                const auto found = count(*errors, name);
+                if (!found) return std::nullopt;
+                record.origin_errors[i] = *found;
+            }
+        }
+    }
+    for (const auto& [name, member] : {std::pair{"effective_total_active_users", &model::MinuteRecord::effective_total_active_users},
+                                       std::pair{"effective_new_users_per_minute", &model::MinuteRecord::effective_new_users_per_minute}})
+        if (value.contains(name)) {
+            const auto found = count(value, name);
+            if (!found) return std::nullopt;
+            record.*member = *found;
+        }
     return record;
 }
 
@@ -240,7 +302,8 @@ std::optional<PushMessage> read_push(std::string_view body, std::string& error) 
     for (const json& entry : *rooms) {
         const auto sample = read_sample(entry);
         if (!sample) {
-            error = "rooms: each must be {room_id, active_users, queued_users, total_active_users_limit, new_users_per_minute_limit}";
+            error = "rooms: each must be {room_id, active_users, queued_users, total_active_users_limit, new_users_per_minute_limit} "
+                    "with counts from 0 to " + std::to_string(k_max_pushed_count);
             return std::nullopt;
         }
         message.report.rooms.push_back(*sample);
@@ -250,14 +313,15 @@ std::optional<PushMessage> read_push(std::string_view body, std::string& error) 
     const auto stream = batch->is_object() ? batch->find("stream") : batch->end();
     const auto sequence = batch->is_object() ? batch->find("sequence") : batch->end();
     const auto records = batch->is_object() ? batch->find("records") : batch->end();
-    if (stream == batch->end() || !stream->is_string() || !is_name(stream->get<std::string>(), 64) || sequence == batch->end() ||
+    if (stream == batch->end() || !stream->is_string() || !is_stream_name(stream->get<std::string>()) || sequence == batch->end() ||
         !sequence->is_number_integer() || sequence->get<int64_t>() < 1 || records == batch->end()) {
-        error = "batch: must be {stream, sequence (1 or more), records}";
+        error = "batch: must be {stream (32 hex characters), sequence (1 or more), records}";
         return std::nullopt;
     }
     auto read_records = room_minutes_from_json(*records);
     if (!read_records) {
-        error = "batch.records: must map room ids to lists of minute records with non-negative counts";
+        error = "batch.records: must map room ids to lists of minute records whose counts are integers from 0 to " +
+                std::to_string(k_max_pushed_count);
         return std::nullopt;
     }
     message.batch = AnalyticsBatch{stream->get<std::string>(), sequence->get<int64_t>(), std::move(*read_records)};

@@ -18,6 +18,11 @@
 
 namespace wr::fleet {
 
+// The largest count a push may carry, in a minute record, a histogram bucket or the live
+// figures: 2^40, far above what one edge counts in a minute (a billion requests) yet so far
+// below 2^63 that sums of millions of pushes cannot overflow (and they saturate if they did).
+inline constexpr int64_t k_max_pushed_count = int64_t{1} << 40;
+
 // room id → minute → what was counted.
 using RoomMinutes = std::map<std::string, std::map<int64_t, model::MinuteRecord>>;
 
@@ -43,7 +48,7 @@ struct PushMessage {
 };
 
 nlohmann::json minute_record_to_json(const model::MinuteRecord& record);
-// nullopt when a count is missing, negative or not an integer.
+// nullopt when a count is missing, not an integer, or outside 0..k_max_pushed_count.
 std::optional<model::MinuteRecord> minute_record_from_json(const nlohmann::json& json);
 
 nlohmann::json room_minutes_to_json(const RoomMinutes& records);

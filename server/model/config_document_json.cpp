@@ -99,7 +99,7 @@ json zone_to_json(const ZoneDocument& zone) {
     return {{"id", zone.zone.id},
             {"created_on", to_ms(zone.zone.created_on)},
             {"modified_on", to_ms(zone.zone.modified_on)},
-            {"settings", {{"name", zone.zone.settings.name}, {"origin", zone.zone.settings.origin}, {"hosts", zone.zone.settings.hosts}}},
+            {"settings", settings_to_json(zone.zone.settings)},
             {"room_settings", to_json(zone.room_settings)},
             {"waiting_rooms", std::move(rooms)}};
 }

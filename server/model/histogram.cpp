@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/saturating.h"
+
 namespace wr::model {
 namespace {
 
@@ -28,15 +30,19 @@ size_t bucket_of(int64_t value) {
     return it == k_bounds.end() ? k_histogram_buckets - 1 : static_cast<size_t>(it - k_bounds.begin());
 }
 
-void Histogram::add(int64_t value, uint64_t count) { m_buckets[bucket_of(value)] += count; }
+// Counts saturate rather than wrap: histograms merge what edges push.
+void Histogram::add(int64_t value, uint64_t count) {
+    uint64_t& bucket = m_buckets[bucket_of(value)];
+    bucket = util::saturating_add(bucket, count);
+}
 
 void Histogram::merge(const Histogram& other) {
-    for (size_t i = 0; i < k_histogram_buckets; ++i) m_buckets[i] += other.m_buckets[i];
+    for (size_t i = 0; i < k_histogram_buckets; ++i) m_buckets[i] = util::saturating_add(m_buckets[i], other.m_buckets[i]);
 }
 
 uint64_t Histogram::count() const {
     uint64_t total = 0;
-    for (const uint64_t n : m_buckets) total += n;
+    for (const uint64_t n : m_buckets) total = util::saturating_add(total, n);
     return total;
 }
 
@@ -47,7 +53,7 @@ int64_t Histogram::percentile(double p) const {
     const auto rank = static_cast<uint64_t>(std::max(1.0, std::ceil(std::clamp(p, 0.0, 1.0) * static_cast<double>(total))));
     uint64_t seen = 0;
     for (size_t i = 0; i < k_histogram_buckets; ++i) {
-        seen += m_buckets[i];
+        seen = util::saturating_add(seen, m_buckets[i]);
         if (seen >= rank) return bucket_upper_bound(i);
     }
     return bucket_upper_bound(k_histogram_buckets - 1);
@@ -71,7 +77,8 @@ Histogram Histogram::from_json(const nlohmann::json& json) {
     if (!json.is_object()) return histogram;
     for (const auto& [key, value] : json.items()) {
         const size_t bucket = std::stoul(key);
-        if (bucket < k_histogram_buckets && value.is_number_unsigned()) histogram.m_buckets[bucket] += value.get<uint64_t>();
+        if (bucket < k_histogram_buckets && value.is_number_unsigned())
+            histogram.m_buckets[bucket] = util::saturating_add(histogram.m_buckets[bucket], value.get<uint64_t>());
     }
     return histogram;
 }

@@ -93,6 +93,38 @@ void read_origin_commands(JsonFields& fields, RoomSettings& settings) {
     settings.revoke_origin_command = revoke;
 }
 
+// wr's origin guard. Like cookie_attributes, an omitted field inside the object keeps its value
+// on PATCH and defaults otherwise; unlike the room's own fields, an unknown one is refused, since
+// a misspelt field of a safety mechanism would otherwise be silently off. (The control node's
+// document to its edges is read here too: a new field inside origin_guard needs
+// k_config_document_format bumped, or older edges refuse the document.)
+void read_origin_guard(JsonFields& fields, RoomSettings& settings, FieldErrors& errors) {
+    const OriginGuardSettings defaults;
+    bool is_null = false;
+    const json* value = fields.raw("origin_guard", is_null);
+    if (is_null) settings.origin_guard = defaults;
+    if (!value) return;
+    if (!value->is_object()) {
+        fields.error("origin_guard", "must be an object with enabled, target_ttfb_ms, max_error_rate and min_new_users_per_minute");
+        return;
+    }
+    if (fields.mode() != BodyMode::patch) settings.origin_guard = defaults;
+    OriginGuardSettings& guard = settings.origin_guard;
+    JsonFields guard_fields(*value, BodyMode::patch, errors, "origin_guard.");
+    guard_fields.refuse_unknown({"enabled", "target_ttfb_ms", "max_error_rate", "min_new_users_per_minute"}, "origin_guard");
+    guard_fields.boolean("enabled", guard.enabled, defaults.enabled);
+    guard_fields.integer("target_ttfb_ms", guard.target_ttfb_ms, defaults.target_ttfb_ms);
+    guard_fields.number("max_error_rate", guard.max_error_rate, defaults.max_error_rate);
+    guard_fields.integer("min_new_users_per_minute", guard.min_new_users_per_minute, defaults.min_new_users_per_minute);
+}
+
+json origin_guard_to_json(const OriginGuardSettings& guard) {
+    return {{"enabled", guard.enabled},
+            {"target_ttfb_ms", guard.target_ttfb_ms},
+            {"max_error_rate", guard.max_error_rate},
+            {"min_new_users_per_minute", guard.min_new_users_per_minute}};
+}
+
 // The writable room fields; shared by the API object and the export document.
 void write_room_settings(json& out, const RoomSettings& s) {
     json routes = json::array();
@@ -120,6 +152,7 @@ void write_room_settings(json& out, const RoomSettings& s) {
     out["turnstile_mode"] = to_string(s.turnstile_mode);
     out["turnstile_action"] = to_string(s.turnstile_action);
     out["join_limit_per_ip_per_minute"] = s.join_limit_per_ip_per_minute;
+    out["origin_guard"] = origin_guard_to_json(s.origin_guard);
 }
 
 void write_event_settings(json& out, const EventSettings& s) {
@@ -166,6 +199,9 @@ FieldErrors read_zone_settings(const json& body, BodyMode mode, ZoneSettings& se
             for (const json& host : *hosts) settings.hosts.push_back(host.get<std::string>());
         }
     }
+    const ZoneSettings defaults;
+    fields.integer("max_origin_connections", settings.max_origin_connections, defaults.max_origin_connections);
+    fields.integer("origin_queue_timeout_seconds", settings.origin_queue_timeout_seconds, defaults.origin_queue_timeout_seconds);
     return errors;
 }
 
@@ -198,6 +234,7 @@ FieldErrors read_room_settings(const json& body, BodyMode mode, RoomSettings& se
     fields.enumeration("turnstile_action", settings.turnstile_action, defaults.turnstile_action);
     fields.integer("join_limit_per_ip_per_minute", settings.join_limit_per_ip_per_minute,
                    defaults.join_limit_per_ip_per_minute);
+    read_origin_guard(fields, settings, errors);
     return errors;
 }
 
@@ -243,13 +280,12 @@ FieldErrors read_zone_room_settings(const json& body, BodyMode mode, ZoneRoomSet
 }
 
 json to_json(const Zone& zone) {
-    return {{"id", zone.id},
-            {"name", zone.settings.name},
-            {"origin", zone.settings.origin},
-            {"hosts", zone.settings.hosts},
-            {"status", "active"},
-            {"created_on", util::format_iso8601(zone.created_on)},
-            {"modified_on", util::format_iso8601(zone.modified_on)}};
+    json out = settings_to_json(zone.settings);
+    out["id"] = zone.id;
+    out["status"] = "active";
+    out["created_on"] = util::format_iso8601(zone.created_on);
+    out["modified_on"] = util::format_iso8601(zone.modified_on);
+    return out;
 }
 
 json to_json(const Room& room, const NextEvent& next_event) {
@@ -289,6 +325,14 @@ json to_json(const Token& token) {
             {"zone_id", optional_value(token.zone_id)},
             {"created_on", util::format_iso8601(token.created_on)},
             {"last_used_on", token.last_used_on ? json(util::format_iso8601(*token.last_used_on)) : json(nullptr)}};
+}
+
+json settings_to_json(const ZoneSettings& settings) {
+    return {{"name", settings.name},
+            {"origin", settings.origin},
+            {"hosts", settings.hosts},
+            {"max_origin_connections", settings.max_origin_connections},
+            {"origin_queue_timeout_seconds", settings.origin_queue_timeout_seconds}};
 }
 
 json settings_to_json(const RoomSettings& settings) {

@@ -36,6 +36,7 @@ nlohmann::json to_json(const ZoneRoomSettings& settings);
 nlohmann::json to_json(const Token& token); // never includes the hash
 
 // Settings alone, without ids and timestamps: the shape of `wr export`.
+nlohmann::json settings_to_json(const ZoneSettings& settings);
 nlohmann::json settings_to_json(const RoomSettings& settings);
 nlohmann::json settings_to_json(const EventSettings& settings);
 nlohmann::json settings_to_json(const RuleSettings& settings);

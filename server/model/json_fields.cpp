@@ -1,6 +1,7 @@
 // Typed reading of request-body fields, with one message per kind of mistake.
 #include "model/json_fields.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -102,6 +103,29 @@ void JsonFields::integer(std::string_view key, int& target, int default_value, b
     integer(key, wide, default_value, Presence::optional, zero_is_default);
     // Out-of-int range values become an impossible value that validation names.
     target = wide > std::numeric_limits<int>::max() || wide < std::numeric_limits<int>::min() ? -1 : static_cast<int>(wide);
+}
+
+void JsonFields::number(std::string_view key, double& target, double default_value) {
+    const Lookup found = find(key, Presence::optional);
+    if (found.state == Lookup::absent) return;
+    const nlohmann::json* value = found.value;
+    if (!value) {
+        target = default_value;
+        return;
+    }
+    if (!value->is_number()) {
+        error(key, "must be a number");
+        return;
+    }
+    target = value->get<double>();
+}
+
+void JsonFields::refuse_unknown(std::initializer_list<std::string_view> known, std::string_view object_name) {
+    std::string names;
+    for (const std::string_view name : known) names += (names.empty() ? "" : ", ") + std::string(name);
+    for (const auto& [key, value] : m_object.items())
+        if (std::find(known.begin(), known.end(), key) == known.end())
+            error(key, "is not a field of " + std::string(object_name) + " (its fields are " + names + ")");
 }
 
 std::optional<Timestamp> JsonFields::to_timestamp(std::string_view key, const nlohmann::json& value) {

@@ -3,6 +3,7 @@
 // treats them: unknown fields are ignored, a wrong type is an error naming the field, an
 // explicit null unsets the field, and what a PATCH leaves out stays as it was.
 #include <nlohmann/json.hpp>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,8 @@ public:
     void integer(std::string_view key, int64_t& target, int64_t default_value, Presence presence = Presence::optional,
                  bool zero_is_default = false);
     void integer(std::string_view key, int& target, int default_value, bool zero_is_default = false);
+    // Any JSON number (0.05, 1, 1e-3); ranges are validation's.
+    void number(std::string_view key, double& target, double default_value);
     void timestamp(std::string_view key, Timestamp& target, Presence presence);
 
     // Nullable overrides (events): null means "inherit", so it clears the optional.
@@ -60,6 +63,9 @@ public:
         }
         if (const auto parsed = parse_enum_value<Enum>(key, *found.value)) target = *parsed;
     }
+
+    // An error for every key of the object that is not one of `known` ("is not a field of …").
+    void refuse_unknown(std::initializer_list<std::string_view> known, std::string_view object_name);
 
     // The raw value of a field that needs its own reading (arrays, nested objects), or
     // nullptr when it is absent or null; `is_null` tells which.

@@ -17,6 +17,8 @@ struct LiveFigures {
     int64_t max_estimated_minutes = 0;
     int64_t total_active_users_limit = 0;   // the limits in force now (an event may override them)
     int64_t new_users_per_minute_limit = 0;
+    int64_t admitted_last_minute = 0;       // admissions over the last 60 s
+    int64_t browsing_users = 0;             // admitted users whose last request fell in this minute or the one before
 };
 
 // One node's part in a room's status (wr's own addition to the status object): whether its

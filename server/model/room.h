@@ -18,6 +18,8 @@ inline constexpr int k_default_session_minutes = 5;
 inline constexpr int k_default_queueing_status_code = 200;
 inline constexpr size_t k_max_custom_page_bytes = 1024 * 1024;
 inline constexpr size_t k_max_additional_routes = 100;
+inline constexpr int k_min_target_ttfb_ms = 50;    // origin_guard.target_ttfb_ms
+inline constexpr int k_max_target_ttfb_ms = 60000;
 
 struct Route {
     std::string host;
@@ -31,6 +33,18 @@ struct CookieAttributes {
     SecureAttribute secure = SecureAttribute::automatic;
 
     bool operator==(const CookieAttributes&) const = default;
+};
+
+// wr's origin guard (the room field origin_guard): while the origin's p95 time to first byte or
+// its error rate is over target, the room admits below its limits — never below the floor, and
+// never ending an admitted session.
+struct OriginGuardSettings {
+    bool enabled = false;
+    int target_ttfb_ms = 500;              // 50..60000
+    double max_error_rate = 0.05;          // 0..1: 5xx answers and failed connections among proxied requests
+    int64_t min_new_users_per_minute = 0;  // the floor; 0 means a tenth of the room's new_users_per_minute
+
+    bool operator==(const OriginGuardSettings&) const = default;
 };
 
 // Everything a user sets on a room; defaults are the API's defaults.
@@ -58,6 +72,7 @@ struct RoomSettings {
     TurnstileAction turnstile_action = TurnstileAction::log;
     // wr's addition: new-queue joins one client address may make per minute; 0 means no limit.
     int64_t join_limit_per_ip_per_minute = 0;
+    OriginGuardSettings origin_guard;
 
     bool operator==(const RoomSettings&) const = default;
 };

@@ -76,6 +76,21 @@ void check_path(FieldErrors& errors, const std::string& field, std::string_view 
         errors.push_back({field, "must not contain spaces or control characters"});
 }
 
+// The guard's floor may not exceed the limit it is a floor of; 0 stands for a tenth of it.
+void check_origin_guard(FieldErrors& errors, const OriginGuardSettings& guard, int64_t new_users_per_minute) {
+    if (guard.target_ttfb_ms < k_min_target_ttfb_ms || guard.target_ttfb_ms > k_max_target_ttfb_ms)
+        errors.push_back({"origin_guard.target_ttfb_ms", "must be between " + std::to_string(k_min_target_ttfb_ms) + " and " +
+                                                             std::to_string(k_max_target_ttfb_ms)});
+    // Written so that NaN (never from JSON, but from a hand-edited database) fails too.
+    if (!(guard.max_error_rate >= 0.0 && guard.max_error_rate <= 1.0))
+        errors.push_back({"origin_guard.max_error_rate", "must be between 0 and 1 (0.05 is 5 %)"});
+    if (guard.min_new_users_per_minute < 0)
+        errors.push_back({"origin_guard.min_new_users_per_minute", "must be at least 0 (0: a tenth of new_users_per_minute)"});
+    else if (guard.min_new_users_per_minute > new_users_per_minute && new_users_per_minute >= k_min_users)
+        errors.push_back({"origin_guard.min_new_users_per_minute",
+                          "must not exceed new_users_per_minute (" + std::to_string(new_users_per_minute) + ")"});
+}
+
 bool same_route(const Route& a, const Route& b) { return a.path == b.path && lowercase(a.host) == lowercase(b.host); }
 
 } // namespace
@@ -131,6 +146,12 @@ FieldErrors validate_zone(const ZoneSettings& zone) {
         else if (!zone.name.empty() && !host_in_zone(name, zone.name))
             errors.push_back({field, host + " is not inside the zone " + zone.name});
     }
+    if (zone.max_origin_connections < 0 || zone.max_origin_connections > k_max_origin_connections)
+        errors.push_back({"max_origin_connections", "must be between 0 (no limit) and " + std::to_string(k_max_origin_connections)});
+    if (zone.origin_queue_timeout_seconds < k_min_origin_queue_timeout_seconds ||
+        zone.origin_queue_timeout_seconds > k_max_origin_queue_timeout_seconds)
+        errors.push_back({"origin_queue_timeout_seconds", "must be between " + std::to_string(k_min_origin_queue_timeout_seconds) +
+                                                              " and " + std::to_string(k_max_origin_queue_timeout_seconds) + " seconds"});
     return errors;
 }
 
@@ -168,6 +189,7 @@ FieldErrors validate_room(const RoomSettings& room, std::string_view zone_name) 
                           "must be between 0 (no limit) and " + std::to_string(k_max_join_limit)});
     if (room.queueing_status_code != 200 && room.queueing_status_code != 202 && room.queueing_status_code != 429)
         errors.push_back({"queueing_status_code", "must be 200, 202 or 429"});
+    check_origin_guard(errors, room.origin_guard, room.new_users_per_minute);
 
     if (!room.cookie_suffix.empty() && !is_valid_name(room.cookie_suffix))
         errors.push_back({"cookie_suffix", "may contain only letters, digits, '_' and '-' (at most 255)"});

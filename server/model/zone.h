@@ -1,11 +1,16 @@
 #pragma once
 // A zone: a domain that wr fronts, and the origin its traffic goes to.
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "util/clock.h"
 
 namespace wr::model {
+
+inline constexpr int64_t k_max_origin_connections = 1000000;
+inline constexpr int k_min_origin_queue_timeout_seconds = 1;
+inline constexpr int k_max_origin_queue_timeout_seconds = 120;
 
 struct ZoneSettings {
     ZoneSettings() = default;
@@ -19,6 +24,11 @@ struct ZoneSettings {
     // routes: "www.example.com", or "*.example.com" for every name under example.com. Any other
     // host gets 421, so no name the operator did not list can reach the origin round a room.
     std::vector<std::string> hosts;
+    // Origin protection: at most this many connections to the origin at once, counted over the
+    // node's edge threads (0: no limit); requests beyond wait in wr, in arrival order, for up to
+    // origin_queue_timeout_seconds, then get a 503 page with Retry-After.
+    int64_t max_origin_connections = 0;
+    int origin_queue_timeout_seconds = 10;
 
     bool operator==(const ZoneSettings&) const = default;
 };

@@ -34,7 +34,7 @@ struct MessageHead {
     BodyFraming framing = BodyFraming::none;
     uint64_t content_length = 0;      // with BodyFraming::length
     bool keep_alive = true;           // what the sender asked for (HTTP/1.0 needs keep-alive, 1.1 no close)
-    bool upgrade = false;             // a request with Upgrade named in Connection, or a 101
+    bool upgrade = false;             // a WebSocket handshake (Upgrade: websocket, named in Connection), or a 101
 
     // The first value of a header (case-insensitive name), "" when absent.
     std::string_view find(std::string_view name) const;

@@ -185,7 +185,10 @@ HeadStatus HttpParser::parse_head(const char* message, size_t available) {
         // A request whose Transfer-Encoding does not end in chunked has no length a server can trust.
         if (has_transfer_encoding && !chunked) return HeadStatus::invalid;
         head.framing = chunked ? BodyFraming::chunked : has_length && head.content_length > 0 ? BodyFraming::length : BodyFraming::none;
-        head.upgrade = state.parser.upgrade != 0 && state.parser.method != HTTP_CONNECT;
+        // Only a WebSocket handshake becomes a tunnel. Any other Upgrade (h2c, TLS) goes on as an
+        // ordinary request, its Upgrade and Connection dropped as hop-by-hop: a protocol the edge
+        // does not speak must not take the connection round every later request's decision.
+        head.upgrade = state.parser.upgrade != 0 && state.parser.method != HTTP_CONNECT && has_token(head.find("upgrade"), "websocket");
         // An Upgrade that carries a body is treated as a plain request (WebSocket handshakes have none).
         if (head.framing != BodyFraming::none) head.upgrade = false;
         // llhttp reads "Connection: keep-alive, upgrade" as an upgrade; keep-alive is decided separately.

@@ -1,6 +1,8 @@
 // Builds the views of preview states.
 #include "page/preview.h"
 
+#include <charconv>
+
 namespace wr::page {
 
 PreviewPage preview_page(const PreviewOptions& options, util::TimePoint now) {
@@ -14,11 +16,11 @@ PreviewPage preview_page(const PreviewOptions& options, util::TimePoint now) {
     view.event_active = options.event != "none";
     view.event_prequeueing = options.event == "prequeueing";
     if (view.event_prequeueing) {
-        view.event_start = now + std::chrono::minutes{15};
-        view.event_end = now + std::chrono::minutes{75};
+        view.event_start = options.event_start.value_or(now + std::chrono::minutes{15});
+        view.event_end = options.event_end.value_or(*view.event_start + std::chrono::hours{1});
     } else if (options.event == "started") {
-        view.event_start = now - std::chrono::minutes{5};
-        view.event_end = now + std::chrono::minutes{55};
+        view.event_start = options.event_start.value_or(now - std::chrono::minutes{5});
+        view.event_end = options.event_end.value_or(now + std::chrono::minutes{55});
     }
     view.shuffle_at_event_start = view.event_active && options.shuffle_at_event_start;
     view.queue_all = options.force_queue || view.event_prequeueing;
@@ -32,6 +34,33 @@ PreviewPage preview_page(const PreviewOptions& options, util::TimePoint now) {
     page.reject = options.method == model::QueueingMethod::reject && !view.queue_all;
     page.shows_origin = options.method == model::QueueingMethod::passthrough && !view.queue_all;
     return page;
+}
+
+std::vector<std::string> apply_overrides(const Overrides& overrides, PreviewOptions& options) {
+    std::vector<std::string> problems;
+    const auto flag = [&](const std::string& name, bool& target) {
+        const auto it = overrides.find(name);
+        if (it == overrides.end()) return;
+        if (it->second == "true" || it->second == "false")
+            target = it->second == "true";
+        else
+            problems.push_back(name + "=" + it->second + ": " + name + " is true or false");
+    };
+    if (const auto it = overrides.find("waitTime"); it != overrides.end()) {
+        int64_t minutes = -1;
+        const std::string& text = it->second;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), minutes);
+        if (error != std::errc{} || end != text.data() + text.size() || minutes < 0) {
+            problems.push_back("waitTime=" + text + ": waitTime is a whole number of minutes, such as 42");
+        } else {
+            options.wait_minutes = minutes;
+            options.wait_known = true;
+        }
+    }
+    flag("waitTimeKnown", options.wait_known);
+    flag("queueIsFull", options.queue_is_full);
+    flag("queueAll", options.force_queue);
+    return problems;
 }
 
 std::optional<PreviewOptions> preview_state(std::string_view name) {

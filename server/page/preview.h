@@ -6,7 +6,10 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
 #include "page/queue_view.h"
+#include "page/variables.h"
 
 namespace wr::page {
 
@@ -19,6 +22,10 @@ struct PreviewOptions {
     int64_t wait_minutes = 10;
     bool wait_known = true;
     std::string language = "en-US";
+    // A real event's times (a room's next event); without them an event starts 15 minutes from
+    // now (prequeue) or started 5 minutes ago, and lasts an hour.
+    std::optional<util::TimePoint> event_start;
+    std::optional<util::TimePoint> event_end;
 };
 
 struct PreviewPage {
@@ -28,6 +35,12 @@ struct PreviewPage {
 };
 
 PreviewPage preview_page(const PreviewOptions& options, util::TimePoint now);
+
+// Takes the overridden variables that others follow into the options, so the page stays
+// consistent: waitTime also sets waitTimeFormatted, waitTimeHours, waitTimeHourMinutes and the
+// percentiles; waitTimeKnown, queueIsFull and queueAll switch what they switch. Returns a line
+// for each value that cannot be what its variable holds ("waitTime=soon: …").
+std::vector<std::string> apply_overrides(const Overrides& overrides, PreviewOptions& options);
 
 // The named states of `wr templates preview --state`: fifo, random, queue-full, queue-all,
 // unknown, prequeue, prequeue-shuffle, event, reject, passthrough. nullopt for another name.

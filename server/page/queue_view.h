@@ -13,6 +13,7 @@ namespace wr::page {
 struct QueueView {
     util::TimePoint now{};
     bool wait_time_known = false;
+    bool wait_time_from_limits = false;     // worked out from the room's limits: it has not measured its admissions yet
     int64_t wait_time_minutes = 0;          // FIFO estimate, or the median when random
     int64_t wait_time_p25_minutes = 0;      // random queueing only
     int64_t wait_time_p50_minutes = 0;

@@ -37,7 +37,7 @@ RenderKey render_key(const QueueView& view, const void* source) {
                    0};
     key.flags = (view.wait_time_known ? 1u : 0u) | (view.queue_is_full ? 2u : 0u) | (view.queue_all ? 4u : 0u) |
                 (view.event_active ? 8u : 0u) | (view.event_prequeueing ? 16u : 0u) |
-                (view.shuffle_at_event_start ? 32u : 0u) | (view.infinite_queue ? 64u : 0u);
+                (view.shuffle_at_event_start ? 32u : 0u) | (view.infinite_queue ? 64u : 0u) | (view.wait_time_from_limits ? 128u : 0u);
     key.turnstile = view.turnstile_html;
     key.language = view.language;
     return key;

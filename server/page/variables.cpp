@@ -31,6 +31,7 @@ json variables(const QueueView& view) {
     return {
         {"inWaitingRoom", true},
         {"waitTimeKnown", known},
+        {"waitTimeFromLimits", known && view.wait_time_from_limits},
         {"waitTime", wait},
         {"waitTimeHours", wait / 60},
         {"waitTimeHourMinutes", wait % 60},
@@ -64,7 +65,7 @@ json variables(const QueueView& view) {
 
 const std::vector<std::string_view>& boolean_variable_names() {
     static const std::vector<std::string_view> k_names = {
-        "inWaitingRoom", "waitTimeKnown", "queueIsFull", "queueAll", "isFIFOQueue", "isRandomQueue",
+        "inWaitingRoom", "waitTimeKnown", "waitTimeFromLimits", "queueIsFull", "queueAll", "isFIFOQueue", "isRandomQueue",
         "isPassthroughQueue", "isRejectQueue", "isEventActive", "isEventPrequeueing", "shuffleAtEventStart",
         "infiniteQueue"};
     return k_names;

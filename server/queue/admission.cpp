@@ -16,6 +16,7 @@
 #include "queue/admission.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace wr::queue {
 namespace {
@@ -98,11 +99,19 @@ constexpr int64_t k_minutes_before_estimates = 2;
 // after a surge begins, its first minute (an empty room filling) makes the rate high and this
 // hold short.
 constexpr int64_t k_recent_rate_minutes = 5;
-
-bool forecast_inputs(const Ledger& ledger, const Policy& policy, util::TimePoint now, ForecastInputs& inputs) {
-    if (ledger.minutes_admitting(now) < k_minutes_before_estimates) return false;
+//
+// Before that — a room's first two minutes of admitting, or the start of an event nobody has
+// been let in to yet — the same forecast runs on the room's limits alone: the slots its counts
+// hold free a session and a minute after their users' last counted request, as if nobody went
+// on browsing after being let in, so a full room turns over at most total_active_users ÷
+// (session + 1 minute) a minute, and new_users_per_minute caps every minute. The first visitor
+// to a full room sees a wait at once (marked as worked out from the limits) instead of none for
+// two minutes, and it is short rather than long where browsing holds slots longer.
+// `from_limits` says which it was. False: the room admits no one (everyone waits).
+bool forecast_inputs(const Ledger& ledger, const Policy& policy, util::TimePoint now, ForecastInputs& inputs, bool& from_limits) {
     const double rate = std::max(ledger.admission_rate(now), ledger.admission_rate(now, k_recent_rate_minutes));
-    if (rate <= 0) return false;
+    from_limits = ledger.minutes_admitting(now) < k_minutes_before_estimates || rate <= 0;
+    if (policy.total_active_users <= 0 || policy.new_users_per_minute <= 0) return false;
     const int64_t session = std::clamp<int64_t>(policy.session_duration.count(), 0, k_forecast_session_minutes);
     const int64_t current = minute_of(now);
     // To the whole second: estimates are shown in minutes, and the room's estimates in one second
@@ -122,8 +131,8 @@ bool forecast_inputs(const Ledger& ledger, const Policy& policy, util::TimePoint
     inputs.claim_minutes = policy.method == model::QueueingMethod::random
                                ? static_cast<double>(k_release_span_ms) / 60000.0
                                : static_cast<double>(k_refresh_interval_seconds) / 60.0;
-    inputs.hold_minutes =
-        std::max(slot_hold_minutes(session, ledger.browse_minutes(now), inputs.claim_minutes), static_cast<double>(active) / rate);
+    const double modelled_hold = slot_hold_minutes(session, from_limits ? 0.0 : ledger.browse_minutes(now), inputs.claim_minutes);
+    inputs.hold_minutes = from_limits ? modelled_hold : std::max(modelled_hold, static_cast<double>(active) / rate);
     return true;
 }
 
@@ -176,12 +185,14 @@ WaitEstimate random_wait(const Ledger& ledger, const ForecastInputs& inputs, uti
 void estimate_wait(Outcome& outcome, const Ledger& ledger, const Policy& policy, util::TimePoint now, int64_t joining = 0) {
     if (policy.queue_all) return; // everyone waits for the start: no estimate
     ForecastInputs inputs;
-    if (!forecast_inputs(ledger, policy, now, inputs)) return;
+    bool from_limits = false;
+    if (!forecast_inputs(ledger, policy, now, inputs, from_limits)) return;
     const double draw = estimate_draw(outcome.ticket.session_id);
     if (policy.method == model::QueueingMethod::random)
         outcome.estimate = random_wait(ledger, inputs, now, draw, joining);
     else
         outcome.estimate = fifo_wait(ledger, inputs, outcome.ticket, now, draw, joining);
+    outcome.estimate.from_limits = outcome.estimate.known && from_limits;
     outcome.queue_is_full = outcome.estimate.known && outcome.estimate.minutes > k_queue_full_minutes;
 }
 
@@ -346,8 +357,15 @@ RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimeP
     RoomFigures figures;
     figures.active_users = ledger.active_users(now, policy.session_duration);
     figures.queued_users = ledger.waiting_users(now);
+    // The last 60 s of admissions, from this minute's part and the whole minute before.
+    const auto into_minute = now - minute_start(minute_of(now));
+    const double before_share = 1.0 - std::chrono::duration<double>(into_minute).count() / 60.0;
+    figures.admitted_last_minute = ledger.admitted_in_minute(now) +
+                                   static_cast<int64_t>(std::llround(static_cast<double>(ledger.admitted_in_minute(now - std::chrono::minutes{1})) * before_share));
+    figures.browsing_users = ledger.active_counted_in_minute(minute_of(now)) + ledger.active_counted_in_minute(minute_of(now) - 1);
     ForecastInputs inputs;
-    if (policy.queue_all || figures.queued_users == 0 || !forecast_inputs(ledger, policy, now, inputs)) return figures;
+    bool from_limits = false;
+    if (policy.queue_all || figures.queued_users == 0 || !forecast_inputs(ledger, policy, now, inputs, from_limits)) return figures;
     // The longest wait: a user arriving now, behind everyone (FIFO), or the 75th percentile of
     // the pool (random), with the even draw of the whole-minute rounding.
     const WaitEstimate estimate =
@@ -355,6 +373,7 @@ RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimeP
             ? random_wait(ledger, inputs, now, 0.5)
             : fifo_estimate(inputs, FifoPlace{static_cast<double>(figures.queued_users), 1.0, 0.0, 0.0}, leave_rate(ledger, now), 0.5);
     figures.estimate_known = estimate.known;
+    figures.estimate_from_limits = estimate.known && from_limits;
     figures.max_estimated_minutes = policy.method == model::QueueingMethod::random ? estimate.p75_minutes : estimate.minutes;
     return figures;
 }

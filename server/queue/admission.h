@@ -65,8 +65,11 @@ util::TimePoint ticket_expiry(const Ticket& ticket, const Policy& policy);
 struct RoomFigures {
     int64_t active_users = 0;
     int64_t queued_users = 0;
+    int64_t admitted_last_minute = 0; // admissions in this minute and the one before, scaled to 60 s
+    int64_t browsing_users = 0;       // admitted users whose last counted request fell in this minute or the one before
     int64_t max_estimated_minutes = 0; // the wait of the newest arrival
     bool estimate_known = false;
+    bool estimate_from_limits = false; // as WaitEstimate::from_limits
 };
 RoomFigures room_figures(const Ledger& ledger, const Policy& policy, util::TimePoint now);
 

@@ -22,6 +22,9 @@ struct WaitEstimate {
     int64_t p25_minutes = 0;  // random only
     int64_t p50_minutes = 0;
     int64_t p75_minutes = 0;
+    // Worked out from the room's limits alone: it has not run long enough to measure how fast
+    // it lets people in (pages say so; see queue/admission.cpp).
+    bool from_limits = false;
 };
 
 // Estimates look this far ahead; a wait beyond shows as this long (the queue counts as full).

@@ -81,6 +81,98 @@ std::string heatmap(const Report& report, double top) {
     return svg;
 }
 
+// One line of a panel: a value per minute (NaN where there is none).
+struct Series {
+    std::string name;
+    std::string colour;
+    bool dashed = false;
+    std::vector<double> values;
+};
+
+// A line chart of per-minute series, 720 wide, with round axes and a legend.
+std::string line_panel(const std::string& title, const std::string& unit, const std::vector<int64_t>& minutes,
+                       const std::vector<Series>& series, double top) {
+    constexpr double left = 70, width = 720, height = 200;
+    double highest = 1;
+    for (const Series& line : series)
+        for (const double value : line.values)
+            if (std::isfinite(value)) highest = std::max(highest, value);
+    const analytics::AxisTicks y_axis = analytics::round_ticks(highest, 5);
+    const double first = minutes.empty() ? 0 : static_cast<double>(minutes.front());
+    const double last = minutes.empty() ? 1 : static_cast<double>(minutes.back() + 1);
+    const analytics::AxisTicks x_axis = analytics::round_ticks(std::max(1.0, last - first), 8);
+    const auto x_of = [&](double minute) { return left + width * (minute - first) / x_axis.top; };
+    const auto y_of = [&](double value) { return 30 + height - height * value / y_axis.top; };
+    std::string svg = "<g transform=\"translate(0 " + analytics::svg_number(top) + ")\">\n";
+    svg += "<text x=\"" + analytics::svg_number(left) + "\" y=\"18\" font-size=\"14\" font-weight=\"600\">" + util::escape_html(title) + "</text>\n";
+    svg += "<rect x=\"" + analytics::svg_number(left) + "\" y=\"30\" width=\"" + analytics::svg_number(width) + "\" height=\"" +
+           analytics::svg_number(height) + "\" fill=\"none\" stroke=\"#9ca3af\"/>\n";
+    for (double value = 0; value <= y_axis.top + 1e-9; value += y_axis.step)
+        svg += "<text x=\"" + analytics::svg_number(left - 6) + "\" y=\"" + analytics::svg_number(y_of(value) + 4) +
+               "\" text-anchor=\"end\" font-size=\"11\">" + analytics::svg_number(value, 0) + "</text>\n";
+    for (double minute = 0; minute <= x_axis.top + 1e-9; minute += x_axis.step)
+        svg += "<text x=\"" + analytics::svg_number(x_of(first + minute)) + "\" y=\"" + analytics::svg_number(30 + height + 16) +
+               "\" text-anchor=\"middle\" font-size=\"11\">" + analytics::svg_number(first + minute, 0) + "</text>\n";
+    svg += "<text transform=\"translate(22 " + analytics::svg_number(30 + height / 2) + ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">" +
+           util::escape_html(unit) + "</text>\n";
+    double legend_x = left;
+    for (const Series& line : series) {
+        std::string points;
+        for (size_t i = 0; i < line.values.size() && i < minutes.size(); ++i) {
+            if (!std::isfinite(line.values[i])) continue;
+            // Each minute's value is drawn at the minute's middle.
+            points += analytics::svg_number(x_of(static_cast<double>(minutes[i]) + 0.5)) + "," +
+                      analytics::svg_number(y_of(std::min(line.values[i], y_axis.top))) + " ";
+        }
+        svg += "<polyline fill=\"none\" stroke=\"" + line.colour + "\" stroke-width=\"1.6\"" +
+               (line.dashed ? " stroke-dasharray=\"5 3\"" : "") + " points=\"" + points + "\"/>\n";
+        svg += "<line x1=\"" + analytics::svg_number(legend_x) + "\" y1=\"" + analytics::svg_number(30 + height + 30) + "\" x2=\"" +
+               analytics::svg_number(legend_x + 18) + "\" y2=\"" + analytics::svg_number(30 + height + 30) + "\" stroke=\"" + line.colour +
+               "\" stroke-width=\"2\"" + (line.dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>\n";
+        svg += "<text x=\"" + analytics::svg_number(legend_x + 22) + "\" y=\"" + analytics::svg_number(30 + height + 34) + "\" font-size=\"11\">" +
+               util::escape_html(line.name) + "</text>\n";
+        legend_x += 30 + 6.2 * static_cast<double>(line.name.size());
+    }
+    svg += "</g>\n";
+    return svg;
+}
+
+// The origin's panels: its p95 time to first byte against the target, and the guard's effective
+// limits beside the configured ones and what the room did.
+std::string origin_panels(const Report& report, double top) {
+    std::vector<int64_t> minutes;
+    Series p95{"origin p95 TTFB", "#dc2626", false, {}}, target{"target", "#6b7280", true, {}}, tolerated{"1.5 × target", "#9ca3af", true, {}};
+    Series per_second{"origin answers/s", "#2563eb", false, {}};
+    Series configured_rate{"configured new users/min", "#6b7280", true, {}}, effective_rate{"effective new users/min", "#059669", false, {}},
+        admitted{"admitted/min", "#2563eb", false, {}};
+    Series configured_total{"configured total active", "#9ca3af", true, {}}, effective_total{"effective total active", "#d97706", false, {}},
+        active{"active users", "#7c3aed", false, {}};
+    const double target_ms = report.summary.origin.target_ttfb_ms;
+    for (const MinuteResult& minute : report.minutes) {
+        minutes.push_back(minute.minute);
+        p95.values.push_back(minute.origin_p95_ttfb_ms < 0 ? std::nan("") : minute.origin_p95_ttfb_ms);
+        target.values.push_back(target_ms);
+        tolerated.values.push_back(1.5 * target_ms);
+        per_second.values.push_back(static_cast<double>(minute.origin_answers) / 60);
+        configured_rate.values.push_back(static_cast<double>(minute.new_users_per_minute_limit));
+        effective_rate.values.push_back(static_cast<double>(minute.effective_new_users_per_minute));
+        admitted.values.push_back(static_cast<double>(minute.sessions_started));
+        configured_total.values.push_back(static_cast<double>(minute.total_active_users_limit));
+        effective_total.values.push_back(static_cast<double>(minute.effective_total_active_users));
+        active.values.push_back(static_cast<double>(minute.sessions));
+    }
+    const OriginSummary& o = report.summary.origin;
+    std::string svg = line_panel("The origin: p95 time to first byte per minute (" + std::to_string(o.errors) + " timeouts)", "ms", minutes,
+                                 {p95, target, tolerated}, top);
+    svg += line_panel("The origin: answers a second (sustains " + analytics::svg_number(o.sustainable_per_second, 0) + " within target)",
+                      "answers/s", minutes, {per_second}, top + 270);
+    svg += line_panel(o.guarded ? "New users per minute: the guard's effective limit and the configured one" : "New users per minute",
+                      "users/min", minutes, {configured_rate, effective_rate, admitted}, top + 540);
+    svg += line_panel(o.guarded ? "Active users: the guard's effective total and the configured one" : "Active users", "users", minutes,
+                      {configured_total, effective_total, active}, top + 810);
+    return svg;
+}
+
 } // namespace
 
 std::string report_svg(const Report& report, const std::string& title) {
@@ -99,7 +191,9 @@ std::string report_svg(const Report& report, const std::string& title) {
     std::string chart = analytics::svg_chart(points, 1, "Active and queued users per minute of the simulation");
     // The simulation's clock starts at 00:00, so the chart's times read as hours:minutes since the start.
     const Summary& s = report.summary;
-    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 880 820\" width=\"880\" height=\"820\" "
+    const int height = s.origin.modelled ? 820 + 1080 : 820;
+    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 880 " + std::to_string(height) + "\" width=\"880\" height=\"" +
+                      std::to_string(height) + "\" "
                       "font-family=\"system-ui, sans-serif\" role=\"img\" aria-label=\"" + util::escape_html(title) + "\">\n"
                       "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
                       "<text x=\"20\" y=\"26\" font-size=\"17\" font-weight=\"700\">" + util::escape_html(title) + "</text>\n"
@@ -110,6 +204,7 @@ std::string report_svg(const Report& report, const std::string& title) {
                       " min</text>\n";
     svg += heatmap(report, 56);
     svg += "<g transform=\"translate(10 480)\">" + chart + "</g>\n";
+    if (s.origin.modelled) svg += origin_panels(report, 830);
     svg += "</svg>\n";
     return svg;
 }

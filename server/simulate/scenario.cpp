@@ -35,6 +35,22 @@ std::optional<double> parse_duration_seconds(std::string_view text) {
     }
 }
 
+std::optional<LaunchShape> parse_launch(std::string_view arrival) {
+    if (!arrival.starts_with("launch:")) return std::nullopt;
+    arrival.remove_prefix(7);
+    double spans[3];
+    for (int i = 0; i < 3; ++i) {
+        const size_t comma = arrival.find(',');
+        if ((i < 2) != (comma != std::string_view::npos)) return std::nullopt;
+        const auto seconds = parse_duration_seconds(arrival.substr(0, comma));
+        if (!seconds) return std::nullopt;
+        spans[i] = *seconds;
+        if (comma != std::string_view::npos) arrival.remove_prefix(comma + 1);
+    }
+    if (spans[0] + spans[1] + spans[2] <= 0) return std::nullopt;
+    return LaunchShape{spans[0], spans[1], spans[2]};
+}
+
 namespace {
 
 void read_duration_minutes(const nlohmann::json& object, const char* key, double& minutes, model::FieldErrors& errors,
@@ -96,6 +112,53 @@ model::FieldErrors read_scenario(const nlohmann::json& document, Scenario& scena
             }
     }
 
+    if (const auto it = document.find("origin"); it != document.end() && !it->is_null()) {
+        if (!it->is_object()) {
+            errors.push_back({"origin", "must be an object such as {\"workers\": 32, \"service_ms\": 100}"});
+        } else {
+            model::JsonFields origin(*it, model::BodyMode::patch, errors, "origin.");
+            int64_t workers = scenario.origin.workers;
+            origin.integer("workers", workers, workers);
+            scenario.origin.workers = static_cast<int>(std::clamp<int64_t>(workers, -1, 1'000'000));
+            for (const auto& [key, value] : {std::pair{"service_ms", &scenario.origin.service_ms}, std::pair{"timeout_ms", &scenario.origin.timeout_ms}})
+                if (const auto field = it->find(key); field != it->end() && !field->is_null()) {
+                    if (field->is_number()) *value = field->get<double>();
+                    else errors.push_back({std::string("origin.") + key, "must be a number of milliseconds"});
+                }
+            if (const auto changes = it->find("changes"); changes != it->end() && !changes->is_null()) {
+                if (!changes->is_array()) errors.push_back({"origin.changes", "must be an array of {at, workers}"});
+                else
+                    for (size_t i = 0; i < changes->size(); ++i) {
+                        const std::string prefix = "origin.changes[" + std::to_string(i) + "].";
+                        WorkersChange change;
+                        read_duration_minutes((*changes)[i], "at", change.at_minutes, errors, prefix);
+                        model::JsonFields change_fields((*changes)[i], model::BodyMode::patch, errors, prefix);
+                        int64_t count = 1;
+                        change_fields.integer("workers", count, count);
+                        change.workers = static_cast<int>(std::clamp<int64_t>(count, -1, 1'000'000));
+                        scenario.origin.changes.push_back(change);
+                    }
+            }
+        }
+    }
+    if (const auto it = document.find("origin_guard"); it != document.end() && !it->is_null()) {
+        if (!it->is_object()) {
+            errors.push_back({"origin_guard", "must be an object such as {\"enabled\": true, \"target_ttfb_ms\": 500}"});
+        } else {
+            model::OriginGuardSettings& guard = scenario.origin_guard;
+            model::JsonFields fields_of_guard(*it, model::BodyMode::patch, errors, "origin_guard.");
+            fields_of_guard.boolean("enabled", guard.enabled, guard.enabled);
+            int64_t target = guard.target_ttfb_ms;
+            fields_of_guard.integer("target_ttfb_ms", target, target);
+            guard.target_ttfb_ms = static_cast<int>(std::clamp<int64_t>(target, -1, 1'000'000));
+            fields_of_guard.integer("min_new_users_per_minute", guard.min_new_users_per_minute, guard.min_new_users_per_minute);
+            if (const auto rate = it->find("max_error_rate"); rate != it->end() && !rate->is_null()) {
+                if (rate->is_number()) guard.max_error_rate = rate->get<double>();
+                else errors.push_back({"origin_guard.max_error_rate", "must be a number between 0 and 1"});
+            }
+        }
+    }
+
     if (const auto it = document.find("events"); it != document.end() && !it->is_null()) {
         if (!it->is_array()) {
             errors.push_back({"events", "must be an array"});
@@ -147,10 +210,11 @@ model::FieldErrors validate_scenario(const Scenario& scenario) {
     const bool known = arrival == "burst" || arrival.starts_with("csv:") ||
                        (arrival.starts_with("uniform:") && parse_duration_seconds(arrival.substr(8))) ||
                        (arrival.starts_with("reference:") && parse_duration_seconds(arrival.substr(10))) ||
-                       (arrival.starts_with("poisson:") && parse_duration_seconds(arrival.substr(8)).value_or(0) > 0);
+                       (arrival.starts_with("poisson:") && parse_duration_seconds(arrival.substr(8)).value_or(0) > 0) ||
+                       parse_launch(arrival);
     if (!known)
-        errors.push_back({"arrival", "must be uniform:DURATION (uniform:30m), burst, poisson:RATE (users per minute), csv:FILE or "
-                                     "reference:DURATION"});
+        errors.push_back({"arrival", "must be uniform:DURATION (uniform:30m), burst, poisson:RATE (users per minute), "
+                                     "launch:RAMP,PEAK,TAIL (launch:5m,10m,15m), csv:FILE or reference:DURATION"});
     if (scenario.browse_minutes < 0) errors.push_back({"browse", "must not be negative"});
     if (scenario.refresh_seconds < 1) errors.push_back({"refresh", "must be at least 1 second"});
     if (scenario.abandon < 0 || scenario.abandon > 1) errors.push_back({"abandon", "must be between 0 and 1"});
@@ -172,6 +236,23 @@ model::FieldErrors validate_scenario(const Scenario& scenario) {
         }
         if (total <= 0) errors.push_back({"node_shares", "must not all be 0"});
     }
+    const OriginSpec& origin = scenario.origin;
+    if (origin.workers < 0 || origin.workers > 100000) errors.push_back({"origin.workers", "must be between 0 (no origin) and 100000"});
+    if (origin.service_ms < 0.1 || origin.service_ms > 600000) errors.push_back({"origin.service_ms", "must be between 0.1 and 600000 ms"});
+    if (origin.timeout_ms < 1 || origin.timeout_ms > 600000) errors.push_back({"origin.timeout_ms", "must be between 1 and 600000 ms"});
+    for (size_t i = 0; i < origin.changes.size(); ++i) {
+        if (origin.changes[i].workers < 1 || origin.changes[i].workers > 100000)
+            errors.push_back({"origin.changes[" + std::to_string(i) + "].workers", "must be between 1 and 100000"});
+        if (origin.workers == 0) errors.push_back({"origin.changes[" + std::to_string(i) + "]", "needs an origin (origin.workers)"});
+    }
+    const model::OriginGuardSettings& guard = scenario.origin_guard;
+    if (guard.target_ttfb_ms < 50 || guard.target_ttfb_ms > 60000) errors.push_back({"origin_guard.target_ttfb_ms", "must be between 50 and 60000"});
+    if (guard.max_error_rate < 0 || guard.max_error_rate > 1) errors.push_back({"origin_guard.max_error_rate", "must be between 0 and 1"});
+    if (guard.min_new_users_per_minute < 0) errors.push_back({"origin_guard.min_new_users_per_minute", "must not be negative"});
+    if (guard.enabled && origin.workers == 0)
+        errors.push_back({"origin_guard", "needs an origin to measure: give origin.workers (--origin-workers)"});
+    if (origin.workers > 0 && scenario.arrival.starts_with("reference:"))
+        errors.push_back({"origin", "is not modelled with reference: arrivals"});
     for (size_t i = 0; i < scenario.events.size(); ++i) {
         const EventSpec& event = scenario.events[i];
         const std::string prefix = "events[" + std::to_string(i) + "].";
@@ -211,6 +292,16 @@ std::vector<double> arrival_seconds(const Scenario& scenario) {
     } else if (mode.starts_with("uniform:") || mode.starts_with("reference:")) {
         const double span = parse_duration_seconds(mode.substr(mode.find(':') + 1)).value_or(0);
         for (int64_t i = 0; i < scenario.users; ++i) arrivals.push_back(random.unit() * span);
+    } else if (const auto launch = parse_launch(mode)) {
+        // Inverse of the trapezoid's cumulative share: rising over ramp, flat over peak, falling over tail.
+        const double ramp = launch->ramp_seconds, peak = launch->peak_seconds, tail = launch->tail_seconds;
+        const double area = ramp / 2 + peak + tail / 2; // at a height of 1
+        for (int64_t i = 0; i < scenario.users; ++i) {
+            const double share = random.unit() * area;
+            if (share < ramp / 2) arrivals.push_back(std::sqrt(2 * share * ramp));
+            else if (share < ramp / 2 + peak) arrivals.push_back(ramp + share - ramp / 2);
+            else arrivals.push_back(ramp + peak + tail - std::sqrt(2 * (area - share) * tail));
+        }
     } else if (mode.starts_with("poisson:")) {
         const double per_minute = parse_duration_seconds(mode.substr(8)).value_or(1);
         double at = 0;

@@ -10,6 +10,8 @@
 
 #include "model/enums.h"
 #include "model/field_error.h"
+#include "model/room.h"
+#include "simulate/origin_model.h"
 
 namespace wr::simulate {
 
@@ -33,7 +35,8 @@ struct MethodChange {
 
 struct Scenario {
     int64_t users = 10000;
-    // uniform:DURATION, burst, poisson:RATE (per minute), csv:FILE, or reference:DURATION: the
+    // uniform:DURATION, burst, poisson:RATE (per minute), launch:RAMP,PEAK,TAIL (arrivals rising
+    // over RAMP, steady over PEAK, falling over TAIL, as on a launch day), csv:FILE, or reference:DURATION: the
     // experiment of "Waiting Room: Random Queueing and Custom Web/Mobile Apps"
     // (https://blog.cloudflare.com/waiting-room-random-queueing-and-custom-web-mobile-apps/):
     // arrival times spread over DURATION are written into the users' tickets (their place in
@@ -57,6 +60,11 @@ struct Scenario {
     double sync_interval_seconds = 0.25;
     double sync_latency_seconds = 0.002;
     std::vector<double> node_shares;       // empty: even
+    // The origin behind the room (workers 0: not modelled): each request of a browsing user is
+    // served by it, and its next request follows the answer by about refresh_seconds.
+    OriginSpec origin;
+    // The room's origin_guard, run on the simulated origin's measurements every control interval.
+    model::OriginGuardSettings origin_guard;
 };
 
 // Reads a scenario document (the same names as the command's flags, snake_case), applying it
@@ -70,6 +78,14 @@ std::vector<double> arrival_seconds(const Scenario& scenario);
 
 // For reference:DURATION, when everyone joins (the end of the span); nullopt for other modes.
 std::optional<double> joining_at_seconds(const Scenario& scenario);
+
+// launch:RAMP,PEAK,TAIL, as spans in seconds; nullopt for other arrival modes or a malformed one.
+struct LaunchShape {
+    double ramp_seconds = 0;
+    double peak_seconds = 0;
+    double tail_seconds = 0;
+};
+std::optional<LaunchShape> parse_launch(std::string_view arrival);
 
 // "30m" → 1800, "20s" → 20, "2h" → 7200, "250ms" → 0.25, "90" → 90 (seconds); nullopt when malformed.
 std::optional<double> parse_duration_seconds(std::string_view text);

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <queue>
 #include <set>
 
+#include "origin/guard.h"
 #include "queue/admission.h"
 #include "queue/schedule.h"
+#include "simulate/origin_model.h"
 #include "simulate/simulated_state.h"
 #include "util/time_format.h"
 
@@ -193,12 +196,89 @@ void calibrate(Report& report, const std::vector<std::vector<double>>& remaining
     summary.first_estimate_p25_share = static_cast<double>(within_p25) / count;
     summary.first_estimate_p50_share = summary.first_estimate_in_time_share;
     summary.first_estimate_p75_share = static_cast<double>(within_p75) / count;
+    std::vector<double> limits_errors;
+    int64_t limits_in_time = 0;
+    for (const UserResult& user : report.users) {
+        if (!user.admitted_seconds || !user.first_limits_estimate_minutes) continue;
+        const double waited = (*user.admitted_seconds - *user.first_limits_estimate_seconds) / 60.0;
+        limits_errors.push_back(waited - *user.first_limits_estimate_minutes);
+        if (waited <= *user.first_limits_estimate_minutes) ++limits_in_time;
+    }
+    summary.limits_estimate_users = static_cast<int64_t>(limits_errors.size());
+    summary.limits_estimate_in_time_share =
+        static_cast<double>(limits_in_time) / std::max<double>(1, static_cast<double>(limits_errors.size()));
+    summary.limits_estimate_median_error_minutes = median(limits_errors);
     summary.error_by_remaining_wait.clear();
     for (size_t r = 0; r < k_remaining_ranges.size(); ++r) {
         if (remaining_errors[r].empty()) continue;
         summary.error_by_remaining_wait.push_back({k_remaining_ranges[r].first, k_remaining_ranges[r].second,
                                                    static_cast<int64_t>(remaining_errors[r].size()), median(remaining_errors[r]),
                                                    static_cast<double>(remaining_in_time[r]) / static_cast<double>(remaining_errors[r].size())});
+    }
+}
+
+// What the origin did for requests whose answer (or timeout) fell in one span of time.
+struct OriginTally {
+    int64_t answers = 0;
+    int64_t errors = 0;
+    std::vector<float> ttfb_ms;
+};
+
+OriginTally take(std::map<int64_t, OriginTally>& tallies, int64_t key) {
+    const auto it = tallies.find(key);
+    if (it == tallies.end()) return {};
+    OriginTally tally = std::move(it->second);
+    tallies.erase(it);
+    return tally;
+}
+
+double p95_of(std::vector<float> values) {
+    if (values.empty()) return -1;
+    const size_t rank = std::min(values.size() - 1, values.size() * 95 / 100);
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank), values.end());
+    return values[rank];
+}
+
+// The origin's budgets over the run (simulation.h, OriginSummary).
+void summarize_origin(Report& report, double last_lowered_seconds) {
+    const Scenario& scenario = report.scenario;
+    OriginSummary& origin = report.summary.origin;
+    origin.modelled = true;
+    origin.guarded = scenario.origin_guard.enabled;
+    origin.target_ttfb_ms = scenario.origin_guard.target_ttfb_ms;
+    const double target = origin.target_ttfb_ms;
+    const double max_error_rate = scenario.origin_guard.max_error_rate;
+    origin.sustainable_per_second = sustainable_per_second(scenario.origin, target, scenario.seed);
+    for (const MinuteResult& minute : report.minutes) {
+        origin.answers += minute.origin_answers;
+        origin.errors += minute.origin_errors;
+        origin.max_p95_ttfb_ms = std::max(origin.max_p95_ttfb_ms, minute.origin_p95_ttfb_ms);
+        if (minute.waiting > 0) origin.crowd_thinned_minutes = static_cast<double>(minute.minute + 1);
+    }
+    origin.requests = origin.answers + origin.errors;
+    // Judged: whole minutes from 60 s after the first interval over target until the crowd thinned.
+    std::vector<double> p95s;
+    int64_t judged_answers = 0, judged_errors = 0;
+    if (origin.first_over_target_seconds >= 0)
+        for (const MinuteResult& minute : report.minutes) {
+            if (static_cast<double>(minute.minute) * 60 < origin.first_over_target_seconds + 60) continue;
+            if (static_cast<double>(minute.minute + 1) > origin.crowd_thinned_minutes) continue;
+            ++origin.judged_minutes;
+            const int64_t requests = minute.origin_answers + minute.origin_errors;
+            const double error_rate = requests ? static_cast<double>(minute.origin_errors) / static_cast<double>(requests) : 0;
+            if (minute.origin_p95_ttfb_ms <= 1.5 * target && error_rate <= max_error_rate) ++origin.good_minutes;
+            p95s.push_back(std::max(0.0, minute.origin_p95_ttfb_ms));
+            judged_answers += minute.origin_answers;
+            judged_errors += minute.origin_errors;
+        }
+    origin.good_share = origin.judged_minutes ? static_cast<double>(origin.good_minutes) / static_cast<double>(origin.judged_minutes) : 1;
+    origin.judged_p95_ttfb_ms = median(p95s);
+    origin.judged_error_rate = judged_answers + judged_errors ? static_cast<double>(judged_errors) / static_cast<double>(judged_answers + judged_errors) : 0;
+    if (origin.judged_minutes && origin.sustainable_per_second > 0)
+        origin.throughput_share = static_cast<double>(judged_answers) / (60.0 * static_cast<double>(origin.judged_minutes)) / origin.sustainable_per_second;
+    if (origin.guarded) {
+        origin.limits_restored_minutes = last_lowered_seconds < 0 ? 0 : (last_lowered_seconds + std::chrono::duration<double>(origin::k_guard_interval).count()) / 60;
+        if (origin.crowd_thinned_minutes >= 0) origin.recovery_minutes = std::max(0.0, origin.limits_restored_minutes - origin.crowd_thinned_minutes);
     }
 }
 
@@ -279,6 +359,94 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
     summary.total_active_users = scenario.total_active_users;
     summary.new_users_per_minute = scenario.new_users_per_minute;
 
+    // The origin, when modelled, and the guard in the loop: every control interval it gets what
+    // the origin did and the room's counts, and its effective limits reach the nodes after the
+    // time a fleet takes to publish them (an edge's push and a config pull, about 3 s).
+    const bool modelled = scenario.origin.workers > 0;
+    const bool guarded = modelled && scenario.origin_guard.enabled;
+    std::optional<OriginModel> origin_model;
+    if (modelled) origin_model.emplace(scenario.origin, scenario.seed);
+    origin::GuardController guard;
+    OriginSummary& origin_summary = summary.origin;
+    const int64_t interval_ms = origin::k_guard_interval.count();
+    const int64_t publish_delay_ms = scenario.nodes > 1 ? 3000 : 0;
+    std::map<int64_t, OriginTally> by_interval, by_minute;
+    std::deque<int64_t> admissions_ms;                           // the last minute's, for the guard
+    std::optional<origin::Limits> applied;                       // what the nodes apply; none: the configured limits
+    std::deque<std::pair<int64_t, origin::Limits>> publishing;   // decisions on their way to the nodes
+    int64_t next_control_ms = interval_ms;
+    size_t next_workers_change = 0;
+    double last_lowered_seconds = -1;
+    std::vector<WorkersChange> workers_changes = scenario.origin.changes;
+    std::stable_sort(workers_changes.begin(), workers_changes.end(),
+                     [](const WorkersChange& a, const WorkersChange& b) { return a.at_minutes < b.at_minutes; });
+    const auto policy_now = [&](TimePoint now) {
+        queue::Policy policy = policy_at(room, scenario, now);
+        if (applied) {
+            policy.total_active_users = std::min(policy.total_active_users, applied->total_active_users);
+            policy.new_users_per_minute = std::min(policy.new_users_per_minute, applied->new_users_per_minute);
+        }
+        return policy;
+    };
+    const auto record = [&](const OriginModel::Answer& answer) {
+        OriginTally& interval = by_interval[answer.at_ms / interval_ms];
+        OriginTally& minute = by_minute[answer.at_ms / 60000];
+        if (answer.answered) {
+            ++interval.answers;
+            ++minute.answers;
+            interval.ttfb_ms.push_back(static_cast<float>(answer.ttfb_ms));
+            minute.ttfb_ms.push_back(static_cast<float>(answer.ttfb_ms));
+        } else {
+            ++interval.errors;
+            ++minute.errors;
+        }
+    };
+    // Every control interval that ended by `until_ms`: capacity changes, the first time over
+    // target, and the guard's decision.
+    const auto control_until = [&](int64_t until_ms) {
+        if (!modelled) return;
+        while (next_control_ms <= until_ms) {
+            const int64_t at_ms = next_control_ms;
+            next_control_ms += interval_ms;
+            const TimePoint now = k_epoch + Milliseconds{at_ms};
+            while (!publishing.empty() && publishing.front().first <= at_ms) {
+                applied = publishing.front().second;
+                publishing.pop_front();
+            }
+            const auto& changes = workers_changes;
+            while (next_workers_change < changes.size() && at_minutes(changes[next_workers_change].at_minutes) <= now)
+                origin_model->set_workers(changes[next_workers_change++].workers, at_ms);
+            OriginTally tally = take(by_interval, at_ms / interval_ms - 1);
+            const int64_t requests = tally.answers + tally.errors;
+            const origin::OriginSample sample{Milliseconds{interval_ms}, static_cast<uint64_t>(tally.answers),
+                                              static_cast<uint64_t>(tally.errors), p95_of(std::move(tally.ttfb_ms))};
+            if (origin_summary.first_over_target_seconds < 0 && requests >= 40 &&
+                (sample.p95_ttfb_ms > scenario.origin_guard.target_ttfb_ms ||
+                 static_cast<double>(tally.errors) > scenario.origin_guard.max_error_rate * static_cast<double>(requests)))
+                origin_summary.first_over_target_seconds = static_cast<double>(at_ms - interval_ms) / 1000;
+            if (!guarded) continue;
+            const queue::Policy configured_policy = policy_at(room, scenario, now);
+            const queue::Ledger ledger = state->counts(now);
+            while (!admissions_ms.empty() && admissions_ms.front() <= at_ms - 60000) admissions_ms.pop_front();
+            const int64_t minute = queue::minute_of(now);
+            const origin::RoomLoad load{ledger.active_users(now, configured_policy.session_duration), static_cast<int64_t>(admissions_ms.size()),
+                                        ledger.waiting_users(now),
+                                        ledger.active_counted_in_minute(minute) + ledger.active_counted_in_minute(minute - 1)};
+            const origin::Limits configured{configured_policy.total_active_users, configured_policy.new_users_per_minute};
+            const origin::GuardDecision& decision = guard.update(scenario.origin_guard, configured, sample, load, now);
+            if (decision.changed) ++origin_summary.guard_changes;
+            if (decision.effective != configured) last_lowered_seconds = static_cast<double>(at_ms) / 1000;
+            origin_summary.lowest_effective_total = origin_summary.lowest_effective_total
+                                                        ? std::min(origin_summary.lowest_effective_total, decision.effective.total_active_users)
+                                                        : decision.effective.total_active_users;
+            origin_summary.lowest_effective_rate = origin_summary.lowest_effective_rate
+                                                       ? std::min(origin_summary.lowest_effective_rate, decision.effective.new_users_per_minute)
+                                                       : decision.effective.new_users_per_minute;
+            if (publish_delay_ms == 0) applied = decision.effective;
+            else publishing.emplace_back(at_ms + publish_delay_ms, decision.effective);
+        }
+    };
+
     // The figures at the end of each minute, before the next one starts.
     const auto close_minutes_until = [&](int64_t minute) {
         while (current_minute < minute) {
@@ -292,6 +460,16 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
             result.admitted = ledger.admitted_in_minute(end);
             result.total_active_users_limit = policy.total_active_users;
             result.new_users_per_minute_limit = policy.new_users_per_minute;
+            result.effective_total_active_users = applied ? std::min(applied->total_active_users, policy.total_active_users) : policy.total_active_users;
+            result.effective_new_users_per_minute =
+                applied ? std::min(applied->new_users_per_minute, policy.new_users_per_minute) : policy.new_users_per_minute;
+            if (modelled) {
+                OriginTally tally = take(by_minute, current_minute);
+                result.origin_answers = tally.answers;
+                result.origin_errors = tally.errors;
+                result.origin_p95_ttfb_ms = p95_of(std::move(tally.ttfb_ms));
+                if (guarded) result.guard_state = std::string(origin::to_string(guard.last().state));
+            }
             report.minutes.push_back(result);
             ++current_minute;
         }
@@ -302,6 +480,7 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
         visits.pop();
         const TimePoint now = k_epoch + Milliseconds{visit.at_ms};
         if (now >= stop) break;
+        control_until(visit.at_ms);
         close_minutes_until(visit.at_ms / 60000);
         User& user = users[visit.user];
         UserResult& result = report.users[visit.user];
@@ -323,7 +502,7 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
             continue;
         }
 
-        const queue::Policy policy = policy_at(room, scenario, now);
+        const queue::Policy policy = policy_now(now);
         const queue::Outcome outcome = state->check_in(policy, user.ticket, now, random);
         ++summary.check_ins;
         user.ticket = outcome.ticket;
@@ -343,6 +522,7 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
                 sessions.push_back({visit.at_ms, visit.at_ms});
                 ++admitted_by_minute[visit.at_ms / 60000];
             }
+            if (outcome.newly_admitted) admissions_ms.push_back(visit.at_ms);
             sessions[*session_of[visit.user]].end_ms = (queue::ticket_expiry(outcome.ticket, policy) - k_epoch).count();
             if (outcome.newly_admitted && !result.admitted_seconds) {
                 result.admitted_seconds = seconds_since_epoch(now);
@@ -359,14 +539,31 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
             user.shown.clear();
             if (user.state != State::browsing) {
                 user.state = State::browsing;
-                user.browse_until = now + browse;
+                // With an origin, browsing times vary (½ to 1½ of --browse) as real visits do; a crowd
+                // that all left after exactly the same time would come back in synchronised waves.
+                user.browse_until = now + (modelled ? Milliseconds{static_cast<int64_t>(static_cast<double>(browse.count()) * (0.5 + random.unit()))}
+                                                    : browse);
             }
-            visits.push({visit.at_ms + refresh.count(), visit.user});
+            if (modelled) {
+                // The page comes from the origin; the next click follows the answer by about a refresh.
+                const OriginModel::Answer answer = origin_model->request(visit.at_ms);
+                record(answer);
+                visits.push({answer.at_ms + static_cast<int64_t>(static_cast<double>(refresh.count()) * (0.5 + random.unit())), visit.user});
+            } else {
+                visits.push({visit.at_ms + refresh.count(), visit.user});
+            }
             continue;
         }
         // Queued: note the first estimate shown, and queueing while there was room.
+        if (user.state == State::browsing) ++origin_summary.sent_back; // an admitted user sent back to the queue
         user.state = State::waiting;
-        if (outcome.counted && outcome.estimate.known) {
+        if (outcome.counted && outcome.estimate.known && outcome.estimate.from_limits) {
+            // The room has not measured its admissions yet: a wait from its limits, judged apart.
+            if (!result.first_limits_estimate_minutes) {
+                result.first_limits_estimate_minutes = static_cast<double>(outcome.estimate.minutes);
+                result.first_limits_estimate_seconds = seconds_since_epoch(now);
+            }
+        } else if (outcome.counted && outcome.estimate.known) {
             if (!result.first_estimate_minutes) {
                 result.first_estimate_minutes = static_cast<double>(outcome.estimate.minutes);
                 result.first_estimate_seconds = seconds_since_epoch(now);
@@ -383,7 +580,16 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
         if (progress && (summary.check_ins & 0x3fff) == 0) progress(static_cast<double>(done) / static_cast<double>(users.size()));
     }
     const int64_t last_ms = report.users.empty() ? 0 : static_cast<int64_t>(report.users.back().joined_seconds * 1000);
-    close_minutes_until(std::max<int64_t>(current_minute + 1, last_ms / 60000 + 1));
+    int64_t end_minute = std::max<int64_t>(current_minute + 1, last_ms / 60000 + 1);
+    if (modelled) {
+        // Answers still on their way, and (with the guard) its return to the configured limits
+        // once everyone has gone: up to ten more minutes.
+        end_minute = std::max(end_minute, (next_control_ms + static_cast<int64_t>(scenario.origin.timeout_ms)) / 60000 + 1);
+        control_until(end_minute * 60000);
+        for (const int64_t last = end_minute + 10; guarded && guard.last().state != origin::GuardState::content && end_minute < last;)
+            control_until(++end_minute * 60000);
+    }
+    close_minutes_until(end_minute);
     if (progress) progress(1.0);
 
     // Per-arrival-minute estimates against what happened.
@@ -430,6 +636,7 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
     }
     for (const auto& [minute, count] : admitted_by_minute) summary.max_admitted_per_minute = std::max(summary.max_admitted_per_minute, count);
     check_with_oracle(report, room, scenario, sessions, users, admitted_by_minute);
+    if (modelled) summarize_origin(report, last_lowered_seconds);
     calibrate(report, remaining_errors, remaining_in_time);
     summary.kendall_tau = kendall_tau(admitted_arrivals, admission_times);
     summary.kendall_tau_waiting = kendall_tau(waited_arrivals, waited_admissions);
@@ -463,6 +670,31 @@ nlohmann::json nodes_comparison(const Scenario& scenario, const Summary& nodes, 
             {"mean_wait_minutes", both(rounded(nodes.mean_wait_minutes), rounded(single_node.mean_wait_minutes))}};
 }
 
+nlohmann::json origin_summary_to_json(const OriginSummary& o) {
+    const auto rounded = [](double value) { return std::round(value * 1000) / 1000; };
+    return {{"guard", o.guarded},
+            {"target_ttfb_ms", o.target_ttfb_ms},
+            {"sustainable_per_second", rounded(o.sustainable_per_second)},
+            {"requests", o.requests},
+            {"answers", o.answers},
+            {"timeouts", o.errors},
+            {"max_p95_ttfb_ms", rounded(o.max_p95_ttfb_ms)},
+            {"first_over_target_seconds", o.first_over_target_seconds < 0 ? nlohmann::json(nullptr) : nlohmann::json(o.first_over_target_seconds)},
+            {"judged_minutes", o.judged_minutes},
+            {"good_minutes", o.good_minutes},
+            {"good_share", rounded(o.good_share)},
+            {"judged_median_p95_ttfb_ms", rounded(o.judged_p95_ttfb_ms)},
+            {"judged_error_rate", rounded(o.judged_error_rate)},
+            {"throughput_share", rounded(o.throughput_share)},
+            {"sent_back", o.sent_back},
+            {"crowd_thinned_minute", o.crowd_thinned_minutes < 0 ? nlohmann::json(nullptr) : nlohmann::json(rounded(o.crowd_thinned_minutes))},
+            {"limits_restored_minute", o.limits_restored_minutes < 0 ? nlohmann::json(nullptr) : nlohmann::json(rounded(o.limits_restored_minutes))},
+            {"recovery_minutes", o.recovery_minutes < 0 ? nlohmann::json(nullptr) : nlohmann::json(rounded(o.recovery_minutes))},
+            {"guard_changes", o.guard_changes},
+            {"lowest_effective_total_active_users", o.lowest_effective_total},
+            {"lowest_effective_new_users_per_minute", o.lowest_effective_rate}};
+}
+
 nlohmann::json summary_to_json(const Summary& s) {
     const auto rounded = [](double value) { return std::round(value * 1000) / 1000; };
     nlohmann::json by_remaining = nlohmann::json::array();
@@ -483,7 +715,11 @@ nlohmann::json summary_to_json(const Summary& s) {
         calibration["first_estimate_p50_share"] = rounded(s.first_estimate_p50_share);
         calibration["first_estimate_p75_share"] = rounded(s.first_estimate_p75_share);
     }
-    return {{"users", s.users},
+    calibration["from_limits"] = {{"users", s.limits_estimate_users},
+                                  {"first_estimate_in_time_share", rounded(s.limits_estimate_in_time_share)},
+                                  {"first_estimate_median_error_minutes", rounded(s.limits_estimate_median_error_minutes)}};
+
+    nlohmann::json out = {{"users", s.users},
             {"wait_estimate_calibration", std::move(calibration)},
             {"admitted", s.admitted},
             {"abandoned", s.abandoned},
@@ -504,6 +740,8 @@ nlohmann::json summary_to_json(const Summary& s) {
             {"mean_wait_minutes", rounded(s.mean_wait_minutes)},
             {"simulated_minutes", s.simulated_minutes},
             {"check_ins", s.check_ins}};
+    if (s.origin.modelled) out["origin"] = origin_summary_to_json(s.origin);
+    return out;
 }
 
 nlohmann::json report_to_json(const Report& report, bool include_users) {
@@ -519,8 +757,18 @@ nlohmann::json report_to_json(const Report& report, bool include_users) {
                                {"session_duration", sc.session_duration},
                                {"seed", sc.seed},
                                {"events", sc.events.size()}};
+    if (sc.origin.workers > 0) {
+        scenario["origin"] = {{"workers", sc.origin.workers}, {"service_ms", sc.origin.service_ms}, {"timeout_ms", sc.origin.timeout_ms}};
+        nlohmann::json changes = nlohmann::json::array();
+        for (const WorkersChange& change : sc.origin.changes) changes.push_back({{"at_minutes", change.at_minutes}, {"workers", change.workers}});
+        if (!changes.empty()) scenario["origin"]["changes"] = std::move(changes);
+        scenario["origin_guard"] = {{"enabled", sc.origin_guard.enabled},
+                                    {"target_ttfb_ms", sc.origin_guard.target_ttfb_ms},
+                                    {"max_error_rate", sc.origin_guard.max_error_rate},
+                                    {"min_new_users_per_minute", sc.origin_guard.min_new_users_per_minute}};
+    }
     nlohmann::json minutes = nlohmann::json::array();
-    for (const MinuteResult& m : report.minutes)
+    for (const MinuteResult& m : report.minutes) {
         minutes.push_back({{"minute", m.minute},
                            {"active_users", m.active_users},
                            {"queued_users", m.queued_users},
@@ -533,6 +781,18 @@ nlohmann::json report_to_json(const Report& report, bool include_users) {
                            {"sessions", m.sessions},
                            {"sessions_started", m.sessions_started},
                            {"waiting", m.waiting}});
+        if (sc.origin.workers == 0) continue;
+        nlohmann::json& minute = minutes.back();
+        const int64_t requests = m.origin_answers + m.origin_errors;
+        minute["origin_answers"] = m.origin_answers;
+        minute["origin_timeouts"] = m.origin_errors;
+        minute["origin_per_second"] = std::round(static_cast<double>(m.origin_answers) / 60 * 10) / 10;
+        minute["origin_p95_ttfb_ms"] = m.origin_p95_ttfb_ms < 0 ? nlohmann::json(nullptr) : nlohmann::json(std::round(m.origin_p95_ttfb_ms));
+        minute["origin_error_rate"] = requests ? std::round(static_cast<double>(m.origin_errors) / static_cast<double>(requests) * 10000) / 10000 : 0.0;
+        minute["effective_total_active_users"] = m.effective_total_active_users;
+        minute["effective_new_users_per_minute"] = m.effective_new_users_per_minute;
+        if (!m.guard_state.empty()) minute["guard_state"] = m.guard_state;
+    }
     nlohmann::json out = {{"scenario", scenario}, {"summary", summary_to_json(report.summary)}, {"minutes", minutes}};
     if (include_users) {
         nlohmann::json users = nlohmann::json::array();

@@ -16,10 +16,14 @@ struct UserResult {
     double arrival_seconds = 0;  // the place in line (for reference:… scenarios, the one written into the ticket)
     double joined_seconds = 0;   // the first request; waits count from here
     std::optional<double> admitted_seconds;
-    std::optional<double> first_estimate_minutes; // the first wait shown, when known
+    std::optional<double> first_estimate_minutes; // the first wait shown from measured admissions, when known
     std::optional<double> first_estimate_seconds; // when it was shown: the wait it promises runs from here
     std::optional<double> first_estimate_p25_minutes; // random: the quartiles of that first range
     std::optional<double> first_estimate_p75_minutes;
+    // The first wait shown from the room's limits (its first minutes, before it has measured its
+    // admissions; pages mark it as such), and when. Kept apart from the calibration above.
+    std::optional<double> first_limits_estimate_minutes;
+    std::optional<double> first_limits_estimate_seconds;
     bool abandoned = false;
     bool rejected = false;
 };
@@ -39,6 +43,43 @@ struct MinuteResult {
     int64_t sessions = 0;          // sessions whose cookie was valid at some moment of the minute
     int64_t sessions_started = 0;  // browsers first let in during the minute
     int64_t waiting = 0;           // browsers waiting at the end of the minute
+    // The origin (when modelled): what it did for the requests whose answer (or timeout) fell in
+    // the minute, and the effective limits the origin guard set, at the end of the minute.
+    int64_t origin_answers = 0;
+    int64_t origin_errors = 0;     // timeouts
+    double origin_p95_ttfb_ms = -1;
+    int64_t effective_total_active_users = 0;
+    int64_t effective_new_users_per_minute = 0;
+    std::string guard_state;
+};
+
+// The origin and its guard over the run (when the origin is modelled). The budgets: from 60 s
+// after the origin first went over target until the crowd thinned, the share of minutes with
+// p95 ≤ 1.5 × target and errors ≤ max_error_rate, and the throughput against what the origin
+// sustains at its target; the minutes from the crowd thinning to the configured limits.
+struct OriginSummary {
+    bool modelled = false;
+    bool guarded = false;
+    int target_ttfb_ms = 0;
+    double sustainable_per_second = 0;   // what the origin serves within target (Poisson arrivals)
+    int64_t requests = 0;
+    int64_t answers = 0;
+    int64_t errors = 0;                  // timeouts
+    double max_p95_ttfb_ms = 0;          // of any minute
+    double first_over_target_seconds = -1; // the first control interval over target; < 0: never
+    int64_t judged_minutes = 0;
+    int64_t good_minutes = 0;
+    double good_share = 0;
+    double judged_p95_ttfb_ms = 0;       // the median minute's p95 over the judged minutes
+    double judged_error_rate = 0;
+    double throughput_share = 0;         // answers a second in the judged minutes ÷ sustainable
+    int64_t sent_back = 0;               // check-ins of admitted, browsing users that were queued
+    double crowd_thinned_minutes = -1;   // the end of the last minute anyone waited; < 0: no one did
+    double limits_restored_minutes = -1; // from then on the effective limits were the configured ones
+    double recovery_minutes = -1;        // the one after the other; < 0: not restored in the run
+    int64_t guard_changes = 0;           // decisions that changed the effective limits or the state
+    int64_t lowest_effective_total = 0;
+    int64_t lowest_effective_rate = 0;
 };
 
 // How the wait shown at check-ins compared with the wait still ahead, for check-ins with
@@ -79,11 +120,16 @@ struct Summary {
     double first_estimate_p50_share = 0;
     double first_estimate_p75_share = 0;
     std::vector<RemainingWaitError> error_by_remaining_wait;
+    // The same for the first wait worked out from the room's limits, over those shown one.
+    int64_t limits_estimate_users = 0;
+    double limits_estimate_in_time_share = 0;
+    double limits_estimate_median_error_minutes = 0;
     double mean_wait_minutes = 0;
     double simulated_minutes = 0;
     int64_t check_ins = 0;
     int nodes = 1;       // edge nodes sharing the room
     int64_t syncs = 0;   // their round trips to the store
+    OriginSummary origin;
 };
 
 struct Report {
@@ -102,6 +148,7 @@ double kendall_tau(const std::vector<double>& x, const std::vector<double>& y, s
 
 nlohmann::json report_to_json(const Report& report, bool include_users = true);
 nlohmann::json summary_to_json(const Summary& summary);
+nlohmann::json origin_summary_to_json(const OriginSummary& origin);
 // A run with several nodes beside the same scenario on one node: overshoot, early queueing and
 // order, each as {"nodes": …, "single_node": …}.
 nlohmann::json nodes_comparison(const Scenario& scenario, const Summary& nodes, const Summary& single_node);

@@ -8,7 +8,31 @@ constexpr const char* k_columns =
     "minute, active_max, active_sum, active_samples, queued_max, new_admitted, requests_admitted, requests_queued, "
     "requests_rejected, requests_bypassed, requests_passthrough, sessions_revoked, turnstile_challenges, "
     "turnstile_successes, turnstile_failures, turnstile_unsolved, infinite_queue_refreshes, total_active_users_limit, "
-    "new_users_per_minute_limit, estimated_wait, observed_wait, origin_time";
+    "new_users_per_minute_limit, estimated_wait, observed_wait, origin_time, origin";
+
+// The origin's counts and the guard's limits, as the origin column keeps them.
+nlohmann::json origin_column(const model::MinuteRecord& record) {
+    return {{"answers", record.origin_answers},
+            {"errors", record.origin_errors},
+            {"effective", {record.effective_total_active_users, record.effective_new_users_per_minute}}};
+}
+
+// The same back; a value that is not what origin_column writes leaves the fields at zero.
+void read_origin_column(const std::string& text, model::MinuteRecord& record) {
+    const nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+    if (!value.is_object()) return;
+    const auto fill = [](const nlohmann::json& from, auto& into) {
+        if (!from.is_array() || from.size() != into.size()) return;
+        for (size_t i = 0; i < into.size(); ++i)
+            if (from[i].is_number_integer()) into[i] = from[i].get<int64_t>();
+    };
+    fill(value.value("answers", nlohmann::json()), record.origin_answers);
+    fill(value.value("errors", nlohmann::json()), record.origin_errors);
+    std::array<int64_t, 2> effective{};
+    fill(value.value("effective", nlohmann::json()), effective);
+    record.effective_total_active_users = effective[0];
+    record.effective_new_users_per_minute = effective[1];
+}
 
 model::MinuteRecord read_record(SQLite::Statement& row) {
     model::MinuteRecord record;
@@ -32,6 +56,7 @@ model::MinuteRecord read_record(SQLite::Statement& row) {
     record.estimated_wait = model::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
     record.observed_wait = model::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
     record.origin_time = model::Histogram::from_json(nlohmann::json::parse(next().getString(), nullptr, false));
+    read_origin_column(next().getString(), record);
     return record;
 }
 
@@ -40,7 +65,7 @@ model::MinuteRecord read_record(SQLite::Statement& row) {
 void merge_analytics(Connection& connection, std::string_view room_id, const std::map<int64_t, model::MinuteRecord>& records) {
     SQLite::Statement select(connection, std::string("SELECT ") + k_columns + " FROM analytics_minutes WHERE room_id = ? AND minute = ?");
     SQLite::Statement upsert(connection, std::string("INSERT OR REPLACE INTO analytics_minutes (room_id, ") + k_columns +
-                                             ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                                             ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const auto& [minute, fresh] : records) {
         model::MinuteRecord merged = fresh;
         select.reset();
@@ -62,7 +87,8 @@ void merge_analytics(Connection& connection, std::string_view room_id, const std
             upsert.bind(index++, value);
         upsert.bind(index++, merged.estimated_wait.to_json().dump());
         upsert.bind(index++, merged.observed_wait.to_json().dump());
-        upsert.bind(index, merged.origin_time.to_json().dump());
+        upsert.bind(index++, merged.origin_time.to_json().dump());
+        upsert.bind(index, origin_column(merged).dump());
         upsert.exec();
     }
 }

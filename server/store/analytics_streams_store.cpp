@@ -18,6 +18,12 @@ bool claim_batch(Connection& connection, std::string_view node, std::string_view
     record.bind(3, sequence);
     record.bind(4, to_ms(now));
     record.exec();
+    SQLite::Statement forget(connection, "DELETE FROM analytics_streams WHERE node = ?1 AND stream NOT IN (SELECT stream FROM "
+                                         "analytics_streams WHERE node = ?1 ORDER BY last_push_on DESC, stream = ?2 DESC LIMIT ?3)");
+    forget.bind(1, std::string(node));
+    forget.bind(2, std::string(stream));
+    forget.bind(3, k_max_streams_per_node);
+    forget.exec();
     return true;
 }
 

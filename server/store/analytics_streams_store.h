@@ -9,6 +9,11 @@
 
 namespace wr::store {
 
+// The streams a node's batches are told apart by: one per run of its outbox, so a few at most
+// (a stream ends when its edge's data directory starts afresh). A new stream beyond these makes
+// the node's least recently pushed one forgotten, so no node can fill the table.
+inline constexpr int k_max_streams_per_node = 4;
+
 // True, and the batch recorded as merged, when `sequence` is above the last one merged for
 // (node, stream); false for a batch merged before. Call in the transaction that merges it.
 bool claim_batch(Connection& connection, std::string_view node, std::string_view stream, int64_t sequence, util::TimePoint now);

@@ -11,7 +11,8 @@ constexpr const char* k_room_columns =
     "id, zone_id, name, description, total_active_users, new_users_per_minute, session_duration, "
     "disable_session_renewal, queue_all, queueing_method, queueing_status_code, suspended, json_response_enabled, "
     "cookie_suffix, cookie_samesite, cookie_secure, custom_page_html, default_template_language, "
-    "revoke_origin_command, turnstile_mode, turnstile_action, join_limit_per_ip_per_minute, created_on, modified_on";
+    "revoke_origin_command, turnstile_mode, turnstile_action, join_limit_per_ip_per_minute, origin_guard_enabled, "
+    "origin_guard_target_ttfb_ms, origin_guard_max_error_rate, origin_guard_min_new_users_per_minute, created_on, modified_on";
 
 model::Room read_room(SQLite::Statement& row) {
     model::Room room;
@@ -40,6 +41,10 @@ model::Room read_room(SQLite::Statement& row) {
     s.turnstile_mode = enum_column(next(), model::TurnstileMode::invisible);
     s.turnstile_action = enum_column(next(), model::TurnstileAction::log);
     s.join_limit_per_ip_per_minute = next().getInt64();
+    s.origin_guard.enabled = next().getInt() != 0;
+    s.origin_guard.target_ttfb_ms = next().getInt();
+    s.origin_guard.max_error_rate = next().getDouble();
+    s.origin_guard.min_new_users_per_minute = next().getInt64();
     room.created_on = from_ms(next().getInt64());
     room.modified_on = from_ms(next().getInt64());
     return room;
@@ -103,6 +108,10 @@ int bind_settings(SQLite::Statement& statement, int index, const model::RoomSett
     bind_enum(statement, index++, s.turnstile_mode);
     bind_enum(statement, index++, s.turnstile_action);
     statement.bind(index++, s.join_limit_per_ip_per_minute);
+    statement.bind(index++, s.origin_guard.enabled ? 1 : 0);
+    statement.bind(index++, s.origin_guard.target_ttfb_ms);
+    statement.bind(index++, s.origin_guard.max_error_rate);
+    statement.bind(index++, s.origin_guard.min_new_users_per_minute);
     return index;
 }
 
@@ -152,7 +161,7 @@ int64_t count_rooms(Connection& connection, std::string_view zone_id) {
 
 void insert_room(Connection& connection, const model::Room& room) {
     SQLite::Statement insert(connection, std::string("INSERT INTO waiting_rooms (") + k_room_columns +
-                                             ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                                             ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     insert.bind(1, room.id);
     insert.bind(2, room.zone_id);
     int index = bind_settings(insert, 3, room.settings);
@@ -169,7 +178,9 @@ void update_room(Connection& connection, const model::Room& room) {
                              "queueing_method = ?, queueing_status_code = ?, suspended = ?, json_response_enabled = ?, "
                              "cookie_suffix = ?, cookie_samesite = ?, cookie_secure = ?, custom_page_html = ?, "
                              "default_template_language = ?, revoke_origin_command = ?, turnstile_mode = ?, "
-                             "turnstile_action = ?, join_limit_per_ip_per_minute = ?, modified_on = ? WHERE id = ?");
+                             "turnstile_action = ?, join_limit_per_ip_per_minute = ?, origin_guard_enabled = ?, "
+                             "origin_guard_target_ttfb_ms = ?, origin_guard_max_error_rate = ?, "
+                             "origin_guard_min_new_users_per_minute = ?, modified_on = ? WHERE id = ?");
     int index = bind_settings(update, 1, room.settings);
     update.bind(index++, to_ms(room.modified_on));
     update.bind(index, room.id);

@@ -6,7 +6,8 @@
 namespace wr::store {
 namespace {
 
-constexpr const char* k_zone_columns = "id, name, origin, created_on, modified_on, hosts";
+constexpr const char* k_zone_columns =
+    "id, name, origin, created_on, modified_on, hosts, max_origin_connections, origin_queue_timeout_seconds";
 
 std::string hosts_text(const std::vector<std::string>& hosts) { return nlohmann::json(hosts).dump(); }
 
@@ -27,6 +28,8 @@ model::Zone read_zone(SQLite::Statement& row) {
     zone.created_on = from_ms(row.getColumn(3).getInt64());
     zone.modified_on = from_ms(row.getColumn(4).getInt64());
     zone.settings.hosts = hosts_from_text(row.getColumn(5).getString());
+    zone.settings.max_origin_connections = row.getColumn(6).getInt64();
+    zone.settings.origin_queue_timeout_seconds = row.getColumn(7).getInt();
     return zone;
 }
 
@@ -58,13 +61,15 @@ std::vector<model::Zone> list_zones(Connection& connection, PageWindow window) {
 int64_t count_zones(Connection& connection) { return connection.execAndGet("SELECT COUNT(*) FROM zones").getInt64(); }
 
 void insert_zone(Connection& connection, const model::Zone& zone) {
-    SQLite::Statement insert(connection, "INSERT INTO zones (id, name, origin, created_on, modified_on, hosts) VALUES (?, ?, ?, ?, ?, ?)");
+    SQLite::Statement insert(connection, std::string("INSERT INTO zones (") + k_zone_columns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     insert.bind(1, zone.id);
     insert.bind(2, zone.settings.name);
     insert.bind(3, zone.settings.origin);
     insert.bind(4, to_ms(zone.created_on));
     insert.bind(5, to_ms(zone.modified_on));
     insert.bind(6, hosts_text(zone.settings.hosts));
+    insert.bind(7, zone.settings.max_origin_connections);
+    insert.bind(8, zone.settings.origin_queue_timeout_seconds);
     insert.exec();
     SQLite::Statement settings(connection, "INSERT INTO zone_settings (zone_id, modified_on) VALUES (?, ?)");
     settings.bind(1, zone.id);
@@ -73,12 +78,15 @@ void insert_zone(Connection& connection, const model::Zone& zone) {
 }
 
 void update_zone(Connection& connection, const model::Zone& zone) {
-    SQLite::Statement update(connection, "UPDATE zones SET name = ?, origin = ?, modified_on = ?, hosts = ? WHERE id = ?");
+    SQLite::Statement update(connection, "UPDATE zones SET name = ?, origin = ?, modified_on = ?, hosts = ?, "
+                                         "max_origin_connections = ?, origin_queue_timeout_seconds = ? WHERE id = ?");
     update.bind(1, zone.settings.name);
     update.bind(2, zone.settings.origin);
     update.bind(3, to_ms(zone.modified_on));
     update.bind(4, hosts_text(zone.settings.hosts));
-    update.bind(5, zone.id);
+    update.bind(5, zone.settings.max_origin_connections);
+    update.bind(6, zone.settings.origin_queue_timeout_seconds);
+    update.bind(7, zone.id);
     update.exec();
 }
 

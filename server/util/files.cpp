@@ -2,6 +2,7 @@
 #include "util/files.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -9,6 +10,8 @@
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "util/log.h"
 
 namespace wr::util {
 namespace {
@@ -50,7 +53,19 @@ void write_secret_file(const std::filesystem::path& path, std::string_view conte
 }
 
 void create_private_directory(const std::filesystem::path& path) {
-    if (std::filesystem::is_directory(path)) return;
+    if (std::filesystem::is_directory(path)) {
+        // It holds the admin token, the cookie keys and the database: an existing directory that
+        // its group or others may enter or read is made private, or wr does not start.
+        struct stat info {};
+        if (::stat(path.c_str(), &info) != 0 || (info.st_mode & 077) == 0) return;
+        char was[8];
+        std::snprintf(was, sizeof was, "%04o", static_cast<unsigned>(info.st_mode & 07777));
+        if (::chmod(path.c_str(), 0700) != 0)
+            throw std::runtime_error("the data directory " + path.string() + " is open to its group or others (mode " + was +
+                                     ") and cannot be made 0700: " + std::strerror(errno) + "; run chmod 700 on it, or use another");
+        log_warn("data", "the data directory " + path.string() + " was mode " + was + "; made it 0700 (it holds tokens and keys)");
+        return;
+    }
     if (path.has_parent_path() && !path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
     if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
         throw std::runtime_error("cannot create the data directory " + path.string() + ": " + std::strerror(errno));

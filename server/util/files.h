@@ -13,7 +13,8 @@ std::optional<std::string> read_text_file(const std::filesystem::path& path);
 void write_secret_file(const std::filesystem::path& path, std::string_view content);
 
 // Creates the data directory (and missing parents) readable by this user only: 0700. A
-// directory that already exists keeps the mode its operator gave it.
+// directory that already exists and is open to its group or others is made 0700 (with a
+// warning in the log); when that fails, throws a message naming the directory and its mode.
 void create_private_directory(const std::filesystem::path& path);
 
 // Makes sure `path` exists and is readable by this user only (0600), before a library such as

@@ -21,7 +21,10 @@ TEST_CASE("analytics: room stats count each minute apart and drain once") {
     stats.record_request(start + 20s, wr::analytics::Outcome::queued);
     stats.record_estimate(start + 20s, 4);
     stats.record_admission(start + 30s, start);
-    stats.record_origin_time(start + 30s, 12ms);
+    stats.record_origin_answer(start + 30s, 200, 12ms);
+    stats.record_origin_answer(start + 31s, 503, 40ms);
+    stats.record_origin_error(start + 32s, wr::model::OriginErrorKind::refused);
+    stats.record_origin_error(start + 33s, wr::model::OriginErrorKind::timeout);
     stats.record_request(start + 70s, wr::analytics::Outcome::queued);
     stats.record_revocation(start + 70s);
 
@@ -35,6 +38,9 @@ TEST_CASE("analytics: room stats count each minute apart and drain once") {
     CHECK(first.observed_wait.percentile(0.5) == 30);
     CHECK(first.estimated_wait.percentile(0.5) == 4);
     CHECK(first.origin_time.percentile(0.5) == 12);
+    CHECK(first.origin_time.percentile(1) == 40);
+    CHECK(first.origin_answers == std::array<int64_t, 5>{0, 1, 0, 0, 1});
+    CHECK(first.origin_errors == std::array<int64_t, 5>{1, 0, 1, 0, 0});
     const MinuteRecord& second = drained.at(minute_of(start) + 1);
     CHECK(second.requests[static_cast<size_t>(wr::analytics::Outcome::queued)] == 1);
     CHECK(second.revoked == 1);
@@ -47,6 +53,8 @@ TEST_CASE("analytics: room stats count each minute apart and drain once") {
     CHECK(totals.requests[static_cast<size_t>(wr::analytics::Outcome::queued)] == 2);
     CHECK(totals.new_admitted == 1);
     CHECK(totals.revoked == 1);
+    CHECK(totals.origin_answers[4] == 1);
+    CHECK(totals.origin_errors[static_cast<size_t>(wr::model::OriginErrorKind::timeout)] == 1);
 }
 
 TEST_CASE("analytics: a roll-up into steps equals merging the minutes") {
@@ -103,6 +111,10 @@ TEST_CASE("analytics: a point's JSON and CSV carry every field") {
     record.origin_time.add(15);
     record.total_active_users_limit = 200;
     record.new_users_per_minute_limit = 100;
+    record.origin_answers = {0, 9, 0, 0, 1};
+    record.origin_errors = {0, 0, 0, 0, 0};
+    record.origin_errors[static_cast<size_t>(wr::model::OriginErrorKind::refused)] = 2;
+    record.effective_new_users_per_minute = 60;
     const nlohmann::json point = wr::analytics::point_to_json(record);
     CHECK(point["time"] == "2026-11-22T10:00:00.000Z");
     CHECK(point["totalActiveUsersAvg"] == 125.0);
@@ -117,8 +129,28 @@ TEST_CASE("analytics: a point's JSON and CSV carry every field") {
     CHECK(point["timeOnOriginP95"] == 15);
     CHECK(point["sessionsRevoked"] == 4);
     CHECK(point["newUsersPerMinuteLimit"] == 100);
+    CHECK(point["originResponses2xx"] == 9);
+    CHECK(point["originResponses5xx"] == 1);
+    CHECK(point["originErrorsRefused"] == 2);
+    CHECK(point["originErrorRate"] == 0.25); // (one 5xx + two refused) of twelve
+    CHECK(point["effectiveNewUsersPerMinute"] == 60);
+    CHECK(point["effectiveTotalActiveUsers"] == 200); // the guard did not lower it: the configured limit
     CHECK(point.size() == wr::analytics::point_fields().size());
     const std::string csv = wr::analytics::series_csv({record});
     CHECK(csv.starts_with("time,totalActiveUsersAvg,totalActiveUsersMax,queuedUsersMax,newUsersPerMinute,"));
-    CHECK(csv.find("\n2026-11-22T10:00:00.000Z,125.0,130,40,7,7,80,1,2,3,6,6,30,40,15,15,4,0,0,0,0,0,200,100\n") != std::string::npos);
+    CHECK(csv.find("\n2026-11-22T10:00:00.000Z,125.0,130,40,7,7,80,1,2,3,6,6,30,40,15,15,9,0,0,1,2,0,0,0,0,0.25,200,60,4,0,0,0,0,0,200,"
+                   "100\n") != std::string::npos);
+}
+
+TEST_CASE("analytics: a minute in which the origin answered nothing has no origin time, not one of 0 ms") {
+    MinuteRecord record;
+    record.minute = minute_of(wr::test::k_test_start);
+    record.origin_errors[static_cast<size_t>(wr::model::OriginErrorKind::refused)] = 5;
+    const nlohmann::json point = wr::analytics::point_to_json(record);
+    CHECK(point["timeOnOriginP95"].is_null());
+    CHECK(point["timeOnOriginP50"].is_null());
+    CHECK(point["originErrorRate"] == 1.0);
+    const std::string csv = wr::analytics::series_csv({record});
+    CHECK(csv.find(",,") != std::string::npos); // empty cells, not "null"
+    CHECK(csv.find("null") == std::string::npos);
 }

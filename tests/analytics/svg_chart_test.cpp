@@ -124,3 +124,27 @@ TEST_CASE("svg chart: an hour starting at 21:41 is labelled every 10 minutes on 
     const std::string svg = wr::analytics::svg_chart(minutes_from(21, 41, 61), 1, "z / r");
     CHECK(time_labels(svg) == std::vector<std::string>{"21:50", "22:00", "22:10", "22:20", "22:30", "22:40"});
 }
+
+TEST_CASE("svg chart: equal limits draw both lines, their dashes alternating, so neither hides the other") {
+    std::vector<wr::analytics::MinuteRecord> points(30);
+    for (size_t i = 0; i < points.size(); ++i) {
+        points[i].minute = 29'000'000 + static_cast<int64_t>(i);
+        points[i].total_active_users_limit = 200;
+        points[i].new_users_per_minute_limit = 200;
+    }
+    const std::string svg = wr::analytics::svg_chart(points, 1, "chart");
+    // The path of each limit: the same points, the same dash pattern, the second shifted by one dash.
+    const std::regex limit("<path d=\"([^\"]*)\"[^>]*stroke=\"(#[0-9a-f]+)\"[^>]*stroke-dasharray=\"([0-9 ]+)\"([^>]*)><title>([^<]*) limit</title>");
+    std::vector<std::smatch> found;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), limit); it != std::sregex_iterator(); ++it) found.push_back(*it);
+    REQUIRE(found.size() == 2);
+    CHECK(found[0][1].str() == found[1][1].str()); // drawn over each other
+    CHECK(found[0][2].str() != found[1][2].str()); // in two colours
+    const std::string dashes = found[0][3].str();
+    CHECK(dashes == found[1][3].str());
+    const double dash = std::stod(dashes.substr(0, dashes.find(' ')));
+    const double gap = std::stod(dashes.substr(dashes.find(' ') + 1));
+    CHECK(dash == gap); // the second line's dashes fill the first one's gaps exactly
+    CHECK(found[0][4].str().find("stroke-dashoffset") == std::string::npos);
+    CHECK(found[1][4].str().find("stroke-dashoffset=\"" + dashes.substr(0, dashes.find(' ')) + "\"") != std::string::npos);
+}

@@ -99,12 +99,22 @@ std::string concrete(std::string pattern) {
     return std::regex_replace(pattern, std::regex(R"(\{[a-z_]+\})"), "x");
 }
 
-std::string push(const std::string& node, const std::string& stream, int64_t sequence, const std::string& room_id, int64_t admitted) {
+// The minute the test clock starts in, as edges number minutes.
+const int64_t k_start_minute = std::chrono::duration_cast<std::chrono::minutes>(wr::test::k_test_start.time_since_epoch()).count();
+
+// A stream name as an edge's outbox makes them: 32 hex characters, told apart by `n`.
+std::string stream_name(int n) {
+    std::string name = "0123456789abcdef0123456789abcde";
+    return name + "0123456789abcdef"[n % 16];
+}
+
+std::string push(const std::string& node, const std::string& stream, int64_t sequence, const std::string& room_id, int64_t admitted,
+                 int64_t minute = k_start_minute) {
     wr::fleet::PushMessage message;
     message.report.node = node;
     message.report.rooms.push_back({room_id, 5, 1, 1000, 300, 2});
     wr::model::MinuteRecord record;
-    record.minute = 29'000'000;
+    record.minute = minute;
     record.requests[0] = admitted;
     message.batch = wr::fleet::AnalyticsBatch{stream, sequence, {{room_id, {{record.minute, record}}}}};
     return wr::fleet::push_body(message);
@@ -189,14 +199,14 @@ TEST_CASE("api edge routes: the snapshot, then 304 until the configuration or th
 
 TEST_CASE("api edge routes: a push is merged once however often it is sent, and its report counts live") {
     Control control;
-    const std::string body = push("edge-1", "s1", 1, control.room_id, 7);
+    const std::string body = push("edge-1", stream_name(1), 1, control.room_id, 7);
     for (int attempt = 0; attempt < 3; ++attempt) {
         const Reply reply = control.send("POST", "/client/v4/edge/analytics", control.edge, body);
         REQUIRE(reply.status == 200);
         CHECK(json::parse(*reply.raw_body)["result"] == json{{"acknowledged", 1}});
     }
     CHECK(control.admitted_requests() == 7);
-    REQUIRE(control.send("POST", "/client/v4/edge/analytics", control.edge, push("edge-2", "s9", 1, control.room_id, 5)).status == 200);
+    REQUIRE(control.send("POST", "/client/v4/edge/analytics", control.edge, push("edge-2", stream_name(9), 1, control.room_id, 5)).status == 200);
     CHECK(control.admitted_requests() == 12);
     // The totals /metrics counts on the control node: what was merged, once.
     CHECK(control.registry.room(control.room_id)->totals().requests[0] == 12);
@@ -215,4 +225,88 @@ TEST_CASE("api edge routes: a push is merged once however often it is sent, and 
     const Reply bad = control.send("POST", "/client/v4/edge/analytics", control.edge, R"({"node":"edge 1"})");
     CHECK(bad.status == 400);
     CHECK(error_of(bad)["code"] == 1002);
+}
+
+TEST_CASE("api edge routes: a node's name is the edge token's that first pushed under it; another token cannot speak for it") {
+    Control control;
+    const std::string other = control.database.write([&](wr::store::Connection& c) {
+        return wr::control::create_token(c, control.clock.now(), "edge-b", wr::model::TokenScope::edge, std::nullopt).secret;
+    });
+    REQUIRE(control.send("POST", "/client/v4/edge/analytics", control.edge, push("edge-1", stream_name(1), 1, control.room_id, 7)).status == 200);
+    // A made-up report under edge-1's name, with another edge token: refused, nothing counted,
+    // edge-1's figures untouched.
+    std::string forged = push("edge-1", stream_name(2), 1, control.room_id, 1000);
+    forged.replace(forged.find("\"active_users\":5"), 16, "\"active_users\":999999");
+    const Reply refused = control.send("POST", "/client/v4/edge/analytics", other, forged);
+    CHECK(refused.status == 403);
+    CHECK(error_of(refused) == json{{"code", 1016},
+                                    {"message", "node edge-1 pushes with another edge token; a node's name belongs to the token it "
+                                                "first pushed with (revoke that token to give the name to another)"}});
+    CHECK(control.admitted_requests() == 7);
+    const json status = json::parse(*control.send("GET", "/client/v4/zones/example.com/waiting_rooms/shop/status", control.read).raw_body);
+    CHECK(status["result"]["estimated_total_active_users"] == 5);
+    // The other token has names of its own; one token may serve several edges.
+    CHECK(control.send("POST", "/client/v4/edge/analytics", other, push("edge-2", stream_name(3), 1, control.room_id, 1)).status == 200);
+    CHECK(control.send("POST", "/client/v4/edge/analytics", control.edge, push("edge-3", stream_name(4), 1, control.room_id, 1)).status == 200);
+    // Revoking the first token frees its names.
+    const Reply tokens = control.send("GET", "/client/v4/tokens", control.edit);
+    std::string first_id;
+    const json listed = json::parse(*tokens.raw_body);
+    for (const json& token : listed["result"])
+        if (token["name"] == "edge-1") first_id = token["id"].get<std::string>();
+    REQUIRE(control.send("DELETE", "/client/v4/tokens/" + first_id, control.edit).status == 200);
+    CHECK(control.send("POST", "/client/v4/edge/analytics", other, push("edge-1", stream_name(5), 1, control.room_id, 1)).status == 200);
+}
+
+TEST_CASE("api edge routes: counts beyond 2^40 are refused, and minutes far from now are not stored") {
+    Control control;
+    const auto send = [&](const std::string& body) { return control.send("POST", "/client/v4/edge/analytics", control.edge, body); };
+    constexpr int64_t k_most = int64_t{1} << 40;
+    // One past the bound, in a minute's count, a histogram bucket or the live figures: 400 naming it.
+    std::string too_many = push("edge-1", stream_name(1), 1, control.room_id, k_most + 1);
+    Reply reply = send(too_many);
+    CHECK(reply.status == 400);
+    CHECK(error_of(reply)["message"] ==
+          "batch.records: must map room ids to lists of minute records whose counts are integers from 0 to 1099511627776");
+    std::string live = push("edge-1", stream_name(1), 1, control.room_id, 1);
+    live.replace(live.find("\"queued_users\":1"), 16, "\"queued_users\":1099511627777");
+    reply = send(live);
+    CHECK(reply.status == 400);
+    CHECK(error_of(reply)["message"].get<std::string>().starts_with("rooms: each must be"));
+    CHECK(control.admitted_requests() == 0);
+
+    // At the bound, pushed again and again: the stored sum grows and never wraps.
+    for (int64_t sequence = 1; sequence <= 3; ++sequence)
+        REQUIRE(send(push("edge-1", stream_name(1), sequence, control.room_id, k_most)).status == 200);
+    CHECK(control.admitted_requests() == 3 * k_most);
+
+    // Minutes more than 10 minutes ahead of the control node's clock, or older than what analytics
+    // keep (30 days), are acknowledged (the edge must not resend them forever) and not stored.
+    reply = send(push("edge-1", stream_name(1), 4, control.room_id, 5, k_start_minute + 11));
+    CHECK(json::parse(*reply.raw_body)["result"] == json{{"acknowledged", 4}});
+    CHECK(send(push("edge-1", stream_name(1), 5, control.room_id, 5, k_start_minute - 31 * 24 * 60)).status == 200);
+    CHECK(send(push("edge-1", stream_name(1), 6, control.room_id, 5, 1'000'000'000'000)).status == 200);
+    CHECK(control.admitted_requests() == 3 * k_most);
+    CHECK(send(push("edge-1", stream_name(1), 7, control.room_id, 5, k_start_minute + 9)).status == 200);
+    CHECK(control.admitted_requests() == 3 * k_most + 5);
+}
+
+TEST_CASE("api edge routes: stream names are an outbox's 32 hex characters, and a node keeps at most 4 of them") {
+    Control control;
+    const auto send = [&](const std::string& body) { return control.send("POST", "/client/v4/edge/analytics", control.edge, body); };
+    const Reply named = send(push("edge-1", "s1", 1, control.room_id, 1));
+    CHECK(named.status == 400);
+    CHECK(error_of(named)["message"] == "batch: must be {stream (32 hex characters), sequence (1 or more), records}");
+    for (int stream = 0; stream < 10; ++stream) {
+        control.clock.advance(1s);
+        REQUIRE(send(push("edge-1", stream_name(stream), 1, control.room_id, 1)).status == 200);
+    }
+    CHECK(control.admitted_requests() == 10);
+    const int64_t kept = control.database.read([](wr::store::Connection& c) {
+        return c.execAndGet("SELECT count(*) FROM analytics_streams WHERE node = 'edge-1'").getInt64();
+    });
+    CHECK(kept == 4);
+    // The latest ones are those kept: a retry of one is still recognised.
+    REQUIRE(send(push("edge-1", stream_name(9), 1, control.room_id, 1)).status == 200);
+    CHECK(control.admitted_requests() == 10);
 }

@@ -9,6 +9,7 @@
 
 #include "api/routes.h"
 #include "control/error.h"
+#include "model/json_codec.h"
 #include "support/test_server.h"
 #include "util/embedded_files.h"
 
@@ -161,7 +162,8 @@ TEST_CASE("api: openapi.json lists every wr error code") {
                                  ErrorCode::missing_token, ErrorCode::invalid_token, ErrorCode::insufficient_scope,
                                  ErrorCode::wrong_zone, ErrorCode::body_too_large, ErrorCode::unsupported_media_type,
                                  ErrorCode::method_not_allowed, ErrorCode::bad_query, ErrorCode::storage_unavailable,
-                                 ErrorCode::wrong_token_kind, ErrorCode::control_unreachable, ErrorCode::internal})
+                                 ErrorCode::wrong_token_kind, ErrorCode::control_unreachable, ErrorCode::node_claimed,
+                                 ErrorCode::internal})
         codes.push_back(static_cast<int>(code));
     CHECK(document.at("components").at("schemas").at("Message").at("properties").at("code").at("enum") == codes);
     for (const char* status : {"400", "401", "403", "404", "413", "415"}) {
@@ -169,6 +171,67 @@ TEST_CASE("api: openapi.json lists every wr error code") {
         const json& response = document.at("components").at("responses").at(std::string("Error") + status);
         CHECK(response.at("content").at("application/json").at("schema").at("$ref") == "#/components/schemas/ErrorEnvelope");
     }
+}
+
+TEST_CASE("api: openapi.json's zone and room schemas hold every field the API writes, origin protection with its ranges") {
+    const json document = openapi();
+    const json& schemas = document.at("components").at("schemas");
+    const auto keys_of = [](const json& object) {
+        std::set<std::string> keys;
+        for (const auto& [key, value] : object.items()) keys.insert(key);
+        return keys;
+    };
+    const auto required_of = [](const json& schema) {
+        std::set<std::string> keys;
+        for (const json& key : schema.at("required")) keys.insert(key.get<std::string>());
+        return keys;
+    };
+
+    const json zone = wr::model::to_json(wr::model::Zone{});
+    CHECK(keys_of(schemas.at("Zone").at("properties")) == keys_of(zone));
+    CHECK(required_of(schemas.at("Zone")) == keys_of(zone));
+    const json room = wr::model::to_json(wr::model::Room{}, {});
+    CHECK(keys_of(schemas.at("WaitingRoom").at("properties")) == keys_of(room));
+    CHECK(required_of(schemas.at("WaitingRoom")) == keys_of(room));
+    CHECK(keys_of(schemas.at("OriginGuard").at("properties")) == keys_of(room.at("origin_guard")));
+    CHECK(keys_of(schemas.at("OriginGuardInput").at("properties")) == keys_of(room.at("origin_guard")));
+    CHECK(schemas.at("OriginGuardInput").at("additionalProperties") == false); // unknown fields are refused
+    for (const char* input : {"WaitingRoomInput", "WaitingRoomPatch"})
+        CHECK(schemas.at(input).at("properties").at("origin_guard").at("$ref") == "#/components/schemas/OriginGuardInput");
+    for (const char* input : {"ZoneInput", "ZonePatch"}) {
+        CAPTURE(input);
+        CHECK(schemas.at(input).at("properties").contains("max_origin_connections"));
+        CHECK(schemas.at(input).at("properties").contains("origin_queue_timeout_seconds"));
+    }
+
+    // The documented ranges and defaults are the model's.
+    const auto range = [](const json& property) {
+        return std::to_string(property.value("minimum", -1.0)) + ".." + std::to_string(property.value("maximum", -1.0)) + " default " +
+               property.at("default").dump();
+    };
+    const json& guard = schemas.at("OriginGuard").at("properties");
+    const wr::model::OriginGuardSettings guard_defaults;
+    CHECK(range(guard.at("target_ttfb_ms")) == range({{"minimum", wr::model::k_min_target_ttfb_ms},
+                                                      {"maximum", wr::model::k_max_target_ttfb_ms},
+                                                      {"default", guard_defaults.target_ttfb_ms}}));
+    CHECK(range(guard.at("max_error_rate")) == range({{"minimum", 0}, {"maximum", 1}, {"default", guard_defaults.max_error_rate}}));
+    CHECK(range(guard.at("min_new_users_per_minute")) == range({{"minimum", 0}, {"default", guard_defaults.min_new_users_per_minute}}));
+    CHECK(guard.at("enabled").at("default") == guard_defaults.enabled);
+    const json& zone_properties = schemas.at("Zone").at("properties");
+    const wr::model::ZoneSettings zone_defaults;
+    CHECK(range(zone_properties.at("max_origin_connections")) ==
+          range({{"minimum", 0}, {"maximum", wr::model::k_max_origin_connections}, {"default", zone_defaults.max_origin_connections}}));
+    CHECK(range(zone_properties.at("origin_queue_timeout_seconds")) ==
+          range({{"minimum", wr::model::k_min_origin_queue_timeout_seconds},
+                 {"maximum", wr::model::k_max_origin_queue_timeout_seconds},
+                 {"default", zone_defaults.origin_queue_timeout_seconds}}));
+
+    // The status additions the console and `wr rooms status` read.
+    const json& status = schemas.at("Status").at("properties");
+    CHECK(status.contains("effective_total_active_users"));
+    CHECK(status.contains("effective_new_users_per_minute"));
+    CHECK(status.at("origin_guard").at("properties").at("state").at("enum") ==
+          json{"off", "content", "throttling", "recovering"});
 }
 
 TEST_SUITE("integration") {

@@ -110,8 +110,8 @@ async function until(check, what, timeout = 5000) {
   }
 }
 
-async function openConsole(admin, token) {
-  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+async function openConsole(admin, token, viewport = { width: 1100, height: 900 }) {
+  const tab = await browser.newPage({ viewport });
   const problems = [];
   tab.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`); });
   tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -138,11 +138,28 @@ test('console with an edit token: "queue everyone" queues the next visitor, and 
   assert.ok(text.includes('launch') && text.includes('upcoming'), 'the upcoming event is listed:\n' + text);
   assert.ok(text.includes('/static/') && text.includes('enabled'), 'the bypass rule is listed:\n' + text);
 
+  // "Queue everyone" asks first, saying what happens to those already in; Cancel changes nothing.
   await tab.click('button[data-action="queue-all"]');
+  const ask = tab.locator('[data-role="confirm"]');
+  await ask.waitFor({ state: 'visible' });
+  const asked = await ask.innerText();
+  assert.match(asked, /already admitted keep browsing until their sessions end \(5 min after their last request\)/, asked);
+  await tab.click('[data-role="confirm"] button[data-action="cancel"]');
+  await ask.waitFor({ state: 'hidden' });
+  assert.equal((await wr.call('GET', wr.roomPath)).body.result.queue_all, false, 'nothing changes before the confirmation');
+  await tab.click('button[data-action="queue-all"]');
+  await tab.click('[data-role="confirm"] button[data-action="confirm"]');
   await tab.waitForSelector('.notice:has-text("Saved: queue everyone on")');
   assert.equal((await wr.call('GET', wr.roomPath)).body.result.queue_all, true);
   await until(async () => (await newVisitor(wr.edge)) === 'queued', 'the next new visitor to be queued');
   await tab.waitForSelector('button[data-action="queue-all"]:has-text("Stop queueing everyone")');
+  // No wait estimate while everyone waits, and the console says why.
+  await tab.waitForFunction(() => document.querySelector('.room .figures').innerText.includes('queueing everyone: no estimate'));
+  // The limit inputs take what the API takes.
+  const ranges = await tab.evaluate(() => [...document.querySelectorAll('form[data-role="limits"] input')]
+    .map((input) => [input.name, input.min, input.max]));
+  assert.deepEqual(ranges, [['total_active_users', '200', '2147483647'], ['new_users_per_minute', '200', '200'],
+                            ['session_duration', '1', '30']]);
 
   await tab.fill('form[data-role="limits"] input[name="total_active_users"]', '500');
   await tab.selectOption('form[data-role="limits"] select[name="queueing_method"]', 'random');
@@ -160,13 +177,88 @@ test('console with an edit token: "queue everyone" queues the next visitor, and 
 
   await tab.screenshot({ path: path.join(screenshotDir, 'console.png'), fullPage: true });
 
-  // A refused change says why and changes nothing.
-  await tab.fill('form[data-role="limits"] input[name="total_active_users"]', '5');
+  // A value below the API's minimum is refused by the form itself: nothing is sent.
+  await tab.fill('form[data-role="limits"] input[name="total_active_users"]', '199');
+  assert.equal(await tab.evaluate(() => document.querySelector('form[data-role="limits"]').checkValidity()), false);
+  // A change the API refuses says why: the room was deleted meanwhile (in another tab, say).
+  await tab.fill('form[data-role="limits"] input[name="total_active_users"]', '600');
+  assert.equal((await wr.call('DELETE', wr.roomPath)).status, 200);
   await tab.click('form[data-role="limits"] button[type="submit"]');
   await tab.waitForSelector('.notice.error:has-text("Not saved")');
-  assert.equal((await wr.call('GET', wr.roomPath)).body.result.total_active_users, 500);
 
-  assert.deepEqual(problems.filter((problem) => !problem.includes('400')), []); // the refused PATCH logs its 400
+  assert.deepEqual(problems.filter((problem) => !problem.includes('404')), []); // the refused PATCH logs its 404
+  await tab.close();
+});
+
+test('console: "Suspend" asks first and says what happens to admitted and waiting visitors; a suspended room says why it has no wait', async () => {
+  const wr = await serveWithRoom();
+  const { tab, problems } = await openConsole(wr.admin, wr.token);
+  await tab.click('button[data-action="suspend"]');
+  const asked = await tab.locator('[data-role="confirm"]').innerText();
+  assert.match(asked, /already admitted keep browsing; those waiting are let in at their next refresh/, asked);
+  assert.equal((await wr.call('GET', wr.roomPath)).body.result.suspended, false, 'nothing changes before the confirmation');
+  await tab.click('[data-role="confirm"] button[data-action="confirm"]');
+  await tab.waitForSelector('.notice:has-text("Saved: suspended")');
+  assert.equal((await wr.call('GET', wr.roomPath)).body.result.suspended, true);
+  await tab.waitForFunction(() => document.querySelector('.room .figures').innerText.includes('suspended: everyone goes straight to the site'));
+  assert.match(await tab.locator('.room .figures').innerText(), /—/);
+  // Resuming needs no confirmation.
+  await tab.click('button[data-action="suspend"]:has-text("Resume")');
+  await tab.waitForSelector('.notice:has-text("Saved: resumed")');
+  assert.deepEqual(problems, []);
+  await tab.close();
+});
+
+test('console: the "Saved" notice clears by itself', async () => {
+  const wr = await serveWithRoom();
+  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  await tab.clock.install(); // timers run when the test says: no waiting out the notice's seconds
+  await tab.goto(`${wr.admin}/#token=${wr.token}`);
+  await tab.waitForSelector('.room svg');
+  await tab.fill('form[data-role="limits"] input[name="session_duration"]', '7');
+  await tab.click('form[data-role="limits"] button[type="submit"]');
+  await tab.waitForSelector('.notice:has-text("Saved: session_duration 5 → 7")');
+  await tab.clock.runFor(3000);
+  assert.match(await tab.locator('.room .notice').innerText(), /Saved/, 'still there after 3 s');
+  await tab.clock.runFor(10000);
+  await tab.waitForFunction(() => document.querySelector('.room .notice').textContent === '');
+  await tab.close();
+});
+
+test('console: pasting a new #token= link into the open console takes effect', async () => {
+  const wr = await serveWithRoom();
+  const viewer = (await wr.call('POST', '/tokens', { name: 'viewer', scope: 'read' })).body.result.token;
+  // From the sign-in form: a link with a token opens the console without a reload.
+  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  await tab.goto(wr.admin + '/');
+  await tab.waitForSelector('#token-form');
+  await tab.goto(`${wr.admin}/#token=${viewer}`);
+  await tab.waitForSelector('.room svg');
+  assert.ok((await tab.innerText('header')).includes('read-only token'));
+  assert.equal(await tab.locator('button[data-action]').count(), 0);
+  // Another token pasted over the first: the console switches to it, and the address is clean again.
+  await tab.goto(`${wr.admin}/#token=${wr.token}`);
+  await tab.waitForFunction(() => document.getElementById('scope').textContent.startsWith('edit token'));
+  await tab.waitForSelector('button[data-action="queue-all"]');
+  assert.ok(!tab.url().includes('token'), tab.url());
+  await tab.close();
+});
+
+test('console on a 390 px phone: the page does not scroll sideways and the chart fits its card', async () => {
+  const wr = await serveWithRoom();
+  const { tab, problems } = await openConsole(wr.admin, wr.token, { width: 390, height: 844 });
+  const layout = await tab.evaluate(() => {
+    const card = document.querySelector('.room').getBoundingClientRect();
+    const chart = document.querySelector('.room svg').getBoundingClientRect();
+    return { page: document.documentElement.scrollWidth, viewport: window.innerWidth, card: [card.left, card.right],
+             chart: [chart.left, chart.right, chart.height] };
+  });
+  assert.ok(layout.page <= layout.viewport, `the page is ${layout.page} px wide on a ${layout.viewport} px screen`);
+  assert.ok(layout.card[1] <= layout.viewport, `the card ends at ${layout.card[1]} px`);
+  assert.ok(layout.chart[0] >= layout.card[0] && layout.chart[1] <= layout.card[1], `the chart (${layout.chart}) sticks out of its card (${layout.card})`);
+  assert.ok(layout.chart[2] > 60 && layout.chart[2] < 200, `the chart keeps its proportions: ${layout.chart[2]} px high`);
+  await tab.screenshot({ path: path.join(screenshotDir, 'console-phone.png'), fullPage: true });
+  assert.deepEqual(problems, []);
   await tab.close();
 });
 
@@ -214,4 +306,147 @@ test('a preview\'s script cannot read the admin origin\'s storage, and its id st
   const id = previewUrl.split('/preview/')[1];
   assert.ok(!wr.log().includes(id), 'the preview id (a capability) is not logged');
   assert.ok(wr.log().includes('GET /preview/<redacted>'), 'the preview request is logged, redacted');
+});
+
+test('console: a zone\'s origin connection cap and a room\'s origin guard are edited within the API\'s ranges', async () => {
+  const wr = await serveWithRoom();
+  const zonePath = `/zones/${wr.zone.id}`;
+  const { tab, problems } = await openConsole(wr.admin, wr.token);
+  const patches = [];
+  tab.on('request', (request) => { if (request.method() === 'PATCH') patches.push(JSON.parse(request.postData())); });
+
+  // The zone: unlimited by default, its inputs bounded as the API bounds them.
+  const zoneForm = 'section.zone form[data-role="origin-connections"]';
+  await tab.waitForSelector(zoneForm);
+  assert.ok((await tab.innerText('section.zone')).includes('origin connections unlimited'));
+  assert.deepEqual(await tab.$$eval(`${zoneForm} input`, (inputs) => inputs.map((input) => [input.name, input.min, input.max, input.value])),
+                   [['max_origin_connections', '0', '1000000', '0'], ['origin_queue_timeout_seconds', '1', '120', '10']]);
+  await tab.fill(`${zoneForm} input[name="max_origin_connections"]`, '64');
+  await tab.fill(`${zoneForm} input[name="origin_queue_timeout_seconds"]`, '15');
+  await tab.click(`${zoneForm} button[type="submit"]`);
+  await tab.waitForSelector('section.zone .notice:has-text("Saved: max_origin_connections unlimited → 64, origin_queue_timeout_seconds 10 → 15")');
+  let zone = (await wr.call('GET', zonePath)).body.result;
+  assert.equal(zone.max_origin_connections, 64);
+  assert.equal(zone.origin_queue_timeout_seconds, 15);
+  await tab.waitForFunction(() => document.querySelector('section.zone .muted').textContent
+    .includes('at most 64 origin connections; a request waits up to 15 s for one'));
+
+  // Out of range: the browser refuses it, and nothing is sent.
+  const sent = patches.length;
+  await tab.fill(`${zoneForm} input[name="origin_queue_timeout_seconds"]`, '121');
+  assert.equal(await tab.$eval(`${zoneForm} input[name="origin_queue_timeout_seconds"]`, (input) => input.validity.rangeOverflow), true);
+  await tab.click(`${zoneForm} button[type="submit"]`);
+  await tab.fill(`${zoneForm} input[name="max_origin_connections"]`, '-1');
+  assert.equal(await tab.$eval(`${zoneForm} input[name="max_origin_connections"]`, (input) => input.validity.rangeUnderflow), true);
+  await tab.click(`${zoneForm} button[type="submit"]`);
+  assert.equal(patches.length, sent);
+  zone = (await wr.call('GET', zonePath)).body.result;
+  assert.equal(zone.origin_queue_timeout_seconds, 15);
+
+  // The room's guard: off with its defaults; the floor's maximum is the room's limit.
+  const guardForm = '.room form[data-role="origin-guard"]';
+  assert.deepEqual(await tab.$$eval(`${guardForm} input`, (inputs) => inputs.map((input) =>
+    [input.name, input.type === 'checkbox' ? String(input.checked) : input.value, input.min, input.max])),
+  [['enabled', 'false', '', ''], ['target_ttfb_ms', '500', '50', '60000'], ['max_error_rate', '0.05', '0', '1'],
+   ['min_new_users_per_minute', '0', '0', '200']]);
+  await tab.check(`${guardForm} input[name="enabled"]`);
+  await tab.fill(`${guardForm} input[name="target_ttfb_ms"]`, '800');
+  await tab.fill(`${guardForm} input[name="max_error_rate"]`, '0.1');
+  await tab.click(`${guardForm} button[type="submit"]`);
+  await tab.waitForSelector('.room .notice:has-text("Saved: enabled false → true, target_ttfb_ms 500 → 800, max_error_rate 0.05 → 0.1")');
+  // Only what changed is sent; the API merges it into the stored guard.
+  assert.deepEqual(patches.at(-1), { origin_guard: { enabled: true, target_ttfb_ms: 800, max_error_rate: 0.1 } });
+  const room = (await wr.call('GET', wr.roomPath)).body.result;
+  assert.deepEqual(room.origin_guard, { enabled: true, target_ttfb_ms: 800, max_error_rate: 0.1, min_new_users_per_minute: 0 });
+  await tab.waitForFunction(() => document.querySelector('.room .muted').textContent
+    .includes('origin guard on (p95 under 800 ms, errors under 10 %)'));
+
+  // A floor above the room's limit is refused before it is sent; the target's range too.
+  const before = patches.length;
+  await tab.fill(`${guardForm} input[name="min_new_users_per_minute"]`, '201');
+  await tab.click(`${guardForm} button[type="submit"]`);
+  await tab.fill(`${guardForm} input[name="min_new_users_per_minute"]`, '0');
+  await tab.fill(`${guardForm} input[name="target_ttfb_ms"]`, '49');
+  await tab.click(`${guardForm} button[type="submit"]`);
+  assert.equal(patches.length, before);
+  await tab.screenshot({ path: path.join(screenshotDir, 'console-origin-protection.png'), fullPage: true });
+
+  assert.deepEqual(problems, []);
+  await tab.close();
+
+  // A token bound to the zone may change the room's guard but not the zone.
+  const bound = await wr.call('POST', '/tokens', { name: 'shop-team', scope: 'edit', zone_id: wr.zone.id });
+  assert.equal(bound.status, 200);
+  const zoneTab = await openConsole(wr.admin, bound.body.result.token);
+  assert.equal(await zoneTab.tab.locator('form[data-role="origin-connections"]').count(), 0);
+  assert.equal(await zoneTab.tab.locator(guardForm).count(), 1);
+  assert.ok((await zoneTab.tab.innerText('section.zone')).includes('at most 64 origin connections'));
+  await zoneTab.tab.close();
+});
+
+test('console: the limits in force and the origin guard\'s state, from a status that carries them', async () => {
+  const wr = await serveWithRoom();
+  const { tab, problems } = await openConsole(wr.admin, wr.token);
+
+  // The words, from fixtures (the same function draws the card).
+  const views = await tab.evaluate(() => {
+    const room = { total_active_users: 1000, new_users_per_minute: 500,
+                   origin_guard: { enabled: true, target_ttfb_ms: 500, max_error_rate: 0.05, min_new_users_per_minute: 0 } };
+    const status = (state, p95, errorRate, perMinute, total, extra) => Object.assign({
+      status: 'queueing', event_id: '', effective_new_users_per_minute: perMinute, effective_total_active_users: total,
+      origin_guard: { state, p95_ttfb_ms: p95, error_rate: errorRate, reason: 'p95 over target' } }, extra);
+    const event = { id: 'e1', total_active_users: 2000, new_users_per_minute: 800 };
+    return {
+      slow: originGuardView(status('throttling', 912.4, 0.004, 120, 1000), room, []),
+      failing: originGuardView(status('throttling', 200, 0.2, 120, 800), room, []),
+      recovering: originGuardView(status('recovering', 300, 0, 300, 1000), room, []),
+      content: originGuardView(status('content', 120, 0, 500, 1000), room, []),
+      event: originGuardView(status('throttling', 900, 0, 120, 2000, { event_id: 'e1' }), room, [event]),
+      off: originGuardView(status('off', 80, 0, 500, 1000), { ...room, origin_guard: { ...room.origin_guard, enabled: false } }, []),
+      older: originGuardView({ status: 'queueing', event_id: '' }, room, []),
+      percents: [0, 0.05, 0.004, 0.125, 0.0004, 1].map(percentText),
+    };
+  });
+  assert.deepEqual(views.slow, {
+    state: 'throttling', newInForce: '120 of 500', newLowered: true, activeInForce: '1000 of 1000', activeLowered: false,
+    headline: 'origin slow: admitting 120 a minute of 500',
+    origin: 'origin p95 time to first byte 912 ms (target 500 ms), errors 0.4 % (at most 5 %)', reason: 'p95 over target' });
+  assert.equal(views.failing.headline, 'origin failing: admitting 120 a minute of 500, 800 active of 1000');
+  assert.equal(views.recovering.headline, 'origin recovering: admitting 300 a minute of 500');
+  assert.equal(views.content.headline, null);
+  assert.equal(views.content.newLowered, false);
+  assert.equal(views.failing.activeLowered, true);
+  assert.equal(views.content.newInForce, '500 of 500');
+  assert.equal(views.event.headline, 'origin slow: admitting 120 a minute of 800');
+  assert.equal(views.event.activeInForce, '2000 of 2000');
+  assert.equal(views.off.headline, null);
+  assert.equal(views.off.origin, 'origin p95 time to first byte 80 ms, errors 0 %');
+  assert.deepEqual(views.older, { state: null, newInForce: null, newLowered: false, activeInForce: null, activeLowered: false,
+                                  headline: null, origin: null, reason: null });
+  assert.deepEqual(views.percents, ['0 %', '5 %', '0.4 %', '12.5 %', '< 0.1 %', '100 %']);
+
+  // Before the status says anything, the card shows nothing of it.
+  assert.equal(await tab.locator('.room [data-role="origin-guard-state"]').isHidden(), true);
+
+  // The card, drawn from a status with the fields (the status answers are given them here, so
+  // this holds whatever the server's status carries).
+  await wr.call('PATCH', wr.roomPath, { origin_guard: { enabled: true } });
+  await tab.route('**/waiting_rooms/*/status', async (route) => {
+    const response = await route.fetch();
+    const envelope = await response.json();
+    Object.assign(envelope.result, { effective_new_users_per_minute: 40, effective_total_active_users: 200,
+                                     origin_guard: { state: 'throttling', p95_ttfb_ms: 1830, error_rate: 0.02,
+                                                     reason: 'the origin\'s p95 is 1830 ms, over the 500 ms target' } });
+    await route.fulfill({ response, json: envelope });
+  });
+  await tab.waitForSelector('.room [data-role="origin-guard-state"]:has-text("origin slow: admitting 40 a minute of 200")');
+  const card = await tab.innerText('.room');
+  assert.ok(card.includes('the origin\'s p95 is 1830 ms, over the 500 ms target'), card);
+  assert.ok(card.includes('origin p95 time to first byte 1830 ms (target 500 ms), errors 2 % (at most 5 %)'), card);
+  assert.ok(card.includes('40 of 200') && card.includes('new per minute in force'), card);
+  assert.ok(card.includes('200 of 200') && card.includes('active limit in force'), card);
+  assert.deepEqual(await tab.$$eval('.room .figures > div', (cells) => cells.slice(3).map((cell) => cell.className)), ['lowered', '']);
+  await tab.screenshot({ path: path.join(screenshotDir, 'console-origin-guard.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await tab.close();
 });

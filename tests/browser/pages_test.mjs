@@ -79,6 +79,22 @@ for (const page of pages) {
   }
 }
 
+test('default page while everyone is queued says entry is paused, and a first estimate says so', async () => {
+  const paused = await preview([]);
+  const tab = await browser.newPage({ viewport: { width: 900, height: 700 } });
+  await tab.goto(`${paused}/?state=queue-all`);
+  const text = await tab.innerText('body');
+  assert.ok(text.includes('Entry to the site is paused for now') && text.includes('No estimate while entry is paused'), text);
+  assert.ok(!text.includes('This site is busy') && !text.includes('will appear shortly'), text);
+  await tab.screenshot({ path: path.join(screenshotDir, 'default-queue-all.png'), fullPage: true });
+  const first = await preview(['--var', 'waitTimeFromLimits=true']);
+  await tab.goto(`${first}/?state=fifo`);
+  const estimate = await tab.innerText('.wait');
+  assert.ok(estimate.includes('10 minutes') && estimate.includes('A first estimate, from the site\'s capacity.'), estimate);
+  await tab.screenshot({ path: path.join(screenshotDir, 'default-first-estimate.png'), fullPage: true });
+  await tab.close();
+});
+
 test('default page in Arabic reads right to left', async () => {
   const base = await preview(['--language', 'ar-EG']);
   const tab = await browser.newPage();

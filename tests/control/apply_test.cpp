@@ -213,6 +213,69 @@ TEST_CASE("control::apply_document reports the fields that change") {
     CHECK(store.apply(changed) == Lines{"delete rules example.com/shop"});
 }
 
+TEST_CASE("control::apply_document and export_document carry the origin protection settings, and apply of the export changes nothing") {
+    ConfigStore store;
+    json guarded = document();
+    guarded["zones"][0]["max_origin_connections"] = 64;
+    guarded["zones"][0]["origin_queue_timeout_seconds"] = 30;
+    guarded["zones"][0]["waiting_rooms"][0]["origin_guard"] = {{"enabled", true}, {"target_ttfb_ms", 800}};
+    store.apply(guarded);
+    store.database.read([](Connection& c) {
+        const auto zone = wr::store::find_zone_by_name(c, "example.com");
+        REQUIRE(zone);
+        CHECK(zone->settings.max_origin_connections == 64);
+        CHECK(zone->settings.origin_queue_timeout_seconds == 30);
+        const auto shop = wr::store::find_room_by_name(c, zone->id, "shop");
+        CHECK(shop->settings.origin_guard == wr::model::OriginGuardSettings{.enabled = true, .target_ttfb_ms = 800});
+        CHECK(wr::store::find_room_by_name(c, zone->id, "blog")->settings.origin_guard == wr::model::OriginGuardSettings{});
+    });
+
+    // The export spells every field out, keys sorted, and applying it changes nothing.
+    const json exported = store.exported();
+    const json& zone = exported["zones"][0];
+    CHECK(zone["max_origin_connections"] == 64);
+    CHECK(zone["origin_queue_timeout_seconds"] == 30);
+    CHECK(zone["waiting_rooms"][1]["name"] == "shop");
+    CHECK(zone["waiting_rooms"][1]["origin_guard"].dump() ==
+          R"({"enabled":true,"max_error_rate":0.05,"min_new_users_per_minute":0,"target_ttfb_ms":800})");
+    CHECK(zone["waiting_rooms"][0]["origin_guard"].dump() ==
+          R"({"enabled":false,"max_error_rate":0.05,"min_new_users_per_minute":0,"target_ttfb_ms":500})");
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : zone.items()) keys.push_back(key);
+    CHECK(keys == std::vector<std::string>{"hosts", "max_origin_connections", "name", "origin", "origin_queue_timeout_seconds",
+                                           "settings", "waiting_rooms"});
+    CHECK(store.apply(exported).empty());
+    CHECK(store.exported().dump() == exported.dump());
+    CHECK(store.apply(guarded).empty());
+
+    // A change names its field; a document without them returns them to their defaults.
+    json changed = guarded;
+    changed["zones"][0]["origin_queue_timeout_seconds"] = 31;
+    changed["zones"][0]["waiting_rooms"][0]["origin_guard"]["max_error_rate"] = 0.2;
+    CHECK(store.apply(changed) == Lines{"update zone example.com [origin_queue_timeout_seconds]",
+                                        "update waiting_room example.com/shop [origin_guard]"});
+    CHECK(store.apply(document()) == Lines{"update zone example.com [max_origin_connections, origin_queue_timeout_seconds]",
+                                           "update waiting_room example.com/shop [origin_guard]"});
+    CHECK(store.exported()["zones"][0]["max_origin_connections"] == 0);
+
+    // Out of range, or a field origin_guard does not have: the document path says where, and nothing changes.
+    json bad = guarded;
+    bad["zones"][0]["max_origin_connections"] = -1;
+    bad["zones"][0]["origin_queue_timeout_seconds"] = 0;
+    CHECK(apply_errors(store, bad) == Lines{"zones[0].max_origin_connections: must be between 0 (no limit) and 1000000",
+                                            "zones[0].origin_queue_timeout_seconds: must be between 1 and 120 seconds"});
+    bad = guarded;
+    bad["zones"][0]["waiting_rooms"][0]["origin_guard"] = {{"target_ttfb_ms", 10}, {"min_new_users_per_minute", 301}};
+    CHECK(apply_errors(store, bad) ==
+          Lines{"zones[0].waiting_rooms[0].origin_guard.target_ttfb_ms: must be between 50 and 60000",
+                "zones[0].waiting_rooms[0].origin_guard.min_new_users_per_minute: must not exceed new_users_per_minute (300)"});
+    bad["zones"][0]["waiting_rooms"][0]["origin_guard"] = {{"enabeld", true}};
+    CHECK(apply_errors(store, bad) ==
+          Lines{"zones[0].waiting_rooms[0].origin_guard.enabeld: is not a field of origin_guard (its fields are enabled, "
+                "target_ttfb_ms, max_error_rate, min_new_users_per_minute)"});
+    CHECK(store.exported()["zones"][0]["max_origin_connections"] == 0);
+}
+
 TEST_CASE("control::apply_document keeps what a document leaves out, unless pruning") {
     ConfigStore store;
     store.apply(document());
@@ -349,6 +412,23 @@ TEST_CASE("control::apply_document names the document path of every error") {
              return changed;
          }(),
          {"zones[0].waiting_rooms[0].events: must be an array"}},
+        {"a room on a host of a more specific zone",
+         [] {
+             json changed = document();
+             changed["zones"].push_back({{"name", "shop.example.com"}, {"origin", "http://127.0.0.1:4000"}});
+             return changed;
+         }(),
+         {"zones[1].name: the zone example.com serves shop.example.com (waiting room shop), which would belong to shop.example.com"}},
+        {"a zone's host in a more specific zone",
+         [] {
+             json changed = {{"zones", json::array({{{"name", "sub.example.com"}, {"origin", "http://127.0.0.1:4000"}},
+                                                    {{"name", "example.com"}, {"origin", "http://127.0.0.1:3000"}}})}};
+             changed["zones"][1]["hosts"] = {"www.example.com", "*.a.sub.example.com"};
+             changed["zones"][1]["waiting_rooms"] = json::array({blog_room()});
+             changed["zones"][1]["waiting_rooms"][0]["host"] = "blog.sub.example.com";
+             return changed;
+         }(),
+         {"zones[1].hosts[1]: *.a.sub.example.com belongs to the zone sub.example.com"}},
         {"no zones", json::object(), {"zones: is required"}},
         {"not an object", json::array(), {"the document must be a JSON object with a \"zones\" array"}},
     };
@@ -360,6 +440,45 @@ TEST_CASE("control::apply_document names the document path of every error") {
         for (size_t i = 0; i < errors.size(); ++i) CHECK(errors[i].starts_with(c.errors[i]));
         CHECK(store.exported() == json{{"zones", json::array()}});
     }
+}
+
+TEST_CASE("control::apply_document refuses every field it does not know, naming its path and the nearest known one") {
+    ConfigStore store;
+    json typos = document();
+    typos["zones"][0]["waiting_rooms"][0]["sesion_duration"] = 20;
+    typos["zones"][0]["waiting_rooms"][0]["cookie_attributes"] = {{"samesite", "lax"}, {"secur", "always"}};
+    typos["zones"][0]["waiting_rooms"][0]["additional_routes"][0]["hots"] = "x.example.com";
+    typos["zones"][0]["waiting_rooms"][0]["events"][0]["shuffle"] = true;
+    typos["zones"][0]["waiting_rooms"][0]["rules"][1]["enable"] = true;
+    typos["zones"][0]["settings"]["search_engine_crawler"] = true;
+    typos["zones"][0]["colour"] = "blue";
+    typos["zone"] = json::array();
+    CHECK(apply_errors(store, typos) ==
+          Lines{"zone: unknown field (did you mean zones?)",
+                "zones[0].colour: unknown field",
+                "zones[0].settings.search_engine_crawler: unknown field (did you mean search_engine_crawler_bypass?)",
+                "zones[0].waiting_rooms[0].additional_routes[0].hots: unknown field (did you mean host?)",
+                "zones[0].waiting_rooms[0].cookie_attributes.secur: unknown field (did you mean secure?)",
+                "zones[0].waiting_rooms[0].events[0].shuffle: unknown field (did you mean shuffle_at_event_start?)",
+                "zones[0].waiting_rooms[0].rules[1].enable: unknown field (did you mean enabled?)",
+                "zones[0].waiting_rooms[0].sesion_duration: unknown field (did you mean session_duration?)"});
+    // Nothing of the document was applied.
+    CHECK(store.database.read([](Connection& c) { return wr::store::count_zones(c); }) == 0);
+}
+
+TEST_CASE("control::apply_document knows every field the API writes, read-only ones included") {
+    ConfigStore store;
+    store.apply(document());
+    // An export applies, and so does a room as GET returns it (ids and timestamps are ignored).
+    CHECK(store.apply(store.exported()).empty());
+    json with_api_fields = document();
+    json& shop = with_api_fields["zones"][0]["waiting_rooms"][0];
+    for (const char* key : {"id", "created_on", "modified_on", "next_event_prequeue_start_time", "next_event_start_time"})
+        shop[key] = nullptr;
+    shop["events"][0]["id"] = "abc";
+    shop["rules"][0]["version"] = "1";
+    shop["rules"][0]["last_updated"] = "2026-11-22T10:00:00.000Z";
+    CHECK(store.apply(with_api_fields).empty());
 }
 
 TEST_CASE("control::apply_document inside Database::write changes nothing when any part fails") {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What `make demo` promises, checked: scripts/demo.sh on free ports shows, within 30 s, a
 # cookie-less visitor kept in line and `wr rooms status` at queueing, and prints the console's
-# address with the token; stopping it leaves no process behind.
+# address with the token; its room has the origin guard on; stopping it leaves no process behind.
 #   tests/demo/demo_test.sh WR_BINARY SOURCE_DIR
 set -euo pipefail
 wr=$(realpath "$1")
@@ -44,21 +44,44 @@ demo_pid=$!
 
 deadline=$((SECONDS + 30))
 queued=no status=no
+visit= status_json=
 while ((SECONDS < deadline)); do
-    if [[ $queued == no ]] && first_visit 2>/dev/null | grep -q '"inWaitingRoom":true'; then queued=yes; fi
-    if [[ $status == no ]] && "$wr" --data-dir "$work/data" --api "http://127.0.0.1:$admin_port" -o json rooms status shop 2>/dev/null |
-        grep -q '"status": "queueing"'; then status=yes; fi
+    if [[ $queued == no ]]; then
+        visit=$(first_visit 2>/dev/null || true)
+        grep -q '"inWaitingRoom":true' <<<"$visit" && queued=yes
+    fi
+    if [[ $status == no ]]; then
+        status_json=$("$wr" --data-dir "$work/data" --api "http://127.0.0.1:$admin_port" -o json rooms status shop 2>/dev/null || true)
+        grep -q '"status": "queueing"' <<<"$status_json" && status=yes
+    fi
     [[ $queued == yes && $status == yes ]] && break
     sleep 0.5
 done
 echo "after $((SECONDS - deadline + 30)) s: a cookie-less visitor queued: $queued; rooms status queueing: $status"
 fail=0
 [[ $queued == yes && $status == yes ]] || fail=1
+# The first visitor is told a wait at once (worked out from the room's limits while it has not
+# measured its admissions), and the status that the console shows has one too: they agree.
+if [[ $queued == yes ]] && ! grep -q '"waitTimeKnown":true' <<<"$visit"; then
+    echo "the first visitor's page has no estimated wait: $visit" >&2
+    fail=1
+fi
+if [[ $status == yes ]] && grep -qE '"estimated_queued_users": [1-9]' <<<"$status_json" &&
+    grep -q '"max_estimated_time_minutes": 0' <<<"$status_json"; then
+    echo "the room's status shows no estimated wait while visitors wait: $status_json" >&2
+    fail=1
+fi
 # The console's address, with the admin token in the fragment (never sent to the server).
 for _ in $(seq 50); do grep -q 'Console:' "$work/demo.log" && break; sleep 0.2; done
 token=$(cat "$work/data/admin.token" 2>/dev/null || true)
 if ! grep -qF "http://127.0.0.1:$admin_port/#token=$token" "$work/demo.log" || [[ -z $token ]]; then
     echo "the demo does not print the console address with the token" >&2
+    fail=1
+fi
+# The demo room has the origin guard on.
+if ! "$wr" --data-dir "$work/data" --api "http://127.0.0.1:$admin_port" -o json rooms get shop 2>/dev/null |
+    tr -d ' \n' | grep -qF '"origin_guard":{"enabled":true'; then
+    echo "the demo room does not have the origin guard on" >&2
     fail=1
 fi
 if ((fail)); then cat "$work/demo.log" >&2; exit 1; fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The repository explains itself: every relative link in its Markdown files leads to a file (and,
 # with a #fragment, a heading) inside the repository, and no file cites briefing material that
-# lives outside it.
+# lives outside it, and the user documentation (README.md, docs/) names no issue numbers.
 # Usage: tests/docs/links.sh [REPO_ROOT]     (ctest registers it as the test `docs`)
 set -euo pipefail
 
@@ -91,6 +91,14 @@ for file in "${files[@]}"; do
     while IFS= read -r hit; do
         fail "cites a path outside the repository: $hit"
     done < <(grep -IHnE "$outside" "$file" || true)
+done
+
+# User documentation is a manual, not a work diary: it names no issue numbers.
+for file in README.md docs/*.md; do
+    [[ -f $file ]] || continue
+    while IFS= read -r hit; do
+        fail "user documentation names an issue (say what the feature does instead): $hit"
+    done < <(grep -HinE 'issue #?[0-9]+' "$file" || true)
 done
 
 if [[ $failures -gt 0 ]]; then

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "edge/edge_config.h"
+#include "origin/registry.h"
 #include "support/test_server.h"
 #include "support/timestamps.h"
 
@@ -71,6 +72,38 @@ TEST_CASE("edge: a zone serves its name, its rooms' hosts and routes, and the ho
     }
 }
 
+TEST_CASE("edge: a host belongs to the most specific zone, whatever a less specific one lists or routes") {
+    EdgeConfig config;
+    auto parent = std::make_unique<wr::edge::ZoneConfig>();
+    parent->name = "example.com";
+    parent->hosts = {"*.example.com", "www.sub.example.com", "*.deep.sub.example.com"};
+    config.zones.push_back(std::move(parent));
+    auto sub = std::make_unique<wr::edge::ZoneConfig>();
+    sub->name = "sub.example.com";
+    sub->hosts = {"*.pay.sub.example.com"};
+    config.zones.push_back(std::move(sub));
+    // A room of the parent zone on a host of the nested one, as a database written before
+    // hosts had owners may hold: it must not take that host's traffic.
+    add_room(config, "stale", "pay.sub.example.com", "/");
+    add_room(config, "shop", "shop.example.com", "/");
+    config.index();
+
+    const auto zone_of = [&](const char* host) {
+        const wr::edge::ZoneConfig* zone = config.find_zone(host);
+        return zone ? zone->name : std::string("(421)");
+    };
+    CHECK(zone_of("shop.example.com") == "example.com");
+    CHECK(zone_of("x.example.com") == "example.com");            // the parent's wildcard
+    CHECK(zone_of("sub.example.com") == "sub.example.com");
+    CHECK(zone_of("a.pay.sub.example.com") == "sub.example.com"); // its own wildcard
+    CHECK(zone_of("pay.sub.example.com") == "(421)");             // the nested zone's, which does not serve it
+    CHECK(zone_of("x.sub.example.com") == "(421)");               // not the parent's *.example.com
+    CHECK(zone_of("www.sub.example.com") == "(421)");
+    CHECK(zone_of("a.deep.sub.example.com") == "(421)");
+    CHECK(config.find_room("pay.sub.example.com", "/") == nullptr);
+    CHECK(config.find_room("shop.example.com", "/")->id == "shop");
+}
+
 TEST_CASE("edge: a room's schedule becomes phases with the event's settings") {
     RoomConfig room;
     room.settings.total_active_users = 1000;
@@ -120,6 +153,8 @@ TEST_CASE("edge: a configuration document compiles into a snapshot the edge can 
     wr::model::ZoneDocument& zone = document.zones.emplace_back();
     zone.zone.id = "z1";
     zone.zone.settings = {"example.com", "http://127.0.0.1:3000"};
+    zone.zone.settings.max_origin_connections = 64;
+    zone.zone.settings.origin_queue_timeout_seconds = 25;
     zone.room_settings.search_engine_crawler_bypass = true;
     wr::model::RoomDocument& room = zone.rooms.emplace_back();
     room.room.id = "r1";
@@ -128,6 +163,7 @@ TEST_CASE("edge: a configuration document compiles into a snapshot the edge can 
     room.room.settings.cookie_suffix = "shop";
     room.room.settings.total_active_users = 100;
     room.room.settings.new_users_per_minute = 50;
+    room.room.settings.origin_guard = {.enabled = true, .target_ttfb_ms = 250, .max_error_rate = 0.02, .min_new_users_per_minute = 10};
     wr::model::Rule rule;
     rule.id = "rule1";
     rule.settings.expression = R"(starts_with(http.request.uri.path, "/shop/static/"))";
@@ -137,12 +173,16 @@ TEST_CASE("edge: a configuration document compiles into a snapshot the edge can 
     REQUIRE(config->zones.size() == 1);
     CHECK(config->zones[0]->origin.port == 3000);
     CHECK(config->zones[0]->search_engine_crawler_bypass);
+    REQUIRE(config->zones[0]->upstream != nullptr);
+    CHECK(config->zones[0]->upstream->cap->limit() == 64);
+    CHECK(config->zones[0]->upstream->queue_timeout == std::chrono::seconds{25});
     const RoomConfig* found = config->find_room("example.com", "/shop/cart");
     REQUIRE(found != nullptr);
     CHECK(found->id == "r1");
     CHECK(found->zone == config->zones[0].get());
     CHECK(found->cookie_name == "__cfwaitingroom_shop");
     CHECK(found->bypass_rules.size() == 1);
+    CHECK(found->origin_guard() == room.room.settings.origin_guard);
     CHECK(found->phase_at(wr::util::TimePoint{}).policy.total_active_users == 100);
     CHECK(config->find_room("example.com", "/") == nullptr);
 }

@@ -58,8 +58,20 @@ TEST_CASE("edge::write_forwarded_request rewrites the head for the origin as byt
                  "Transfer-Encoding: chunked\r\n\r\n");
 }
 
+TEST_CASE("edge::write_forwarded_request drops the client-address headers a visitor could make up") {
+    const std::string bytes = "GET / HTTP/1.1\r\nHost: a.test\r\nX-Real-IP: 10.0.0.1\r\nforwarded: for=10.0.0.1\r\n"
+                              "True-Client-IP: 10.0.0.1\r\nCF-Connecting-IP: 10.0.0.1\r\nX-Client-IP: 10.0.0.1\r\n"
+                              "X-Cluster-Client-IP: 10.0.0.1\r\nX-Real-IP-Note: kept\r\n\r\n";
+    wr::net::HttpParser parser(wr::net::HttpParser::Kind::request);
+    const auto& request = parsed(parser, bytes);
+    std::string out;
+    wr::edge::write_forwarded_request(out, request, ForwardedRequest{.target = "/", .client = "192.0.2.1"});
+    CHECK(out == "GET / HTTP/1.1\r\nX-Forwarded-For: 192.0.2.1\r\nX-Forwarded-Proto: http\r\nX-Forwarded-Host: a.test\r\n"
+                 "Host: a.test\r\nX-Real-IP-Note: kept\r\n\r\n");
+}
+
 TEST_CASE("edge::write_forwarded_request frames the body itself, keeps an upgrade, and drops an emptied Cookie") {
-    const std::string bytes = "GET /ws HTTP/1.1\r\nHost: a.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+    const std::string bytes = "GET /ws HTTP/1.1\r\nHost: a.test\r\nConnection: Upgrade\r\nUpgrade: h2c, WebSocket\r\n"
                               "Cookie: __cfwaitingroom=SEALED\r\nContent-Length: 0\r\n\r\n";
     wr::net::HttpParser parser(wr::net::HttpParser::Kind::request);
     const auto& request = parsed(parser, bytes);

@@ -128,6 +128,44 @@ TEST_CASE("gate: rules read the routed host and path, normalised as for routing"
     CHECK(gate.handle(snapshot, health, k_now).action == GateResult::Action::respond);
 }
 
+TEST_CASE("gate: a request without a Host header, or with two, is malformed (400), not misdirected (421)") {
+    const Snapshot snapshot = shop([](ZoneConfig&, RoomConfig&) {});
+    wr::state::MemoryCounters counters;
+    Gate gate(counters, 1);
+    for (const int hosts : {0, 2}) {
+        CAPTURE(hosts);
+        IncomingRequest request = get("/");
+        request.host_headers = hosts;
+        if (hosts == 0) request.host = "";
+        const GateResult result = gate.handle(snapshot, request, k_now);
+        CHECK(result.action == GateResult::Action::respond);
+        CHECK(result.status == 400);
+    }
+}
+
+TEST_CASE("gate: a ;parameter that would route a path to another room, as servlet containers read it, is refused with 400") {
+    // Two rooms on one host: /shop/checkout queues everyone, the rest of the site has room to spare.
+    const Snapshot snapshot = shop([](ZoneConfig&, RoomConfig& room) {
+        room.settings.path = "/shop/checkout";
+        room.settings.queue_all = true;
+    });
+    wr::state::MemoryCounters counters;
+    Gate gate(counters, 1);
+    // Tomcat reads "/shop;x/checkout" as "/shop/checkout": routing must not send it round the room.
+    for (const std::string target : {"/shop;x/checkout", "/shop;/checkout/pay", "/shop;jsessionid=1/checkout/"}) {
+        CAPTURE(target);
+        const GateResult result = gate.handle(snapshot, get(target), k_now);
+        CHECK(result.action == GateResult::Action::respond);
+        CHECK(result.status == 400);
+    }
+    // Parameters that leave the room the same pass as before: the room's queue, or the origin.
+    const GateResult session = gate.handle(snapshot, get("/shop/checkout/cart;jsessionid=1"), k_now);
+    CHECK(session.action == GateResult::Action::respond);
+    CHECK(session.status == 200);
+    CHECK(gate.handle(snapshot, get("/shop/cart;jsessionid=1"), k_now).action == GateResult::Action::proxy);
+    CHECK(gate.handle(snapshot, get("/blog;v=2/post"), k_now).action == GateResult::Action::proxy);
+}
+
 namespace {
 
 class OneCrawlerDns final : public Resolver {

@@ -43,15 +43,58 @@ TEST_CASE("edge: hosts lose case, port and trailing dot; targets split at the qu
     CHECK(wr::edge::split_target("http://example.com").path == "/");
 }
 
-TEST_CASE("edge: a path is ambiguous when an origin could read it as another: %2F making a dot segment, or a backslash") {
+TEST_CASE("edge: a path is ambiguous when an origin could read it as another: %2F making a dot segment, a dot segment with ;parameters, or a backslash") {
     for (const char* raw : {"/static/..%2Fcheckout", "/static/..%2fcheckout", "/static/%2E%2E%2Fcheckout", "/a/.%2Fb",
-                            "/static/..\\checkout", "/static/..%5Ccheckout", "/a%5cb", "/%2F..%2Fadmin"}) {
+                            "/static/..\\checkout", "/static/..%5Ccheckout", "/a%5cb", "/%2F..%2Fadmin",
+                            // Tomcat, Jetty and Spring drop ";parameters" from a segment before resolving dot segments.
+                            "/static/..;/checkout", "/static/%2e%2e;/checkout", "/static/..;jsessionid=1/checkout",
+                            "/static/.;x/../checkout", "/static/%2E%2E%3B/checkout", "/static/..;", "/..;/admin"}) {
         CAPTURE(raw);
         CHECK(wr::edge::ambiguous_path(raw));
     }
-    for (const char* raw : {"/static/app.css", "/a%2Fb", "/a/../b", "/a/..b%2Fc", "/%2E%2E/shop", "/a%2F...%2Fb"}) {
+    for (const char* raw : {"/static/app.css", "/a%2Fb", "/a/../b", "/a/..b%2Fc", "/%2E%2E/shop", "/a%2F...%2Fb",
+                            "/shop/cart;jsessionid=1", "/a;b/c", "/a/...;x/b", "/a/..x;y/b", "/;/a"}) {
         CAPTURE(raw);
         CHECK_FALSE(wr::edge::ambiguous_path(raw));
+    }
+}
+
+TEST_CASE("edge: path parameters come off every segment as servlet containers read them") {
+    std::string out = "a-longer-path-left-by-an-earlier-request";
+    const std::pair<const char*, const char*> cases[] = {
+        {"/shop;x/checkout", "/shop/checkout"}, {"/shop/cart;jsessionid=1", "/shop/cart"}, {"/a/;/b/", "/a/b/"},
+        {"/;x", "/"},                           {"/plain/path", "/plain/path"},
+    };
+    for (const auto& [path, stripped] : cases) {
+        CAPTURE(path);
+        wr::edge::strip_path_parameters_into(path, out);
+        CHECK(out == stripped);
+    }
+}
+
+TEST_CASE("edge: a Host header is a host name, an IPv4 address or a bracketed IPv6 address, then an optional port of digits") {
+    for (const char* host : {"example.com", "Shop.Example.COM:8080", "example.com.", "example.com:", "127.0.0.1:80", "[::1]",
+                             "[::1]:8443", "[2001:db8::1]", "[::ffff:192.0.2.1]:80", "xn--bcher-kva.example", "a_b.example", "localhost"}) {
+        CAPTURE(host);
+        CHECK(wr::edge::valid_host_header(host));
+    }
+    for (const char* host : {"", "example.com:@evil.com", "example.com:80@evil.com", "user@example.com", "example.com:8o",
+                             "example.com:80:80", "example.com:123456", "example.com:65536", "exa mple.com", "example.com/x",
+                             "example.com?x", "example.com#x", "[::1", "[::1]x", "[::1]:x", "[v1.x]", "[]", "%65xample.com",
+                             "example.com\\evil", ":80", "ex!ample.com"}) {
+        CAPTURE(host);
+        CHECK_FALSE(wr::edge::valid_host_header(host));
+    }
+}
+
+TEST_CASE("edge: a path climbs above its root when a dot segment would leave it") {
+    for (const char* raw : {"/../admin", "/%2e%2e/admin", "/%2E./admin", "/a/../../admin", "/a/./../..", "..", "/a/b/../../../c"}) {
+        CAPTURE(raw);
+        CHECK(wr::edge::climbs_above_root(raw));
+    }
+    for (const char* raw : {"/admin", "/a/../admin", "/a/./b/../c", "/.../x", "/..a/x", "/a/%2e%2ex/..", "/a//..", "/"}) {
+        CAPTURE(raw);
+        CHECK_FALSE(wr::edge::climbs_above_root(raw));
     }
 }
 

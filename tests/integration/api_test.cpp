@@ -2,6 +2,8 @@
 // and restarts.
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 #include "api/admin_server.h"
 #include "support/test_server.h"
 
@@ -94,6 +96,8 @@ TEST_CASE("integration: a room returns every field with its default") {
     CHECK(room["turnstile_mode"] == "invisible");
     CHECK(room["turnstile_action"] == "log");
     CHECK(room["join_limit_per_ip_per_minute"] == 0); // wr's own field, off by default
+    CHECK(room["origin_guard"] ==
+          json{{"enabled", false}, {"target_ttfb_ms", 500}, {"max_error_rate", 0.05}, {"min_new_users_per_minute", 0}});
     CHECK(room["next_event_start_time"].is_null());
     CHECK(room["created_on"].get<std::string>() == "2026-11-22T10:00:00.000Z");
     for (const char* field : {"description", "cookie_suffix", "custom_page_html"}) CHECK(room[field] == "");
@@ -192,6 +196,85 @@ TEST_CASE("integration: rejected room bodies name the field and change nothing")
 
     const HttpReply unknown = wr.patch(rooms_path() + "/shop", {{"no_such_field", 1}, {"description", "ok"}});
     CHECK(unknown.status == 200); // unknown fields are ignored, as Cloudflare does
+}
+
+TEST_CASE("integration: origin protection over the API: zone cap and room guard, defaults, merges, no-op PUT, refusals") {
+    TestServer wr;
+    // The zone: defaults on create, PATCH changes one field, null restores its default.
+    const json zone = wr.create_zone();
+    CHECK(zone["max_origin_connections"] == 0);
+    CHECK(zone["origin_queue_timeout_seconds"] == 10);
+    wr.clock().advance(std::chrono::minutes{1});
+    HttpReply patched = wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 64}});
+    REQUIRE(patched.status == 200);
+    CHECK(patched.body["result"]["max_origin_connections"] == 64);
+    CHECK(patched.body["result"]["origin_queue_timeout_seconds"] == 10);
+    patched = wr.patch("/client/v4/zones/example.com", {{"origin_queue_timeout_seconds", 30}});
+    CHECK(patched.body["result"]["max_origin_connections"] == 64);
+    CHECK(patched.body["result"]["origin_queue_timeout_seconds"] == 30);
+    // A PATCH of what GET returned changes nothing, modified_on included.
+    wr.clock().advance(std::chrono::minutes{1});
+    const json zone_now = wr.get("/client/v4/zones/example.com").body["result"];
+    CHECK(wr.patch("/client/v4/zones/example.com", zone_now).body["result"] == zone_now);
+    for (const auto& [field, value, message] :
+         {std::tuple{"max_origin_connections", json(-1), "max_origin_connections: must be between 0 (no limit) and 1000000"},
+          std::tuple{"max_origin_connections", json("64"), "max_origin_connections: must be an integer"},
+          std::tuple{"origin_queue_timeout_seconds", json(0), "origin_queue_timeout_seconds: must be between 1 and 120 seconds"},
+          std::tuple{"origin_queue_timeout_seconds", json(121), "origin_queue_timeout_seconds: must be between 1 and 120 seconds"}}) {
+        CAPTURE(field);
+        const HttpReply refused = wr.patch("/client/v4/zones/example.com", {{field, value}});
+        CHECK(refused.status == 400);
+        CHECK(first_message(refused) == message);
+    }
+    CHECK(wr.get("/client/v4/zones/example.com").body["result"] == zone_now);
+    CHECK(wr.patch("/client/v4/zones/example.com", {{"origin_queue_timeout_seconds", nullptr}}).body["result"]["origin_queue_timeout_seconds"] == 10);
+    const HttpReply created_zone = wr.post("/client/v4/zones", {{"name", "other.com"}, {"origin", "http://127.0.0.1:3000"},
+                                                               {"max_origin_connections", 8}, {"origin_queue_timeout_seconds", 120}});
+    CHECK(created_zone.body["result"]["max_origin_connections"] == 8);
+    CHECK(created_zone.body["result"]["origin_queue_timeout_seconds"] == 120);
+
+    // The room: every field of the guard on every read; PATCH merges a partial guard.
+    json room = wr.create_room("example.com", k_room);
+    CHECK(room["origin_guard"] == json{{"enabled", false}, {"target_ttfb_ms", 500}, {"max_error_rate", 0.05}, {"min_new_users_per_minute", 0}});
+    const std::string path = rooms_path() + "/shop";
+    room = wr.patch(path, {{"origin_guard", {{"enabled", true}, {"max_error_rate", 0.02}}}}).body["result"];
+    CHECK(room["origin_guard"] == json{{"enabled", true}, {"target_ttfb_ms", 500}, {"max_error_rate", 0.02}, {"min_new_users_per_minute", 0}});
+    room = wr.patch(path, {{"origin_guard", {{"target_ttfb_ms", 900}}}}).body["result"];
+    CHECK(room["origin_guard"] == json{{"enabled", true}, {"target_ttfb_ms", 900}, {"max_error_rate", 0.02}, {"min_new_users_per_minute", 0}});
+
+    // PUT of what GET returned changes nothing, modified_on included.
+    wr.clock().advance(std::chrono::minutes{5});
+    const HttpReply again = wr.put(path, wr.get(path).body["result"]);
+    REQUIRE(again.status == 200);
+    CHECK(again.body["result"] == room);
+    // PUT without the guard returns it to its defaults; so does null.
+    CHECK(wr.put(path, k_room).body["result"]["origin_guard"]["enabled"] == false);
+    wr.patch(path, {{"origin_guard", {{"enabled", true}, {"target_ttfb_ms", 900}}}});
+    CHECK(wr.patch(path, {{"origin_guard", nullptr}}).body["result"]["origin_guard"] ==
+          json{{"enabled", false}, {"target_ttfb_ms", 500}, {"max_error_rate", 0.05}, {"min_new_users_per_minute", 0}});
+
+    // Refusals name the field and change nothing; an unknown field inside origin_guard is one.
+    const json before = wr.get(path).body["result"];
+    const std::pair<json, std::string> refusals[] = {
+        {{{"origin_guard", {{"target_ttfb_ms", 60001}}}}, "origin_guard.target_ttfb_ms: must be between 50 and 60000"},
+        {{{"origin_guard", {{"max_error_rate", 1.5}}}}, "origin_guard.max_error_rate: must be between 0 and 1 (0.05 is 5 %)"},
+        {{{"origin_guard", {{"min_new_users_per_minute", 301}}}},
+         "origin_guard.min_new_users_per_minute: must not exceed new_users_per_minute (300)"},
+        {{{"new_users_per_minute", 200}, {"origin_guard", {{"min_new_users_per_minute", 250}}}},
+         "origin_guard.min_new_users_per_minute: must not exceed new_users_per_minute (200)"},
+        {{{"origin_guard", {{"enabled", true}, {"target", 800}}}},
+         "origin_guard.target: is not a field of origin_guard (its fields are enabled, target_ttfb_ms, max_error_rate, "
+         "min_new_users_per_minute)"},
+        {{{"origin_guard", "on"}}, "origin_guard: must be an object with enabled, target_ttfb_ms, max_error_rate and min_new_users_per_minute"},
+    };
+    for (const auto& [body, message] : refusals) {
+        CAPTURE(body.dump());
+        const HttpReply reply = wr.patch(path, body);
+        CHECK(reply.status == 400);
+        CHECK(reply.body["errors"][0]["code"] == 1002);
+        CHECK(first_message(reply) == message);
+    }
+    CHECK(wr.get(path).body["result"] == before);
 }
 
 TEST_CASE("integration: routes are unique across rooms") {
@@ -453,6 +536,13 @@ TEST_CASE("integration: zone settings and room status") {
                             {"queued_users", 0}};
     CHECK(wr.get(status).body["result"] == json{{"status", "not_queueing"}, {"event_id", ""}, {"estimated_queued_users", 0},
                                                 {"estimated_total_active_users", 0}, {"max_estimated_time_minutes", 0},
+                                                // wr's own: the limits in force and the origin guard (off here)
+                                                {"effective_total_active_users", 1000}, {"effective_new_users_per_minute", 300},
+                                                {"origin_guard",
+                                                 {{"state", "off"},
+                                                  {"p95_ttfb_ms", nullptr},
+                                                  {"error_rate", nullptr},
+                                                  {"reason", "the origin guard is off: the configured limits apply"}}},
                                                 {"nodes", json::array({this_node})}});
     wr.patch(rooms_path() + "/shop", {{"queue_all", true}});
     CHECK(wr.get(status).body["result"]["status"] == "queueing");
@@ -488,8 +578,11 @@ TEST_CASE("integration: a preview stores the page and renders it at a public URL
     CHECK(plain.status == 200);
     CHECK(plain.text == "<p>wait 10 (10 minutes) fifo=true </p>");
     // Stored HTML on the admin origin: sandboxed into an origin of its own, and its id kept out of the log.
-    CHECK(plain.headers.find("Content-Security-Policy")->second == "sandbox allow-scripts");
-    CHECK(wr.send("GET", path + "?queueing_method=lifo", "", {}).headers.find("Content-Security-Policy")->second == "sandbox allow-scripts");
+    // Its script may run (the page refreshes itself) but send nothing anywhere: no fetch, XHR,
+    // WebSocket or beacon, and no form posted off the page.
+    const std::string policy = "sandbox allow-scripts; connect-src 'none'; form-action 'none'";
+    CHECK(plain.headers.find("Content-Security-Policy")->second == policy);
+    CHECK(wr.send("GET", path + "?queueing_method=lifo", "", {}).headers.find("Content-Security-Policy")->second == policy);
     CHECK(wr::api::redact_capabilities(path) == "/preview/<redacted>");
     CHECK(wr::api::redact_capabilities("/client/v4/zones") == "/client/v4/zones");
     CHECK(wr.send("GET", path + "?force_queue=true", "", {}).text == "<p>wait 0 (unavailable) fifo=true allunknown</p>");

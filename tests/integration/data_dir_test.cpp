@@ -46,4 +46,16 @@ TEST_CASE("data dir: created 0700, and the database, its WAL, the token and the 
     }
 }
 
+TEST_CASE("data dir: one that exists readable by group or others is made 0700 at start") {
+    for (const unsigned mode : {0755U, 0750U, 0701U, 0700U}) {
+        CAPTURE(mode);
+        wr::test::TempDir temp;
+        const std::filesystem::path data_dir = temp.path() / "wr";
+        std::filesystem::create_directory(data_dir);
+        REQUIRE(::chmod(data_dir.c_str(), mode) == 0);
+        wr::test::TestServer server(data_dir);
+        CHECK(mode_of(data_dir) == 0700);
+    }
+}
+
 } // TEST_SUITE

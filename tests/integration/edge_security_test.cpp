@@ -13,6 +13,8 @@
 
 #include "support/browser.h"
 #include "support/process.h"
+#include "support/eventually.h"
+#include "support/raw_connection.h"
 #include "support/raw_http.h"
 #include "support/shop_room.h"
 #include "support/test_server.h"
@@ -71,6 +73,29 @@ private:
     int m_port = 0;
 };
 
+// An origin that names itself in every answer, to tell which zone's origin a request reached.
+class NamedOrigin {
+public:
+    explicit NamedOrigin(std::string name) {
+        m_server.Get(".*", [name](const httplib::Request& request, httplib::Response& response) {
+            response.set_content(name + " " + request.path, "text/plain");
+        });
+        m_port = m_server.bind_to_any_port("127.0.0.1");
+        m_thread = std::thread([this] { m_server.listen_after_bind(); });
+        while (!m_server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds{5});
+    }
+    ~NamedOrigin() {
+        m_server.stop();
+        m_thread.join();
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+
+private:
+    httplib::Server m_server;
+    std::thread m_thread;
+    int m_port = 0;
+};
+
 // Clock ticks of CPU the process has used (user + system), from /proc.
 long cpu_ticks(int pid) {
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -106,7 +131,7 @@ std::string get_request(const std::string& target, const std::string& host = "sh
 
 TEST_SUITE("integration") {
 
-TEST_CASE("integration: an encoded slash before a dot segment, or a backslash, cannot stretch a bypass rule to another path") {
+TEST_CASE("integration: an encoded slash before a dot segment, a dot segment with ;parameters, or a backslash, cannot stretch a bypass rule to another path") {
     DecodingOrigin origin;
     TestServer wr;
     wr.create_zone("example.com", origin.url());
@@ -125,7 +150,9 @@ TEST_CASE("integration: an encoded slash before a dot segment, or a backslash, c
     CHECK(queued.body.find("You are in line") != std::string::npos);
 
     for (const std::string target : {"/static/..%2Fcheckout", "/static/..%2fcheckout", "/static/%2E%2E%2Fcheckout",
-                                     "/static/..%5Ccheckout", "/static/..\\checkout", "/static\\..\\checkout"}) {
+                                     "/static/..%5Ccheckout", "/static/..\\checkout", "/static\\..\\checkout",
+                                     // what Tomcat, Jetty and Spring read as /checkout
+                                     "/static/..;/checkout", "/static/%2e%2e;/checkout", "/static/..;jsessionid=1/checkout"}) {
         CAPTURE(target);
         const RawReply reply = raw_exchange(wr.edge_port(), get_request(target));
         CHECK(reply.status == 400);
@@ -208,7 +235,7 @@ TEST_CASE("integration: requests two readers could frame differently are refused
     }
 }
 
-TEST_CASE("integration: only hosts the operator named reach the origin; two Hosts or a Host against the target get 400") {
+TEST_CASE("integration: only hosts the operator named reach the origin; no Host, two Hosts, an invalid Host or a Host against the target get 400") {
     DecodingOrigin origin; // serves any Host
     TestServer wr;
     wr.create_zone("example.com", origin.url());
@@ -241,11 +268,132 @@ TEST_CASE("integration: only hosts the operator named reach the origin; two Host
     // RFC 9112 §3.2: exactly one Host, naming the absolute-form target's host.
     const RawReply two = raw_exchange(wr.edge_port(), "GET /checkout HTTP/1.1\r\nHost: example.com\r\nHost: shop.example.com\r\n\r\n");
     CHECK(two.status == 400);
+    // RFC 9112 §3.2 and RFC 3986 §3.2: a host name, an IPv4 address or a bracketed IPv6 one, and
+    // an optional port of digits. Anything else after the colon would reach the origin as sent.
+    for (const std::string host : {"example.com:@evil.com", "example.com:80@evil.com", "example.com:8o", "example.com:80:80",
+                                   "example.com@evil.com", "example.com/evil", "[::1", "[::1]x", "exa mple.com", ""}) {
+        CAPTURE(host);
+        const RawReply reply = status_for(host);
+        CHECK(reply.status == 400);
+        CHECK(reply.body.find("served") == std::string::npos);
+    }
+    CHECK(status_for("example.com:8080").body == "served /checkout");
+    CHECK(status_for("Example.COM.").body == "served /checkout");
+    const RawReply none = raw_exchange(wr.edge_port(), "GET /checkout HTTP/1.1\r\nAccept: */*\r\n\r\n");
+    CHECK(none.status == 400); // not 421: no Host is a malformed request, not a host wr does not serve
+    CHECK(none.body.find("exactly one Host header") != std::string::npos);
     const RawReply disagreeing = raw_exchange(wr.edge_port(), get_request("http://example.com/checkout", "shop.example.com"));
     CHECK(disagreeing.status == 400);
     CHECK(disagreeing.body.find("served") == std::string::npos);
     const RawReply agreeing = raw_exchange(wr.edge_port(), get_request("http://Shop.Example.com:80/checkout", "shop.example.com"));
     CHECK(agreeing.body.find("You are in line") != std::string::npos);
+}
+
+TEST_CASE("integration: a host inside a more specific zone is that zone's: rooms, routes and hosts of another zone cannot take it") {
+    NamedOrigin main("main");
+    NamedOrigin pay("pay");
+    TestServer wr;
+    wr.create_zone("example.com", main.url());
+    wr.create_zone("sub.example.com", pay.url());
+    REQUIRE(wr.patch("/client/v4/zones/example.com", {{"hosts", {"*.example.com"}}}).status == 200);
+    REQUIRE(wr.patch("/client/v4/zones/sub.example.com", {{"hosts", {"*.pay.sub.example.com"}}}).status == 200);
+    // A token bound to the parent zone, as whoever runs example.com would hold.
+    const std::string parent_token = wr.create_token("edit", "example.com");
+    const std::string rooms = "/client/v4/zones/example.com/waiting_rooms";
+    const auto room = [](const std::string& name, const std::string& host) {
+        return json{{"name", name}, {"host", host}, {"total_active_users", 200}, {"new_users_per_minute", 200}, {"cookie_suffix", name}};
+    };
+    const auto refused = [](const wr::test::HttpReply& reply, const std::string& field, const std::string& host) {
+        CHECK(reply.status == 400);
+        CHECK_MESSAGE(reply.text.find(field + ": " + host + " belongs to the zone sub.example.com") != std::string::npos, reply.text);
+    };
+    refused(wr.post(rooms, room("steal", "pay.sub.example.com"), parent_token), "host", "pay.sub.example.com");
+    refused(wr.post(rooms, room("steal", "SUB.example.com"), parent_token), "host", "SUB.example.com");
+    json routed = room("steal", "shop.example.com");
+    routed["additional_routes"] = {{{"host", "a.pay.sub.example.com"}, {"path", "/"}}};
+    refused(wr.post(rooms, routed, parent_token), "additional_routes[0].host", "a.pay.sub.example.com");
+    refused(wr.patch("/client/v4/zones/example.com", {{"hosts", {"*.example.com", "www.sub.example.com"}}}), "hosts[1]",
+            "www.sub.example.com");
+    refused(wr.patch("/client/v4/zones/example.com", {{"hosts", {"*.sub.example.com"}}}), "hosts[0]", "*.sub.example.com");
+    // Its own hosts stay its own; so do the parent's outside the nested zone.
+    REQUIRE(wr.post(rooms, room("shop", "shop.example.com"), parent_token).status == 200);
+    REQUIRE(wr.post("/client/v4/zones/sub.example.com/waiting_rooms", room("pay", "checkout.sub.example.com")).status == 200);
+
+    // A new zone cannot take what another zone serves already.
+    REQUIRE(wr.post(rooms, room("deep", "a.deep.example.com"), parent_token).status == 200);
+    const auto taken = wr.post("/client/v4/zones", {{"name", "deep.example.com"}, {"origin", pay.url()}});
+    CHECK(taken.status == 400);
+    CHECK_MESSAGE(taken.text.find("name: the zone example.com serves a.deep.example.com (waiting room deep)") != std::string::npos,
+                  taken.text);
+    const auto renamed = wr.patch("/client/v4/zones/sub.example.com", {{"name", "shop.example.com"}});
+    CHECK(renamed.status == 400);
+
+    // The edge sends each host to the zone it belongs to.
+    wr.sync_edge();
+    const auto served = [&](const std::string& host) {
+        const RawReply reply = raw_exchange(wr.edge_port(), get_request("/x", host));
+        return reply.status == 421 ? std::string("421") : reply.body;
+    };
+    CHECK(served("www.example.com") == "main /x");
+    CHECK(served("x.pay.sub.example.com") == "pay /x");
+    CHECK(served("sub.example.com") == "pay /x");
+    CHECK(served("x.sub.example.com") == "421"); // the nested zone's, unlisted: not the parent's *.example.com
+}
+
+TEST_CASE("integration: one address trickling request heads cannot take the connections another address needs") {
+    TestOrigin origin;
+    TestServer wr({}, [](wr::AppOptions& options) {
+        options.max_connections = 20;
+        options.edge_threads = 1;
+        options.header_timeout = std::chrono::seconds{60}; // the heads stay unfinished for the whole test
+    });
+    set_up_shop(wr, origin);
+    // 127.0.0.2 opens twice the cap, each with a head begun and never finished.
+    std::vector<std::unique_ptr<wr::test::RawConnection>> slow;
+    for (int i = 0; i < 40; ++i) {
+        auto connection = std::make_unique<wr::test::RawConnection>(wr.edge_port(), "127.0.0.2");
+        REQUIRE(connection->connected());
+        connection->send("GET / HTTP/1.1\r\nHost: shop.example.com\r\n");
+        slow.push_back(std::move(connection));
+    }
+    // The edge lets that address read a few heads (an eighth of the cap, at least 2) and closes
+    // its other connections as their heads begin.
+    const auto closed = [&] {
+        size_t count = 0;
+        for (auto& connection : slow) {
+            if (!connection->closed()) connection->read_some(std::chrono::milliseconds{1});
+            count += connection->closed() ? 1 : 0;
+        }
+        return count;
+    };
+    CHECK(wr::test::eventually([&] { return closed() >= slow.size() - 2; }));
+    CHECK(closed() == slow.size() - 2);
+    // 127.0.0.1 is served at once, as is every further visitor.
+    for (int i = 0; i < 5; ++i) {
+        const RawReply reply = raw_exchange(wr.edge_port(), get_request("/"), std::chrono::milliseconds{2000});
+        CHECK(reply.status == 200);
+        CHECK(reply.header("X-Demo-Origin") == "1");
+    }
+}
+
+TEST_CASE("integration: a trusted proxy's slow heads take no address's share: every visitor behind it shares its address") {
+    TestOrigin origin;
+    TestServer wr({}, [](wr::AppOptions& options) {
+        options.max_connections = 20;
+        options.edge_threads = 1;
+        options.trusted_proxies = {"127.0.0.2/32"};
+    });
+    set_up_shop(wr, origin);
+    std::vector<std::unique_ptr<wr::test::RawConnection>> proxied;
+    for (int i = 0; i < 8; ++i) {
+        proxied.push_back(std::make_unique<wr::test::RawConnection>(wr.edge_port(), "127.0.0.2"));
+        REQUIRE(proxied.back()->send("GET /echo HTTP/1.1\r\nHost: shop.example.com\r\n"));
+    }
+    for (auto& connection : proxied) {
+        REQUIRE(connection->send("X-Forwarded-For: 203.0.113.9\r\n\r\n"));
+        CHECK(connection->read_until("203.0.113.9", std::chrono::seconds{3}));
+        CHECK(connection->received().starts_with("HTTP/1.1 200"));
+    }
 }
 
 TEST_CASE("integration: with ulimit -n 256 and 400 idle connections, a new visitor is served at once and the edge does not spin") {

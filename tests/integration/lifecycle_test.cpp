@@ -260,8 +260,48 @@ TEST_CASE("lifecycle: a second wr serve on the same data directory refuses, nami
     // Once it stopped, the directory is free again.
     first.process.send_signal(SIGTERM);
     REQUIRE(first.process.wait_exit(std::chrono::seconds{10}) == std::optional<int>{0});
+    // It logged where the console is, and how to sign in from this machine, never the token.
+    const std::string log = first.process.output() + first.process.rest_of_output();
+    const std::string console = "http://127.0.0.1:" + std::to_string(first.admin_port) + "/";
+    CHECK(log.find("serve: console at " + console + "; to sign in from this machine, open " + console + "#token=$(cat " +
+                   (data_dir / "admin.token").string() + ")") != std::string::npos);
+    CHECK(log.find(first.token) == std::string::npos);
     ServeProcess third(data_dir);
     CHECK(third.admin_port > 0);
+}
+
+TEST_CASE("lifecycle: a second wr serve on the edge address another one serves refuses in one line, as on a taken admin port") {
+    wr::test::TempDir data;
+    ServeProcess first(data.path() / "first");
+    const auto second_on = [&](const std::string& admin, const std::string& edge) {
+        // "listen" is in the line either way: the refusal ("cannot listen on"), or, were it to
+        // start, its "listening on". The object stops it if it did.
+        return std::make_unique<BackgroundProcess>(
+            std::vector<std::string>{WR_BINARY, "serve", "--data-dir", (data.path() / "second").string(), "--admin-listen", admin,
+                                     "--edge-listen", edge, "--edge-threads", "2"},
+            "listen", true);
+    };
+    const std::string edge = "127.0.0.1:" + std::to_string(first.edge_port);
+    auto on_edge = second_on("127.0.0.1:0", edge);
+    CHECK(on_edge->ready_line() == "wr: error: cannot listen on " + edge + " for the edge: another process serves it (Address already in use)");
+    CHECK(on_edge->wait_exit(std::chrono::seconds{10}) == std::optional<int>{1});
+    const std::string admin = "127.0.0.1:" + std::to_string(first.admin_port);
+    auto on_admin = second_on(admin, "127.0.0.1:0");
+    CHECK(on_admin->ready_line().starts_with("wr: error: cannot listen on " + admin + " for the admin API"));
+    CHECK(on_admin->wait_exit(std::chrono::seconds{10}) == std::optional<int>{1});
+
+    // Every visitor still reaches the first one (before, the kernel split them between the two).
+    for (int i = 0; i < 20; ++i) {
+        httplib::Client visitor("127.0.0.1", first.edge_port);
+        const auto reply = visitor.Get("/", {{"Host", "unknown.example"}});
+        REQUIRE(reply);
+        CHECK(reply->status == 421);
+    }
+    // Its own port again after a restart: free once the first one stopped.
+    first.process.send_signal(SIGTERM);
+    REQUIRE(first.process.wait_exit(std::chrono::seconds{10}) == std::optional<int>{0});
+    auto restarted = second_on("127.0.0.1:0", edge);
+    CHECK(restarted->ready_line().find("edge: listening on http://" + edge) != std::string::npos);
 }
 
 TEST_CASE("backup: wr backup under write load is a consistent snapshot that wr restore brings back") {

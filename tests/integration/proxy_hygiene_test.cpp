@@ -9,6 +9,7 @@
 
 #include "support/browser.h"
 #include "support/process.h"
+#include "support/raw_connection.h"
 #include "support/raw_http.h"
 #include "support/shop_room.h"
 #include "support/temp_dir.h"
@@ -83,7 +84,46 @@ TEST_CASE("integration: X-Forwarded-For is appended to, never replaced") {
     CHECK(json::parse(reply.body)["headers"]["X-Forwarded-For"] == "203.0.113.7, 198.51.100.2, 127.0.0.1");
 }
 
-TEST_CASE("integration: hop-by-hop headers of the origin's answer never reach the visitor; the origin's path prefix is kept") {
+TEST_CASE("integration: client-address headers a visitor sends (X-Real-IP, Forwarded, True-Client-IP…) never reach the origin") {
+    TestOrigin origin;
+    TestServer wr;
+    set_up_shop(wr, origin);
+    const RawReply reply = raw_exchange(wr.edge_port(), "GET /echo HTTP/1.1\r\nHost: shop.example.com\r\nX-Real-IP: 10.0.0.1\r\n"
+                                                        "Forwarded: for=10.0.0.1;proto=https\r\nTrue-Client-IP: 10.0.0.1\r\n"
+                                                        "CF-Connecting-IP: 10.0.0.1\r\nX-Client-IP: 10.0.0.1\r\n"
+                                                        "X-Cluster-Client-IP: 10.0.0.1\r\nX-Kept: yes\r\n\r\n");
+    REQUIRE(reply.status == 200);
+    const json headers = json::parse(reply.body)["headers"];
+    CHECK(headers["X-Kept"] == "yes");
+    CHECK(headers["X-Forwarded-For"] == "127.0.0.1");
+    for (const char* spoofable : {"X-Real-IP", "Forwarded", "True-Client-IP", "CF-Connecting-IP", "X-Client-IP", "X-Cluster-Client-IP"}) {
+        CAPTURE(spoofable);
+        CHECK_FALSE(headers.contains(spoofable));
+    }
+}
+
+TEST_CASE("integration: only WebSocket upgrades are tunnelled; an h2c upgrade reaches the origin as an ordinary request") {
+    TestOrigin origin;
+    TestServer wr;
+    set_up_shop(wr, origin);
+    wr::test::RawConnection connection(wr.edge_port());
+    REQUIRE(connection.send("GET /echo HTTP/1.1\r\nHost: shop.example.com\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                            "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n"));
+    REQUIRE(connection.read_until("\"query\"", std::chrono::seconds{3}));
+    connection.read_some(std::chrono::milliseconds{200}); // the rest of the JSON
+    const std::string& first = connection.received();
+    CHECK(first.starts_with("HTTP/1.1 200"));
+    const json headers = json::parse(first.substr(first.find("\r\n\r\n") + 4))["headers"];
+    CHECK_FALSE(headers.contains("Upgrade"));
+    CHECK_FALSE(headers.contains("HTTP2-Settings"));
+    CHECK(headers.value("Connection", "").find("pgrade") == std::string::npos);
+    // Not a tunnel: the connection goes on with the next request.
+    connection.received().clear();
+    REQUIRE(connection.send("GET /echo?second HTTP/1.1\r\nHost: shop.example.com\r\n\r\n"));
+    CHECK(connection.read_until("second", std::chrono::seconds{3}));
+}
+
+TEST_CASE("integration: hop-by-hop headers of the origin's answer never reach the visitor; the origin's path prefix is kept and cannot be climbed out of") {
     HopOrigin<httplib::Server> origin;
     TestServer wr;
     shop_in_front_of(wr, "http://127.0.0.1:" + std::to_string(origin.port()) + "/base");
@@ -95,6 +135,18 @@ TEST_CASE("integration: hop-by-hop headers of the origin's answer never reach th
     for (const char* hop : {"Upgrade", "Proxy-Authenticate", "Trailer", "Keep-Alive"}) {
         CAPTURE(hop);
         CHECK_FALSE(reply.has_header(hop));
+    }
+    // Dot segments cannot climb out of the prefix: the origin gets the path routing judged.
+    const std::pair<const char*, const char*> climbs[] = {
+        {"/../admin", "target /base/admin"},
+        {"/%2e%2e/admin?x=1", "target /base/admin?x=1"},
+        {"/shop/../../admin", "target /base/admin"},
+        {"/shop/./item/../cart", "target /base/shop/./item/../cart"}, // stays below the prefix: as sent
+    };
+    for (const auto& [target, served] : climbs) {
+        CAPTURE(target);
+        const RawReply climbed = raw_exchange(wr.edge_port(), std::string("GET ") + target + " HTTP/1.1\r\nHost: shop.example.com\r\n\r\n");
+        CHECK(climbed.body == served);
     }
 }
 

@@ -18,6 +18,8 @@ wr::model::ConfigDocument full_document() {
     wr::model::ZoneDocument& zone = document.zones.emplace_back();
     zone.zone.id = "z1";
     zone.zone.settings = {"example.com", "https://origin.example.net:8443/base", {"www.example.com", "*.cdn.example.com"}};
+    zone.zone.settings.max_origin_connections = 64;
+    zone.zone.settings.origin_queue_timeout_seconds = 25;
     zone.zone.created_on = wr::test::k_test_start;
     zone.zone.modified_on = wr::test::k_test_start + 90s;
     zone.room_settings.search_engine_crawler_bypass = true;
@@ -50,6 +52,8 @@ wr::model::ConfigDocument full_document() {
     s.turnstile_mode = wr::model::TurnstileMode::visible_managed;
     s.turnstile_action = wr::model::TurnstileAction::infinite_queue;
     s.join_limit_per_ip_per_minute = 30;
+    // 0.07 has no exact binary form: the text must carry enough digits to come back the same.
+    s.origin_guard = {.enabled = true, .target_ttfb_ms = 750, .max_error_rate = 0.07, .min_new_users_per_minute = 350};
 
     wr::model::Event& event = room.events.emplace_back();
     event.id = "e1";
@@ -106,6 +110,8 @@ TEST_CASE("model::config document: JSON round trip keeps every record and field"
     const wr::model::ZoneDocument& zone = read.zones[0];
     CHECK(zone.zone.id == "z1");
     CHECK(zone.zone.settings == original.zones[0].zone.settings);
+    CHECK(zone.zone.settings.max_origin_connections == 64); // spelt out: the edge's connection cap depends on it
+    CHECK(zone.zone.settings.origin_queue_timeout_seconds == 25);
     CHECK(zone.zone.created_on == original.zones[0].zone.created_on);
     CHECK(zone.zone.modified_on == original.zones[0].zone.modified_on);
     CHECK(zone.room_settings == original.zones[0].room_settings);
@@ -115,6 +121,7 @@ TEST_CASE("model::config document: JSON round trip keeps every record and field"
     CHECK(room.room.id == "r1");
     CHECK(room.room.zone_id == "z1");
     CHECK(room.room.settings == expected_room.room.settings);
+    CHECK(room.room.settings.origin_guard == expected_room.room.settings.origin_guard);
     CHECK(room.room.created_on == expected_room.room.created_on);
     CHECK(room.room.modified_on == expected_room.room.modified_on);
     REQUIRE(room.events.size() == 2);

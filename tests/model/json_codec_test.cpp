@@ -49,6 +49,7 @@ RoomSettings custom_room() {
     s.turnstile_mode = wr::model::TurnstileMode::visible_managed;
     s.turnstile_action = wr::model::TurnstileAction::infinite_queue;
     s.join_limit_per_ip_per_minute = 30;
+    s.origin_guard = {.enabled = true, .target_ttfb_ms = 800, .max_error_rate = 0.125, .min_new_users_per_minute = 70};
     return s;
 }
 
@@ -132,6 +133,19 @@ TEST_CASE("model::read_room_settings names the field of each wrong type") {
         {"enabled_origin_commands", json::array({1}), "enabled_origin_commands[0]: must be \"revoke\", the only origin command"},
         {"turnstile_mode", "on", "turnstile_mode: must be one of off, invisible, visible_non_interactive, visible_managed"},
         {"turnstile_action", "block", "turnstile_action: must be one of log, infinite_queue"},
+        {"origin_guard", true,
+         "origin_guard: must be an object with enabled, target_ttfb_ms, max_error_rate and min_new_users_per_minute"},
+        {"origin_guard", json::array(),
+         "origin_guard: must be an object with enabled, target_ttfb_ms, max_error_rate and min_new_users_per_minute"},
+        {"origin_guard", {{"enabled", "on"}}, "origin_guard.enabled: must be true or false"},
+        {"origin_guard", {{"target_ttfb_ms", 500.5}}, "origin_guard.target_ttfb_ms: must be an integer"},
+        {"origin_guard", {{"target_ttfb_ms", "500"}}, "origin_guard.target_ttfb_ms: must be an integer"},
+        {"origin_guard", {{"max_error_rate", "5%"}}, "origin_guard.max_error_rate: must be a number"},
+        {"origin_guard", {{"max_error_rate", false}}, "origin_guard.max_error_rate: must be a number"},
+        {"origin_guard", {{"min_new_users_per_minute", 1.5}}, "origin_guard.min_new_users_per_minute: must be an integer"},
+        {"origin_guard", {{"target_ttfb", 500}},
+         "origin_guard.target_ttfb: is not a field of origin_guard (its fields are enabled, target_ttfb_ms, max_error_rate, "
+         "min_new_users_per_minute)"},
         {"name", "", "name: is required"},
         {"host", nullptr, "host: is required"},
     };
@@ -214,7 +228,8 @@ TEST_CASE("model::read_room_settings resets a room field to its default on null"
                         {"enabled_origin_commands", nullptr},
                         {"turnstile_mode", nullptr},
                         {"turnstile_action", nullptr},
-                        {"join_limit_per_ip_per_minute", nullptr}};
+                        {"join_limit_per_ip_per_minute", nullptr},
+                        {"origin_guard", nullptr}};
     RoomSettings settings = custom_room();
     REQUIRE(describe(wr::model::read_room_settings(nulls, BodyMode::patch, settings)) == "");
     RoomSettings expected;
@@ -378,7 +393,9 @@ TEST_CASE("model::to_json of a room writes every field with its concrete value")
                            {"enabled_origin_commands", json::array({"revoke"})},
                            {"turnstile_mode", "visible_managed"},
                            {"turnstile_action", "infinite_queue"},
-                           {"join_limit_per_ip_per_minute", 30}};
+                           {"join_limit_per_ip_per_minute", 30},
+                           {"origin_guard",
+                            {{"enabled", true}, {"target_ttfb_ms", 800}, {"max_error_rate", 0.125}, {"min_new_users_per_minute", 70}}}};
     CHECK(written == expected);
 
     const json with_event = wr::model::to_json(room, {"2026-12-01T09:00:00Z", "2026-12-01T10:00:00+00:00"});
@@ -390,7 +407,72 @@ TEST_CASE("model::to_json of a room writes every field with its concrete value")
     CHECK(plain["additional_routes"] == json::array());
     CHECK(plain["enabled_origin_commands"] == json::array());
     CHECK(plain["cookie_attributes"] == json{{"samesite", "auto"}, {"secure", "auto"}});
+    CHECK(plain["origin_guard"] ==
+          json{{"enabled", false}, {"target_ttfb_ms", 500}, {"max_error_rate", 0.05}, {"min_new_users_per_minute", 0}});
+    CHECK(plain["origin_guard"].dump() ==
+          R"({"enabled":false,"max_error_rate":0.05,"min_new_users_per_minute":0,"target_ttfb_ms":500})");
     CHECK_FALSE(plain.contains("id"));
+}
+
+TEST_CASE("model::read_room_settings reads origin_guard: patch merges field by field, create and replace default the rest") {
+    const wr::model::OriginGuardSettings stored = custom_room().origin_guard; // on, 800 ms, 0.125, 70
+    const wr::model::OriginGuardSettings defaults;
+
+    // PATCH: a partial object changes what it names; the room's other fields stay too.
+    RoomSettings patched = custom_room();
+    REQUIRE(describe(wr::model::read_room_settings({{"origin_guard", {{"target_ttfb_ms", 1200}}}}, BodyMode::patch, patched)) == "");
+    RoomSettings expected = custom_room();
+    expected.origin_guard.target_ttfb_ms = 1200;
+    CHECK(patched == expected);
+    REQUIRE(wr::model::read_room_settings({{"origin_guard", {{"enabled", false}, {"max_error_rate", 1}}}}, BodyMode::patch, patched)
+                .empty());
+    CHECK(patched.origin_guard ==
+          wr::model::OriginGuardSettings{.enabled = false, .target_ttfb_ms = 1200, .max_error_rate = 1.0, .min_new_users_per_minute = 70});
+    // An empty object changes nothing; null inside resets that field; null for the object resets all.
+    REQUIRE(wr::model::read_room_settings({{"origin_guard", json::object()}}, BodyMode::patch, patched).empty());
+    CHECK(patched.origin_guard.target_ttfb_ms == 1200);
+    REQUIRE(wr::model::read_room_settings({{"origin_guard", {{"target_ttfb_ms", nullptr}, {"min_new_users_per_minute", nullptr}}}},
+                                          BodyMode::patch, patched)
+                .empty());
+    CHECK(patched.origin_guard ==
+          wr::model::OriginGuardSettings{.enabled = false, .target_ttfb_ms = 500, .max_error_rate = 1.0, .min_new_users_per_minute = 0});
+    patched = custom_room();
+    REQUIRE(wr::model::read_room_settings({{"origin_guard", nullptr}}, BodyMode::patch, patched).empty());
+    CHECK(patched.origin_guard == defaults);
+
+    // Create and replace: what the object leaves out, or the body leaves out entirely, is the default.
+    for (const BodyMode mode : {BodyMode::create, BodyMode::replace}) {
+        CAPTURE(static_cast<int>(mode));
+        RoomSettings settings;
+        settings.origin_guard = stored; // a value already there is not kept: the object's omitted fields default
+        REQUIRE(wr::model::read_room_settings(with(k_room_body, "origin_guard", {{"enabled", true}}), mode, settings).empty());
+        CHECK(settings.origin_guard == wr::model::OriginGuardSettings{.enabled = true});
+        RoomSettings omitted;
+        REQUIRE(wr::model::read_room_settings(k_room_body, mode, omitted).empty());
+        CHECK(omitted.origin_guard == defaults);
+    }
+
+    // Numbers as JavaScript sends them: 0.05, 1, 1000.0.
+    RoomSettings numbers = custom_room();
+    REQUIRE(wr::model::read_room_settings({{"origin_guard", {{"max_error_rate", 0}, {"target_ttfb_ms", 1000.0}}}}, BodyMode::patch,
+                                          numbers)
+                .empty());
+    CHECK(numbers.origin_guard.max_error_rate == 0.0);
+    CHECK(numbers.origin_guard.target_ttfb_ms == 1000);
+
+    // Every unknown field is named, with the wrong types beside them, and nothing is half-applied
+    // by the API (it refuses the whole body).
+    RoomSettings refused = custom_room();
+    CHECK(describe(wr::model::read_room_settings({{"origin_guard", {{"enable", true}, {"target_ms", 9}, {"max_error_rate", "x"}}}},
+                                                 BodyMode::patch, refused)) ==
+          "[origin_guard.enable: is not a field of origin_guard (its fields are enabled, target_ttfb_ms, max_error_rate, "
+          "min_new_users_per_minute)][origin_guard.target_ms: is not a field of origin_guard (its fields are enabled, "
+          "target_ttfb_ms, max_error_rate, min_new_users_per_minute)][origin_guard.max_error_rate: must be a number]");
+
+    // A target beyond int is left to validation, which names it.
+    RoomSettings huge = custom_room();
+    REQUIRE(wr::model::read_room_settings({{"origin_guard", {{"target_ttfb_ms", 4294967796LL}}}}, BodyMode::patch, huge).empty());
+    CHECK(describe(wr::model::validate_room(huge, "example.com")) == "[origin_guard.target_ttfb_ms: must be between 50 and 60000]");
 }
 
 TEST_CASE("model::read_event_settings keeps times as given and names wrong types") {
@@ -632,8 +714,9 @@ TEST_CASE("model::read_zone_settings requires name and origin except on patch") 
     const wr::model::Zone full{"0123456789abcdef0123456789abcdef", {"example.com", "http://127.0.0.1:3000"},
                                wr::test::k_test_start, wr::test::k_test_start + 1s};
     CHECK(wr::model::to_json(full) == json{{"id", "0123456789abcdef0123456789abcdef"}, {"name", "example.com"},
-                                           {"origin", "http://127.0.0.1:3000"}, {"hosts", json::array()}, {"status", "active"},
-                                           {"created_on", "2026-11-22T10:00:00.000Z"},
+                                           {"origin", "http://127.0.0.1:3000"}, {"hosts", json::array()},
+                                           {"max_origin_connections", 0}, {"origin_queue_timeout_seconds", 10},
+                                           {"status", "active"}, {"created_on", "2026-11-22T10:00:00.000Z"},
                                            {"modified_on", "2026-11-22T10:00:01.000Z"}});
 
     wr::model::ZoneRoomSettings settings;
@@ -643,6 +726,42 @@ TEST_CASE("model::read_zone_settings requires name and origin except on patch") 
           "[search_engine_crawler_bypass: must be true or false]");
     REQUIRE(wr::model::read_zone_room_settings({{"search_engine_crawler_bypass", nullptr}}, BodyMode::patch, settings).empty());
     CHECK_FALSE(settings.search_engine_crawler_bypass);
+}
+
+TEST_CASE("model::read_zone_settings reads the origin protection fields: patch keeps, null and replace default") {
+    wr::model::ZoneSettings zone;
+    REQUIRE(wr::model::read_zone_settings({{"name", "example.com"}, {"origin", "http://o"}}, BodyMode::create, zone).empty());
+    CHECK(zone.max_origin_connections == 0);
+    CHECK(zone.origin_queue_timeout_seconds == 10);
+
+    REQUIRE(wr::model::read_zone_settings({{"max_origin_connections", 64}, {"origin_queue_timeout_seconds", 30.0}}, BodyMode::patch, zone)
+                .empty());
+    CHECK(zone.max_origin_connections == 64);
+    CHECK(zone.origin_queue_timeout_seconds == 30);
+    REQUIRE(wr::model::read_zone_settings({{"origin", "http://p"}}, BodyMode::patch, zone).empty());
+    CHECK(zone.max_origin_connections == 64);
+    CHECK(zone.origin_queue_timeout_seconds == 30);
+    REQUIRE(wr::model::read_zone_settings({{"origin_queue_timeout_seconds", nullptr}}, BodyMode::patch, zone).empty());
+    CHECK(zone.max_origin_connections == 64);
+    CHECK(zone.origin_queue_timeout_seconds == 10);
+    REQUIRE(wr::model::read_zone_settings({{"max_origin_connections", nullptr}}, BodyMode::patch, zone).empty());
+    CHECK(zone.max_origin_connections == 0);
+
+    CHECK(describe(wr::model::read_zone_settings({{"max_origin_connections", "64"}, {"origin_queue_timeout_seconds", 1.5}},
+                                                 BodyMode::patch, zone)) ==
+          "[max_origin_connections: must be an integer][origin_queue_timeout_seconds: must be an integer]");
+
+    // GET → PUT reads back the same settings.
+    wr::model::Zone stored{"0123456789abcdef0123456789abcdef", {"example.com", "http://127.0.0.1:3000", {"www.example.com"}},
+                           wr::test::k_test_start, wr::test::k_test_start};
+    stored.settings.max_origin_connections = 1000000;
+    stored.settings.origin_queue_timeout_seconds = 120;
+    wr::model::ZoneSettings replaced;
+    REQUIRE(wr::model::read_zone_settings(wr::model::to_json(stored), BodyMode::replace, replaced).empty());
+    CHECK(replaced == stored.settings);
+    wr::model::ZoneSettings exported;
+    REQUIRE(wr::model::read_zone_settings(wr::model::settings_to_json(stored.settings), BodyMode::replace, exported).empty());
+    CHECK(exported == stored.settings);
 }
 
 TEST_CASE("model::to_json of a token never includes its hash") {

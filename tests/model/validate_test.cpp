@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <limits>
 #include <string>
 
 #include "model/validate.h"
@@ -186,6 +187,30 @@ TEST_CASE("model::validate_room names the field and the reason of each problem")
          {{"join_limit_per_ip_per_minute", "must be between 0 (no limit) and 1000000"}}},
         {"join limit too high", [](RoomSettings& r) { r.join_limit_per_ip_per_minute = 1000001; },
          {{"join_limit_per_ip_per_minute", "must be between 0 (no limit) and 1000000"}}},
+        {"guard target under 50 ms", [](RoomSettings& r) { r.origin_guard.target_ttfb_ms = 49; },
+         {{"origin_guard.target_ttfb_ms", "must be between 50 and 60000"}}},
+        {"guard target over a minute", [](RoomSettings& r) { r.origin_guard.target_ttfb_ms = 60001; },
+         {{"origin_guard.target_ttfb_ms", "must be between 50 and 60000"}}},
+        {"guard target beyond int (read as -1)", [](RoomSettings& r) { r.origin_guard.target_ttfb_ms = -1; },
+         {{"origin_guard.target_ttfb_ms", "must be between 50 and 60000"}}},
+        {"negative error rate", [](RoomSettings& r) { r.origin_guard.max_error_rate = -0.01; },
+         {{"origin_guard.max_error_rate", "must be between 0 and 1 (0.05 is 5 %)"}}},
+        {"error rate over 1", [](RoomSettings& r) { r.origin_guard.max_error_rate = 1.01; },
+         {{"origin_guard.max_error_rate", "must be between 0 and 1 (0.05 is 5 %)"}}},
+        {"error rate given as a percentage", [](RoomSettings& r) { r.origin_guard.max_error_rate = 5; },
+         {{"origin_guard.max_error_rate", "must be between 0 and 1 (0.05 is 5 %)"}}},
+        {"error rate NaN", [](RoomSettings& r) { r.origin_guard.max_error_rate = std::numeric_limits<double>::quiet_NaN(); },
+         {{"origin_guard.max_error_rate", "must be between 0 and 1 (0.05 is 5 %)"}}},
+        {"negative guard floor", [](RoomSettings& r) { r.origin_guard.min_new_users_per_minute = -1; },
+         {{"origin_guard.min_new_users_per_minute", "must be at least 0 (0: a tenth of new_users_per_minute)"}}},
+        {"guard floor over the limit", [](RoomSettings& r) { r.origin_guard.min_new_users_per_minute = 301; },
+         {{"origin_guard.min_new_users_per_minute", "must not exceed new_users_per_minute (300)"}}},
+        {"guard floor over the limit while the guard is off",
+         [](RoomSettings& r) {
+             r.origin_guard.enabled = false;
+             r.origin_guard.min_new_users_per_minute = 100000;
+         },
+         {{"origin_guard.min_new_users_per_minute", "must not exceed new_users_per_minute (300)"}}},
         {"cookie suffix with a space", [](RoomSettings& r) { r.cookie_suffix = "a b"; },
          {{"cookie_suffix", "may contain only letters, digits, '_' and '-' (at most 255)"}}},
         {"long cookie suffix", [](RoomSettings& r) { r.cookie_suffix = std::string(256, 'c'); },
@@ -225,6 +250,8 @@ TEST_CASE("model::validate_room reports every problem at once, in field order") 
     room.new_users_per_minute = 50;
     room.session_duration = 60;
     room.queueing_status_code = 500;
+    room.origin_guard.target_ttfb_ms = 10;
+    room.origin_guard.min_new_users_per_minute = 100; // over new_users_per_minute, which is itself refused: said once
     const FieldErrors errors = wr::model::validate_room(room, k_zone);
     const FieldErrors expected = {
         {"name", "is required"},
@@ -233,6 +260,7 @@ TEST_CASE("model::validate_room reports every problem at once, in field order") 
         {"new_users_per_minute", "must be at least 200"},
         {"session_duration", "must be between 1 and 30 minutes"},
         {"queueing_status_code", "must be 200, 202 or 429"},
+        {"origin_guard.target_ttfb_ms", "must be between 50 and 60000"},
     };
     CHECK(errors == expected);
     CHECK(errors[1].text() == "host: must lie inside the zone example.com");
@@ -266,6 +294,13 @@ TEST_CASE("model::validate_room accepts the boundaries of every range") {
         {"status 429", [](RoomSettings& r) { r.queueing_status_code = 429; }},
         {"join limit 1", [](RoomSettings& r) { r.join_limit_per_ip_per_minute = 1; }},
         {"join limit 1000000", [](RoomSettings& r) { r.join_limit_per_ip_per_minute = 1000000; }},
+        {"the guard on with its defaults", [](RoomSettings& r) { r.origin_guard.enabled = true; }},
+        {"guard target 50 ms", [](RoomSettings& r) { r.origin_guard.target_ttfb_ms = 50; }},
+        {"guard target 60000 ms", [](RoomSettings& r) { r.origin_guard.target_ttfb_ms = 60000; }},
+        {"error rate 0", [](RoomSettings& r) { r.origin_guard.max_error_rate = 0; }},
+        {"error rate 1", [](RoomSettings& r) { r.origin_guard.max_error_rate = 1; }},
+        {"guard floor equal to the limit", [](RoomSettings& r) { r.origin_guard.min_new_users_per_minute = 300; }},
+        {"guard floor of 1", [](RoomSettings& r) { r.origin_guard.min_new_users_per_minute = 1; }},
         {"host equal to the zone", [](RoomSettings& r) { r.host = "example.com"; }},
         {"host in capitals", [](RoomSettings& r) { r.host = "SHOP.EXAMPLE.COM"; }},
         {"deep subdomain", [](RoomSettings& r) { r.host = "a.b.c.example.com"; }},
@@ -519,6 +554,30 @@ TEST_CASE("model::validate_zone wants a lowercase domain and an http(s) origin")
         {{"example.com", "http://127.0.0.1:3000", {"*"}},
          {{"hosts[0]", "must be a lowercase host name such as www.example.com, or *.example.com for every name under it"}}},
     };
+    const auto with_origin = [](int64_t max_connections, int queue_timeout) {
+        wr::model::ZoneSettings zone{"example.com", "http://127.0.0.1:3000"};
+        zone.max_origin_connections = max_connections;
+        zone.origin_queue_timeout_seconds = queue_timeout;
+        return zone;
+    };
+    const Case origin_cases[] = {
+        {with_origin(0, 10), {}},
+        {with_origin(1, 1), {}},
+        {with_origin(1000000, 120), {}},
+        {with_origin(-1, 10), {{"max_origin_connections", "must be between 0 (no limit) and 1000000"}}},
+        {with_origin(1000001, 10), {{"max_origin_connections", "must be between 0 (no limit) and 1000000"}}},
+        {with_origin(64, 0), {{"origin_queue_timeout_seconds", "must be between 1 and 120 seconds"}}},
+        {with_origin(64, 121), {{"origin_queue_timeout_seconds", "must be between 1 and 120 seconds"}}},
+        {with_origin(64, -1), {{"origin_queue_timeout_seconds", "must be between 1 and 120 seconds"}}},
+        {with_origin(-5, 500),
+         {{"max_origin_connections", "must be between 0 (no limit) and 1000000"},
+          {"origin_queue_timeout_seconds", "must be between 1 and 120 seconds"}}},
+    };
+    for (const Case& c : origin_cases) {
+        CAPTURE(c.zone.max_origin_connections);
+        CAPTURE(c.zone.origin_queue_timeout_seconds);
+        CHECK(describe(wr::model::validate_zone(c.zone)) == describe(c.expected));
+    }
     for (const Case& c : cases) {
         CAPTURE(c.zone.name);
         CAPTURE(c.zone.origin);

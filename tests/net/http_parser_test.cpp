@@ -53,6 +53,29 @@ TEST_CASE("edge::HttpParser reads a request head into views, in pieces as it arr
     CHECK(pieces[0] == "hello");
 }
 
+TEST_CASE("edge::HttpParser takes only a WebSocket handshake for an upgrade; h2c and others are ordinary requests") {
+    struct Case {
+        const char* upgrade;
+        const char* connection;
+        bool tunnel;
+    };
+    const Case cases[] = {
+        {"websocket", "Upgrade", true},          {"WebSocket", "keep-alive, Upgrade", true}, {"h2c, websocket", "Upgrade", true},
+        {"h2c", "Upgrade, HTTP2-Settings", false}, {"TLS/1.2", "Upgrade", false},            {"websocketx", "Upgrade", false},
+        {"websocket", "keep-alive", false},
+    };
+    HttpParser parser(HttpParser::Kind::request);
+    for (const Case& c : cases) {
+        CAPTURE(c.upgrade);
+        CAPTURE(c.connection);
+        const std::string bytes = std::string("GET /ws HTTP/1.1\r\nHost: a.test\r\nConnection: ") + c.connection + "\r\nUpgrade: " +
+                                  c.upgrade + "\r\n\r\n";
+        REQUIRE(parse_request(parser, bytes) == HeadStatus::complete);
+        CHECK(parser.head().upgrade == c.tunnel);
+        CHECK(parser.head().keep_alive);
+    }
+}
+
 TEST_CASE("edge::HttpParser decodes chunked bodies and drops their trailers") {
     const std::string bytes = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\n"
                               "X-Injected: yes\r\n\r\n";

@@ -50,3 +50,30 @@ TEST_CASE("origin pool: connections unused for longer than max_idle_time are clo
     CHECK(pool.idle_connections() == 0);
     CHECK_FALSE(is_open(fresh));
 }
+
+TEST_CASE("origin pool: a connection with bytes still buffered is closed, not kept") {
+    boost::asio::io_context io;
+    OriginPool pool(io, OriginOptions{});
+    int descriptor = -1;
+    auto connection = pooled_connection(io, descriptor);
+    const auto [space, room] = connection->in.prepare(16, 16);
+    REQUIRE(room >= 1);
+    space[0] = 'H';
+    connection->in.commit(1);
+    pool.release(std::move(connection));
+    CHECK(pool.idle_connections() == 0);
+    CHECK_FALSE(is_open(descriptor));
+}
+
+TEST_CASE("origin pool: it keeps at most max_idle_per_origin connections per origin") {
+    boost::asio::io_context io;
+    OriginOptions options;
+    options.max_idle_per_origin = 2;
+    OriginPool pool(io, options);
+    int descriptors[3];
+    for (int& descriptor : descriptors) pool.release(pooled_connection(io, descriptor));
+    CHECK(pool.idle_connections() == 2);
+    CHECK(is_open(descriptors[0]));
+    CHECK(is_open(descriptors[1]));
+    CHECK_FALSE(is_open(descriptors[2]));
+}

@@ -193,6 +193,71 @@ TEST_CASE("queue: queued users get in in arrival order as sessions expire") {
     CHECK(overtaken == 0);
 }
 
+TEST_CASE("queue: before a room has measured its admissions, the wait comes from its limits, and the status agrees") {
+    // The demo's room: 200 active, 200 a minute, one-minute sessions, filled at once, with a line
+    // of 100 behind; a browser arriving a few seconds later used to see no estimate for two
+    // minutes while the status said 0.
+    for (const QueueingMethod method : {QueueingMethod::fifo, QueueingMethod::random}) {
+        CAPTURE(method);
+        Policy policy = limits(200, 200, method);
+        policy.session_duration = 1min;
+        Ledger ledger;
+        wr::util::SeededRandom random(9);
+        const TimePoint start = wr::test::k_test_start + 5s;
+        for (int i = 0; i < 200; ++i) wr::queue::check_in(ledger, policy, std::nullopt, start, random);
+        for (int i = 0; i < 100; ++i) wr::queue::check_in(ledger, policy, std::nullopt, start + 1s, random);
+
+        const Outcome first = wr::queue::check_in(ledger, policy, std::nullopt, start + 10s, random);
+        REQUIRE(first.verdict == Verdict::queue);
+        CHECK(first.estimate.known);
+        CHECK(first.estimate.from_limits);
+        // The 200 slots counted in minute 0 free at the start of minute 2 (a session and a minute
+        // later), 1 min 45 s from now, and go to the 101 waiting: in within 2 minutes.
+        CHECK(first.estimate.minutes == 2);
+        const wr::queue::RoomFigures figures = wr::queue::room_figures(ledger, policy, start + 10s);
+        CHECK(figures.estimate_known);
+        CHECK(figures.estimate_from_limits);
+        CHECK(figures.max_estimated_minutes >= first.estimate.minutes);
+    }
+}
+
+TEST_CASE("queue: a queued user's page and the room's status always agree on whether there is an estimate") {
+    Policy policy = limits(200, 200);
+    policy.session_duration = 1min;
+    Ledger ledger;
+    wr::util::SeededRandom random(10);
+    const TimePoint start = wr::test::k_test_start;
+    std::vector<VirtualBrowser> browsers;
+    for (int i = 0; i < 400; ++i) {
+        const TimePoint at = start + std::chrono::milliseconds{i * 400};
+        browsers.push_back({std::nullopt, at, at, std::nullopt});
+    }
+    bool saw_limits = false, saw_measured = false;
+    for (TimePoint now = start + 250ms; now < start + 8min; now += 1s) {
+        if (now > start + 3min) policy.queue_all = now < start + 4min; // a pause: no estimate on either side
+        for (VirtualBrowser& browser : browsers) {
+            if (browser.admitted_at || browser.next_visit > now) continue;
+            const Outcome outcome = wr::queue::check_in(ledger, policy, browser.ticket, now, random);
+            browser.ticket = outcome.ticket;
+            if (outcome.verdict == Verdict::admit) {
+                browser.admitted_at = now;
+                continue;
+            }
+            browser.next_visit = now + std::chrono::seconds{outcome.ticket.refresh_interval_seconds};
+            if (!outcome.counted) continue;
+            const wr::queue::RoomFigures figures = wr::queue::room_figures(ledger, policy, now);
+            REQUIRE(outcome.estimate.known == figures.estimate_known);
+            REQUIRE(outcome.estimate.known == !policy.queue_all);
+            if (!outcome.estimate.known) continue;
+            CHECK(outcome.estimate.from_limits == figures.estimate_from_limits);
+            CHECK(outcome.estimate.minutes <= figures.max_estimated_minutes);
+            (outcome.estimate.from_limits ? saw_limits : saw_measured) = true;
+        }
+    }
+    CHECK(saw_limits);
+    CHECK(saw_measured);
+}
+
 TEST_CASE("queue: switching fifo to random and back keeps the arrival order of those still waiting") {
     Policy policy = limits(200, 200);
     Ledger ledger;

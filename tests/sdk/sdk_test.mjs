@@ -172,6 +172,7 @@ const ROOM_DEFAULTS = {
     turnstile_mode: 'invisible',
     turnstile_action: 'log',
     join_limit_per_ip_per_minute: 0, // wr's own field: the SDK passes it through untouched
+    origin_guard: { enabled: false, target_ttfb_ms: 500, max_error_rate: 0.05, min_new_users_per_minute: 0 }, // wr's own too
     next_event_prequeue_start_time: null,
     next_event_start_time: null,
 };
@@ -261,10 +262,12 @@ test('waiting rooms: create, get, update (PUT), edit (PATCH), delete', async () 
         description: 'patched',
         session_duration: 15,
         cookie_attributes: { samesite: 'strict', secure: 'always' },
+        origin_guard: { enabled: true }, // wr's own field: the SDK sends it as given, and wr merges it
     });
     assert.deepEqual(
         { ...edited, modified_on: undefined },
-        { ...updated, modified_on: undefined, description: 'patched', session_duration: 15, cookie_attributes: { samesite: 'strict', secure: 'always' } },
+        { ...updated, modified_on: undefined, description: 'patched', session_duration: 15, cookie_attributes: { samesite: 'strict', secure: 'always' },
+          origin_guard: { ...ROOM_DEFAULTS.origin_guard, enabled: true } },
         'PATCH changes only the fields sent',
     );
     assert.deepEqual(await client.waitingRooms.get(created.id, { zone_id: zoneId }), edited, 'get sees the PATCH');

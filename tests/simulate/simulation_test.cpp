@@ -336,3 +336,109 @@ TEST_CASE("simulate: a scenario's nodes are checked and named in its errors") {
     CHECK(read.sync_interval_seconds == doctest::Approx(0.1));
     CHECK(read.node_shares == std::vector<double>{90, 5, 5});
 }
+
+namespace {
+
+// A room whose limits are three times what a small origin (4 workers, 100 ms a request: about
+// 36 requests a second within a 500 ms p95) can serve, and a crowd three times its pace, each
+// admitted user browsing two minutes with a click every ~5 s — the origin guard's budgets at a
+// scale that plays in well under a second.
+Scenario origin_crowd(const std::string& arrival, bool guard) {
+    Scenario scenario;
+    scenario.origin.workers = 4;
+    scenario.origin.service_ms = 100;
+    scenario.origin_guard.enabled = guard;
+    scenario.browse_minutes = 2;
+    scenario.refresh_seconds = 5;
+    scenario.seed = 5;
+    const double sustainable = wr::simulate::sustainable_per_second(scenario.origin, scenario.origin_guard.target_ttfb_ms);
+    const double browsing = sustainable * (scenario.refresh_seconds + scenario.origin.service_ms / 1000); // users it serves
+    const double active = browsing * (scenario.browse_minutes + scenario.session_duration + 0.5) / scenario.browse_minutes;
+    const double pace = browsing / scenario.browse_minutes; // admissions a minute that keep it there
+    scenario.total_active_users = static_cast<int64_t>(3 * active);
+    scenario.new_users_per_minute = static_cast<int64_t>(3 * pace);
+    scenario.arrival = arrival;
+    scenario.users = static_cast<int64_t>(3 * pace * 8); // eight minutes of arrivals at three times the pace
+    return scenario;
+}
+
+} // namespace
+
+TEST_CASE("simulate: without the origin guard, a room with limits three times the origin's capacity drowns it") {
+    const Report report = wr::simulate::run(origin_crowd("launch:3m,5m,3m", false));
+    const auto& origin = report.summary.origin;
+    REQUIRE(origin.modelled);
+    CHECK(origin.sustainable_per_second == doctest::Approx(36).epsilon(0.1));
+    CHECK(origin.first_over_target_seconds >= 0);
+    CHECK(origin.max_p95_ttfb_ms > 5000); // seconds, not milliseconds
+    CHECK(origin.errors > 0);             // and timeouts
+    CHECK(origin.good_share < 0.5);
+}
+
+TEST_CASE("simulate: with the origin guard, the origin stays within 1.5 times its target, busy, and the limits come back — for two crowds") {
+    for (const char* arrival : {"launch:3m,5m,3m", "uniform:8m"}) {
+        CAPTURE(arrival);
+        const Report report = wr::simulate::run(origin_crowd(arrival, true));
+        const auto& origin = report.summary.origin;
+        REQUIRE(origin.first_over_target_seconds >= 0);
+        CHECK(origin.judged_minutes >= 10);
+        CHECK(origin.good_share >= 0.9);          // p95 ≤ 1.5 × target (and errors ≤ 5 %) in ≥ 90 % of minutes
+        CHECK(origin.throughput_share >= 0.8);    // not starved
+        CHECK(origin.errors == 0);
+        CHECK(origin.sent_back == 0);             // no admitted visitor sent back to the queue
+        REQUIRE(origin.recovery_minutes >= 0);
+        CHECK(origin.recovery_minutes <= 5);      // the configured limits again once the crowd has thinned
+        CHECK(origin.lowest_effective_total < report.scenario.total_active_users / 2);
+        for (const auto& minute : report.minutes) {
+            CHECK(minute.effective_total_active_users <= minute.total_active_users_limit);
+            CHECK(minute.effective_new_users_per_minute <= minute.new_users_per_minute_limit);
+        }
+    }
+}
+
+TEST_CASE("simulate: an origin and its guard are read from a scenario document and checked") {
+    Scenario read;
+    auto errors = wr::simulate::read_scenario(
+        nlohmann::json{{"arrival", "launch:5m,10m,15m"},
+                       {"origin", {{"workers", 16}, {"service_ms", 50}, {"timeout_ms", 5000}, {"changes", {{{"at", "20m"}, {"workers", 8}}}}}},
+                       {"origin_guard", {{"enabled", true}, {"target_ttfb_ms", 800}, {"max_error_rate", 0.1}, {"min_new_users_per_minute", 30}}}},
+        read);
+    CHECK(errors.empty());
+    CHECK(wr::simulate::validate_scenario(read).empty());
+    CHECK(read.origin.workers == 16);
+    CHECK(read.origin.service_ms == 50);
+    CHECK(read.origin.timeout_ms == 5000);
+    REQUIRE(read.origin.changes.size() == 1);
+    CHECK(read.origin.changes[0].at_minutes == 20);
+    CHECK(read.origin.changes[0].workers == 8);
+    CHECK(read.origin_guard.enabled);
+    CHECK(read.origin_guard.target_ttfb_ms == 800);
+    CHECK(read.origin_guard.max_error_rate == 0.1);
+    CHECK(read.origin_guard.min_new_users_per_minute == 30);
+    const auto launch = wr::simulate::parse_launch("launch:5m,10m,15m");
+    REQUIRE(launch);
+    CHECK(launch->ramp_seconds == 300);
+    CHECK(launch->tail_seconds == 900);
+    CHECK_FALSE(wr::simulate::parse_launch("launch:5m,10m"));
+
+    Scenario guarded_without_origin;
+    guarded_without_origin.origin_guard.enabled = true;
+    errors = wr::simulate::validate_scenario(guarded_without_origin);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].text() == "origin_guard: needs an origin to measure: give origin.workers (--origin-workers)");
+}
+
+TEST_CASE("simulate: launch arrivals rise over the ramp, hold over the peak and fall over the tail") {
+    Scenario scenario;
+    scenario.users = 20000;
+    scenario.arrival = "launch:5m,10m,5m";
+    const std::vector<double> arrivals = wr::simulate::arrival_seconds(scenario);
+    std::vector<int> per_minute(20, 0);
+    for (const double at : arrivals) ++per_minute[std::min<size_t>(19, static_cast<size_t>(at / 60))];
+    // Heights: the ramp's first minute a tenth of the peak's, the peak flat, the tail's last a tenth.
+    const double peak = 20000.0 / 15; // area: 2.5 + 10 + 2.5 minutes at the peak's height
+    CHECK(per_minute[0] == doctest::Approx(peak * 0.1).epsilon(0.2));
+    CHECK(per_minute[4] == doctest::Approx(peak * 0.9).epsilon(0.1));
+    CHECK(per_minute[10] == doctest::Approx(peak).epsilon(0.1));
+    CHECK(per_minute[19] == doctest::Approx(peak * 0.1).epsilon(0.2));
+}

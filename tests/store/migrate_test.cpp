@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "store/migrate.h"
+#include "store/rooms_store.h"
+#include "store/zones_store.h"
 #include "support/temp_dir.h"
 
 using wr::store::Connection;
@@ -222,4 +224,53 @@ TEST_CASE("store::migrate 0005 keeps the tokens of a version 4 database and lets
     database.write([](Connection& connection) { connection.exec("DELETE FROM zones WHERE id = 'z'"); });
     CHECK(column_values(database, "SELECT id FROM api_tokens ORDER BY id") == std::vector<std::string>{"t1", "t3"});
     CHECK(has_table(database, "analytics_streams"));
+}
+
+TEST_CASE("store::migrate origin_protection gives existing zones and rooms the defaults, and keeps out-of-range values out") {
+    TempDir dir;
+    Database database(dir.path());
+    std::vector<Migration> migrations = wr::store::embedded_migrations();
+    // Found by name: migrations written in parallel may be renumbered when merged.
+    const auto protection = std::find_if(migrations.begin(), migrations.end(),
+                                         [](const Migration& m) { return m.name.ends_with("_origin_protection.sql"); });
+    REQUIRE(protection != migrations.end());
+    wr::store::migrate(database, std::vector<Migration>(migrations.begin(), protection));
+    database.write([](Connection& connection) {
+        connection.exec("INSERT INTO zones (id, name, origin, created_on, modified_on) VALUES ('z', 'example.com', 'http://o', 1, 1)");
+        connection.exec("INSERT INTO waiting_rooms (id, zone_id, name, description, total_active_users, new_users_per_minute, "
+                        "session_duration, disable_session_renewal, queue_all, queueing_method, queueing_status_code, suspended, "
+                        "json_response_enabled, cookie_suffix, cookie_samesite, cookie_secure, custom_page_html, "
+                        "default_template_language, revoke_origin_command, turnstile_mode, turnstile_action, created_on, modified_on) "
+                        "VALUES ('r', 'z', 'shop', '', 1000, 300, 5, 0, 0, 'fifo', 200, 0, 0, '', 'auto', 'auto', '', 'en-US', 0, "
+                        "'invisible', 'log', 1, 1)");
+        connection.exec("INSERT INTO room_routes (room_id, position, host, host_key, path) "
+                        "VALUES ('r', 0, 'shop.example.com', 'shop.example.com', '/')");
+    });
+
+    wr::store::migrate(database, migrations);
+    const auto zone = database.read([](Connection& connection) { return wr::store::find_zone(connection, "z"); });
+    REQUIRE(zone);
+    CHECK(zone->settings.max_origin_connections == 0);
+    CHECK(zone->settings.origin_queue_timeout_seconds == 10);
+    const auto room = database.read([](Connection& connection) { return wr::store::find_room(connection, "r"); });
+    REQUIRE(room);
+    CHECK(room->settings.origin_guard == wr::model::OriginGuardSettings{});
+
+    // The schema holds the API's ranges too, for whatever writes the database by hand.
+    for (const char* change : {"UPDATE zones SET max_origin_connections = -1", "UPDATE zones SET max_origin_connections = 1000001",
+                               "UPDATE zones SET origin_queue_timeout_seconds = 0", "UPDATE zones SET origin_queue_timeout_seconds = 121",
+                               "UPDATE waiting_rooms SET origin_guard_enabled = 2", "UPDATE waiting_rooms SET origin_guard_target_ttfb_ms = 49",
+                               "UPDATE waiting_rooms SET origin_guard_target_ttfb_ms = 60001",
+                               "UPDATE waiting_rooms SET origin_guard_max_error_rate = 1.01",
+                               "UPDATE waiting_rooms SET origin_guard_max_error_rate = -0.01",
+                               "UPDATE waiting_rooms SET origin_guard_min_new_users_per_minute = -1",
+                               "UPDATE waiting_rooms SET origin_guard_min_new_users_per_minute = 301"}) {
+        CAPTURE(change);
+        CHECK_THROWS(database.write([&](Connection& connection) { connection.exec(change); }));
+    }
+    CHECK_NOTHROW(database.write([](Connection& connection) {
+        connection.exec("UPDATE zones SET max_origin_connections = 1000000, origin_queue_timeout_seconds = 120");
+        connection.exec("UPDATE waiting_rooms SET origin_guard_enabled = 1, origin_guard_target_ttfb_ms = 60000, "
+                        "origin_guard_max_error_rate = 1, origin_guard_min_new_users_per_minute = 300");
+    }));
 }

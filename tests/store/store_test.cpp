@@ -81,6 +81,7 @@ wr::model::RoomSettings custom_settings() {
     s.turnstile_mode = wr::model::TurnstileMode::visible_non_interactive;
     s.turnstile_action = wr::model::TurnstileAction::infinite_queue;
     s.join_limit_per_ip_per_minute = 40;
+    s.origin_guard = {.enabled = true, .target_ttfb_ms = 60000, .max_error_rate = 0.125, .min_new_users_per_minute = 700};
     return s;
 }
 
@@ -156,7 +157,10 @@ TEST_CASE("store: zones round-trip, page by creation time, update and delete") {
     store.database.write([](Connection& c) {
         wr::store::insert_zone(c, make_zone(k_zone_a, "a.com", k_test_start));
         wr::store::insert_zone(c, make_zone(k_zone_b, "b.com", k_test_start + 1s));
-        wr::store::insert_zone(c, make_zone(k_zone_c, "c.com", k_test_start)); // same time as a: insertion order breaks the tie
+        wr::model::Zone capped = make_zone(k_zone_c, "c.com", k_test_start); // same time as a: insertion order breaks the tie
+        capped.settings.max_origin_connections = 1000000;
+        capped.settings.origin_queue_timeout_seconds = 1;
+        wr::store::insert_zone(c, capped);
     });
     store.database.read([](Connection& c) {
         const auto found = wr::store::find_zone(c, k_zone_b);
@@ -166,6 +170,8 @@ TEST_CASE("store: zones round-trip, page by creation time, update and delete") {
         CHECK(found->created_on == k_test_start + 1s);
         CHECK(found->modified_on == k_test_start + 1s);
         CHECK(wr::store::find_zone_by_name(c, "c.com")->id == k_zone_c);
+        CHECK(wr::store::find_zone(c, k_zone_c)->settings.max_origin_connections == 1000000);
+        CHECK(wr::store::find_zone(c, k_zone_c)->settings.origin_queue_timeout_seconds == 1);
         CHECK_FALSE(wr::store::find_zone(c, "dddddddddddddddddddddddddddddddd"));
         CHECK_FALSE(wr::store::find_zone_by_name(c, "d.com"));
         CHECK_FALSE(wr::store::find_zone_by_name(c, "A.com")); // names are stored lowercase; lookups are exact
@@ -181,13 +187,18 @@ TEST_CASE("store: zones round-trip, page by creation time, update and delete") {
     store.database.write([](Connection& c) {
         wr::model::Zone changed = make_zone(k_zone_b, "b2.com", k_test_start + 1h); // created_on is not updated
         changed.settings.origin = "https://origin.internal/base";
+        changed.settings.max_origin_connections = 64;
+        changed.settings.origin_queue_timeout_seconds = 120;
         changed.modified_on = k_test_start + 2h;
         wr::store::update_zone(c, changed);
     });
     store.database.read([](Connection& c) {
         const auto updated = wr::store::find_zone(c, k_zone_b);
         REQUIRE(updated);
-        CHECK(updated->settings == wr::model::ZoneSettings{"b2.com", "https://origin.internal/base"});
+        wr::model::ZoneSettings expected{"b2.com", "https://origin.internal/base"};
+        expected.max_origin_connections = 64;
+        expected.origin_queue_timeout_seconds = 120;
+        CHECK(updated->settings == expected);
         CHECK(updated->created_on == k_test_start + 1s);
         CHECK(updated->modified_on == k_test_start + 2h);
     });
@@ -245,6 +256,7 @@ TEST_CASE("store: rooms round-trip every field with their additional routes") {
     room.settings.host = "example.com";
     room.settings.description = "";
     room.settings.queueing_method = wr::model::QueueingMethod::passthrough;
+    room.settings.origin_guard = {.enabled = false, .target_ttfb_ms = 50, .max_error_rate = 0.0, .min_new_users_per_minute = 0};
     room.modified_on = k_test_start + 1h;
     store.database.write([&](Connection& c) { wr::store::update_room(c, room); });
     store.database.read([&](Connection& c) {

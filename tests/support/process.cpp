@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <doctest/doctest.h>
+#include <httplib.h>
 
 #include "support/temp_dir.h"
 #include "util/files.h"
@@ -150,6 +151,29 @@ namespace wr::test {
 
 StreamOrigin::StreamOrigin() : m_process({WR_STREAM_ORIGIN, "--listen", "127.0.0.1:0"}, "listening on") {
     m_port = std::stoi(m_process.ready_line().substr(m_process.ready_line().rfind(':') + 1));
+}
+
+namespace {
+
+std::vector<std::string> capacity_origin_arguments(int workers, double service_ms, const std::vector<std::string>& extra) {
+    std::vector<std::string> arguments = {WR_CAPACITY_ORIGIN, "--port", "0", "--workers", std::to_string(workers), "--service-ms",
+                                          std::to_string(service_ms)};
+    arguments.insert(arguments.end(), extra.begin(), extra.end());
+    return arguments;
+}
+
+} // namespace
+
+CapacityOrigin::CapacityOrigin(int workers, double service_ms, const std::vector<std::string>& extra)
+    : m_process(capacity_origin_arguments(workers, service_ms, extra), "listening on") {
+    m_port = std::stoi(m_process.ready_line().substr(m_process.ready_line().rfind(':') + 1));
+}
+
+std::string CapacityOrigin::stats(bool reset) const {
+    httplib::Client client("127.0.0.1", m_port);
+    client.set_read_timeout(std::chrono::seconds{5});
+    const auto result = client.Get(reset ? "/stats?reset=1" : "/stats");
+    return result ? result->body : std::string();
 }
 
 } // namespace wr::test

@@ -83,6 +83,25 @@ private:
 
 namespace wr::test {
 
+// wr-capacity-origin (tools/capacity_origin.cpp) on an ephemeral port: `workers` workers taking
+// `service_ms` a request behind one queue, with the tool's other options as `extra` flags
+// ("--max-connections", "64", …). stats() reads its /stats.
+class CapacityOrigin {
+public:
+    CapacityOrigin(int workers, double service_ms, const std::vector<std::string>& extra = {});
+    int port() const { return m_port; }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+    std::string stats(bool reset = false) const; // the JSON text
+
+private:
+    BackgroundProcess m_process;
+    int m_port = 0;
+};
+
+} // namespace wr::test
+
+namespace wr::test {
+
 // The port of the first "127.0.0.1:PORT" after `marker` in a process's output (wr logs
 // "edge: … listening on http://127.0.0.1:PORT"); fails the test when the marker is missing.
 int port_after(const std::string& output, const std::string& marker);

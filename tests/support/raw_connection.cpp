@@ -9,8 +9,20 @@
 
 namespace wr::test {
 
-RawConnection::RawConnection(int port) {
+RawConnection::RawConnection(int port) : RawConnection(port, "") {}
+
+RawConnection::RawConnection(int port, const std::string& from) {
     m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (!from.empty()) {
+        sockaddr_in local{};
+        local.sin_family = AF_INET;
+        if (::inet_pton(AF_INET, from.c_str(), &local.sin_addr) != 1 ||
+            ::bind(m_fd, reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
+            ::close(m_fd);
+            m_fd = -1;
+            return;
+        }
+    }
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<uint16_t>(port));

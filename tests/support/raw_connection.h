@@ -9,6 +9,8 @@ namespace wr::test {
 class RawConnection {
 public:
     explicit RawConnection(int port);
+    // From another loopback address ("127.0.0.2"), as a second client machine would connect.
+    RawConnection(int port, const std::string& from);
     ~RawConnection();
     RawConnection(const RawConnection&) = delete;
     RawConnection& operator=(const RawConnection&) = delete;

@@ -1,0 +1,70 @@
+#pragma once
+// The origin guard at work on the node that decides for a room — a single node, or the control
+// node of several: every k_guard_interval it takes each room's configured limits (the event's
+// while one runs), its load (the live figures) and what its origin did (the GuardBoard's
+// increments: this node's own and its edges'), steps the room's controller, and publishes the
+// effective limits — to this node's edge through origin::Registry, and to edge nodes in the
+// answer to their analytics push (json()). Each change of limits or state is logged in one line
+// and handed to `on_change` (notifications).
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "edge/config_source.h"
+#include "model/live_status.h"
+#include "origin/guard_board.h"
+#include "origin/registry.h"
+#include "util/clock.h"
+
+namespace wr::fleet {
+
+class GuardLoop {
+public:
+    using ChangeHandler = std::function<void(const std::string& room_id, const origin::GuardDecision& decision)>;
+
+    GuardLoop(const edge::ConfigSource& config, const model::LiveStatus& live, origin::Registry& origins, const util::Clock& clock,
+              ChangeHandler on_change = {}, std::chrono::milliseconds interval = origin::k_guard_interval);
+    ~GuardLoop();
+
+    void start();
+    void stop();
+    // One control step now (tests run it on their fake clock instead of the thread).
+    void step();
+
+    // What the room's origin did since the last report of one node (the collector's drain, an edge's push).
+    void add(const std::string& room_id, const model::MinuteRecord& increment) { m_board.add(room_id, increment); }
+    // The room's guard now; std::nullopt while the room has not been stepped.
+    std::optional<origin::GuardView> view(const std::string& room_id) const;
+    // The effective limits of every room the guard holds below its configured ones, for edge
+    // nodes: {"<room id>": {"total_active_users": N, "new_users_per_minute": N, "state": "throttling"}}.
+    nlohmann::json json() const;
+
+private:
+    void run();
+
+    const edge::ConfigSource& m_config;
+    const model::LiveStatus& m_live;
+    origin::Registry& m_origins;
+    const util::Clock& m_clock;
+    ChangeHandler m_on_change;
+    std::chrono::milliseconds m_interval;
+    origin::GuardBoard m_board;
+    std::mutex m_step_mutex;
+    mutable std::mutex m_mutex; // guards m_views
+    std::unordered_map<std::string, origin::GuardView> m_views;
+    std::thread m_thread;
+    std::mutex m_stop_mutex;
+    std::condition_variable m_stop_signal;
+    bool m_stopping = false;
+};
+
+// Applies the limits a control node published (GuardLoop::json()) to this edge node's rooms in
+// `config`: rooms not named go back to their configured limits.
+void apply_published_guard(const nlohmann::json& published, const edge::ConfigSource& config, origin::Registry& origins);
+
+} // namespace wr::fleet

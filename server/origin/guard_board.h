@@ -1,0 +1,71 @@
+#pragma once
+// The origin guards of the rooms a node decides for — the single node, or the control node of
+// several. What each room's origin did comes in as the per-minute increments the node counts
+// itself and those its edges push (answers by status class, failures by kind, times to first
+// byte); once per control interval each room's increments since its last step become one
+// OriginSample for its GuardController. One place decides per room, so a room has one set of
+// effective limits however many nodes admit to it. Pure: time and the rooms' loads come in as
+// arguments; thread-safe, as increments arrive from the collector and from the admin API.
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/minute_record.h"
+#include "origin/guard.h"
+
+namespace wr::origin {
+
+// The guard's view of a room, for its status and the console.
+struct GuardView {
+    GuardState state = GuardState::off;
+    Limits effective;
+    double p95_ttfb_ms = -1; // < 0: no answer measured yet
+    double error_rate = -1;  // < 0: nothing measured yet
+    std::string reason;
+    bool holding() const { return state == GuardState::throttling || state == GuardState::recovering; }
+};
+
+class GuardBoard {
+public:
+    struct RoomInput {
+        std::string room_id;
+        model::OriginGuardSettings settings;
+        Limits configured; // the limits in force without the guard (an event's, when one runs)
+        RoomLoad load;
+    };
+    struct RoomDecision {
+        std::string room_id;
+        GuardDecision decision;
+    };
+
+    // What the room's origin did since the last report of one node.
+    void add(const std::string& room_id, const model::MinuteRecord& increment);
+    // One control step for each room given (rooms not given are forgotten): its sample is what
+    // was added since its last step.
+    std::vector<RoomDecision> step(const std::vector<RoomInput>& rooms, util::TimePoint now);
+    // The room's last decision, if it has had one.
+    std::optional<GuardDecision> last(const std::string& room_id) const;
+
+private:
+    struct Pending {
+        uint64_t answers = 0;
+        uint64_t errors = 0;
+        model::Histogram ttfb;
+    };
+    struct Room {
+        GuardController controller;
+        Pending pending;
+        std::optional<util::TimePoint> last_step;
+    };
+
+    mutable std::mutex m_mutex;
+    std::unordered_map<std::string, Room> m_rooms;
+};
+
+// The sample the controller reads from what was added over `interval`.
+OriginSample sample_of(uint64_t answers, uint64_t errors, const model::Histogram& ttfb, util::Milliseconds interval);
+
+} // namespace wr::origin

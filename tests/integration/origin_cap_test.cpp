@@ -1,0 +1,115 @@
+// A zone's cap on origin connections, end to end: the origin never sees more connections than
+// the cap however many visitors arrive at once, waiting requests are served in the order they
+// came, and a request that waits longer than the zone's origin_queue_timeout_seconds gets a 503
+// page with Retry-After — never a reset or a hang.
+#include <doctest/doctest.h>
+
+#include <future>
+#include <thread>
+
+#include "support/prometheus_parser.h"
+#include "support/raw_connection.h"
+#include "support/scripted_origin.h"
+#include "support/test_server.h"
+
+using wr::test::RawConnection;
+using wr::test::ScriptedOrigin;
+using wr::test::TestServer;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Reply {
+    int status = 0;
+    std::string head;
+    std::string body;
+};
+
+Reply get(int port, const std::string& target, std::chrono::milliseconds patience = 10s) {
+    RawConnection connection(port);
+    connection.send("GET " + target + " HTTP/1.1\r\nHost: open.example.com\r\n\r\n");
+    Reply reply;
+    if (!connection.read_until("\r\n\r\n", patience)) return reply;
+    std::string& received = connection.received();
+    const size_t head_end = received.find("\r\n\r\n");
+    reply.head = received.substr(0, head_end + 4);
+    reply.status = std::stoi(reply.head.substr(9, 3));
+    const size_t length_at = reply.head.find("Content-Length: ");
+    const size_t length = length_at == std::string::npos ? 0 : std::stoul(reply.head.substr(length_at + 16));
+    const auto deadline = std::chrono::steady_clock::now() + patience;
+    while (received.size() < head_end + 4 + length && std::chrono::steady_clock::now() < deadline && !connection.closed())
+        connection.read_some(100ms);
+    reply.body = received.substr(head_end + 4, length);
+    return reply;
+}
+
+void capped_zone(TestServer& wr, const ScriptedOrigin& origin, int cap, int queue_timeout_seconds) {
+    wr.create_zone("example.com", origin.url());
+    const auto patched = wr.patch("/client/v4/zones/example.com", {{"hosts", {"open.example.com"}},
+                                                                    {"max_origin_connections", cap},
+                                                                    {"origin_queue_timeout_seconds", queue_timeout_seconds}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.text);
+    wr.sync_edge();
+}
+
+} // namespace
+
+TEST_SUITE("integration") {
+
+TEST_CASE("integration: 60 visitors at once through a cap of 4: the origin never sees a fifth connection, everyone gets their page") {
+    ScriptedOrigin origin;
+    TestServer wr;
+    capped_zone(wr, origin, 4, 10);
+    std::vector<std::future<Reply>> replies;
+    for (int i = 0; i < 60; ++i)
+        replies.push_back(std::async(std::launch::async, [&, i] { return get(wr.edge_port(), "/slow/50/" + std::to_string(i)); }));
+    for (int i = 0; i < 60; ++i) {
+        const Reply reply = replies[i].get();
+        CAPTURE(i);
+        CHECK(reply.status == 200);
+        CHECK(reply.body == "you are " + std::to_string(i));
+    }
+    CHECK(origin.most_open() <= 4);
+    CHECK(origin.most_open() >= 2); // the cap was reached, not starved
+}
+
+TEST_CASE("integration: under a full cap, waiting requests reach the origin in the order they came") {
+    ScriptedOrigin origin;
+    TestServer wr({}, [](wr::AppOptions& options) { options.edge_threads = 2; });
+    capped_zone(wr, origin, 1, 10);
+    std::vector<std::future<Reply>> replies;
+    for (int i = 0; i < 8; ++i) {
+        replies.push_back(std::async(std::launch::async, [&, i] { return get(wr.edge_port(), "/slow/100/" + std::to_string(i)); }));
+        std::this_thread::sleep_for(25ms); // each arrives while the one before waits
+    }
+    for (auto& reply : replies) CHECK(reply.get().status == 200);
+    const std::vector<std::string> order = origin.arrival_order();
+    REQUIRE(order.size() == 8);
+    for (int i = 0; i < 8; ++i) CHECK(order[i] == std::to_string(i));
+    CHECK(origin.most_open() == 1);
+}
+
+TEST_CASE("integration: a request that waits out the zone's origin queue gets 503 with Retry-After, and the wait is counted") {
+    ScriptedOrigin origin;
+    TestServer wr;
+    capped_zone(wr, origin, 1, 1);
+    auto slow = std::async(std::launch::async, [&] { return get(wr.edge_port(), "/slow/1600/long"); });
+    std::this_thread::sleep_for(200ms);
+    const auto asked = std::chrono::steady_clock::now();
+    const Reply waited = get(wr.edge_port(), "/slow/10/late");
+    const auto took = std::chrono::steady_clock::now() - asked;
+    CHECK(waited.status == 503);
+    CHECK(waited.head.find("Retry-After: ") != std::string::npos);
+    CHECK(took >= 900ms);
+    CHECK(took < 1500ms); // the slow request holds the one connection for 1.6 s (test servers give origins 2 s)
+    CHECK(slow.get().body == "you are long");
+    CHECK(origin.most_open() == 1);
+
+    const auto metrics = wr.get("/metrics");
+    REQUIRE(metrics.status == 200);
+    const wr::test::Exposition exposition = wr::test::parse_prometheus(metrics.text);
+    CHECK(exposition.value("wr_origin_queue_timeouts_total", {{"node", "wr"}, {"zone", "example.com"}}) == 1);
+    CHECK(exposition.value("wr_origin_connection_limit", {{"node", "wr"}, {"zone", "example.com"}}) == 1);
+}
+
+} // TEST_SUITE

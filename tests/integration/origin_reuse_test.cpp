@@ -1,0 +1,142 @@
+// One visitor must never receive another's answer through a pooled origin connection: an origin
+// that sends bytes nobody asked for (a body after a HEAD answer or a 204/304, a second answer,
+// bytes behind a Content-Length body), over plain TCP and TLS, in front of visitors who each
+// must get exactly their own page. One edge thread, so that every request shares one pool.
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+#include "support/raw_connection.h"
+#include "support/scripted_origin.h"
+#include "support/temp_dir.h"
+#include "support/test_server.h"
+#include "support/tls_files.h"
+
+using wr::test::RawConnection;
+using wr::test::ScriptedOrigin;
+using wr::test::TestServer;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Answer {
+    std::string head;
+    std::string body;
+};
+
+// One request on a connection of its own (each visitor is a different client); the body is read
+// by its Content-Length, and none for HEAD.
+Answer fetch(int port, const std::string& method, const std::string& host, const std::string& target,
+             const std::string& extra_headers = "") {
+    RawConnection connection(port);
+    connection.send(method + " " + target + " HTTP/1.1\r\nHost: " + host + "\r\n" + extra_headers + "\r\n");
+    Answer answer;
+    if (!connection.read_until("\r\n\r\n", 3s)) return answer;
+    std::string& received = connection.received();
+    // Interim answers come first; the final one is the last head read.
+    size_t head_end = received.find("\r\n\r\n");
+    answer.head = received.substr(0, head_end + 4);
+    if (method == "HEAD") return answer;
+    const size_t length_at = answer.head.find("Content-Length: ");
+    const size_t length = length_at == std::string::npos ? 0 : std::stoul(answer.head.substr(length_at + 16));
+    const auto deadline = std::chrono::steady_clock::now() + 3s;
+    while (received.size() < head_end + 4 + length && std::chrono::steady_clock::now() < deadline && !connection.closed())
+        connection.read_some(100ms);
+    answer.body = received.substr(head_end + 4, length);
+    return answer;
+}
+
+class ShopInFront {
+public:
+    explicit ShopInFront(const ScriptedOrigin& origin, const std::filesystem::path& ca_file = {})
+        : wr({}, [&](wr::AppOptions& options) {
+              options.edge_threads = 1;
+              options.origin_ca_file = ca_file.string();
+          }) {
+        wr.create_zone("example.com", origin.url());
+        REQUIRE(wr.patch("/client/v4/zones/example.com", {{"hosts", {"open.example.com"}}}).status == 200);
+        wr.create_room("example.com", {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 1000},
+                                       {"new_users_per_minute", 1000}});
+        wr.sync_edge();
+    }
+    TestServer wr;
+};
+
+// Visitors arriving one after another, each asking for a page with its own name on it.
+void visitors_get_their_own_pages(int edge_port, const std::string& who, int count) {
+    for (int i = 0; i < count; ++i) {
+        const std::string name = who + "-" + std::to_string(i);
+        const Answer answer = fetch(edge_port, "GET", "shop.example.com", "/v/" + name, "Cookie: session=" + name + "\r\n");
+        CAPTURE(answer.head);
+        CHECK(answer.body == "you are " + name);
+    }
+}
+
+struct Attack {
+    const char* method;
+    const char* target;
+    std::chrono::milliseconds pause; // before the next visitors arrive
+};
+
+// Bytes an origin sends unasked: after a HEAD answer (which has no body, whatever its
+// Content-Length says), after 204 and 304 answers, behind a body, and as a second answer.
+const Attack k_attacks[] = {
+    {"HEAD", "/late-body", 0ms},       {"GET", "/late-no-content", 0ms}, {"GET", "/late-not-modified", 0ms},
+    {"GET", "/extra", 0ms},            {"GET", "/unasked", 100ms},       {"HEAD", "/late-body", 100ms},
+};
+
+void run_attacks(ShopInFront& shop) {
+    for (const Attack& attack : k_attacks) {
+        const std::string what = std::string(attack.method) + " " + attack.target;
+        CAPTURE(what);
+        for (int round = 0; round < 3; ++round) {
+            fetch(shop.wr.edge_port(), attack.method, "open.example.com", attack.target);
+            std::this_thread::sleep_for(attack.pause);
+            visitors_get_their_own_pages(shop.wr.edge_port(), std::string(attack.target + 1) + std::to_string(round), 3);
+        }
+    }
+}
+
+} // namespace
+
+TEST_SUITE("integration") {
+
+TEST_CASE("integration: bytes an origin sends unasked never reach the next visitor (plain TCP)") {
+    ScriptedOrigin origin;
+    ShopInFront shop(origin);
+    run_attacks(shop);
+}
+
+TEST_CASE("integration: bytes an origin sends unasked never reach the next visitor (TLS)") {
+    wr::test::TempDir dir;
+    const wr::test::TlsFiles files = wr::test::write_self_signed_certificate(dir.path());
+    ScriptedOrigin origin(files.certificate, files.private_key);
+    ShopInFront shop(origin, files.certificate);
+    run_attacks(shop);
+}
+
+TEST_CASE("integration: a connection the origin asked to close is not used again") {
+    ScriptedOrigin origin;
+    ShopInFront shop(origin);
+    for (int i = 0; i < 3; ++i) {
+        CHECK(fetch(shop.wr.edge_port(), "GET", "open.example.com", "/close").body == "ok");
+        visitors_get_their_own_pages(shop.wr.edge_port(), "after-close-" + std::to_string(i), 2);
+    }
+    CHECK(origin.requests_after_close() == 0);
+}
+
+TEST_CASE("integration: an origin's 100 Continue reaches no visitor who did not ask for it") {
+    ScriptedOrigin origin;
+    ShopInFront shop(origin);
+    const Answer answer = fetch(shop.wr.edge_port(), "GET", "open.example.com", "/continue");
+    CHECK(answer.head.rfind("HTTP/1.1 200 ", 0) == 0);
+    CHECK(answer.body == "ok");
+    visitors_get_their_own_pages(shop.wr.edge_port(), "after-continue", 2);
+}
+
+} // TEST_SUITE

@@ -1,0 +1,96 @@
+// The guard board turns what nodes report of a room's origin into one sample per control step:
+// checked against a GuardController fed the sample the reports add up to (the oracle).
+#include <doctest/doctest.h>
+
+#include "origin/guard_board.h"
+
+using wr::model::MinuteRecord;
+using wr::model::OriginErrorKind;
+using wr::origin::GuardBoard;
+using wr::origin::GuardController;
+using wr::origin::GuardState;
+using wr::origin::Limits;
+using wr::origin::OriginSample;
+using wr::origin::RoomLoad;
+using wr::util::TimePoint;
+using namespace std::chrono_literals;
+
+namespace {
+
+const TimePoint k_board_start{std::chrono::sys_days{std::chrono::year{2026} / 3 / 1}};
+const Limits k_board_configured{1000, 300};
+const RoomLoad k_board_load{400, 120, 50, 380};
+
+wr::model::OriginGuardSettings board_guard_on() {
+    wr::model::OriginGuardSettings settings;
+    settings.enabled = true;
+    settings.target_ttfb_ms = 200;
+    settings.max_error_rate = 0.05;
+    return settings;
+}
+
+// One node's report: `ok` 2xx answers and `failed` 5xx answers taking `ttfb_ms`, and `refused`
+// requests that got no answer.
+MinuteRecord board_report(int64_t ok, int64_t failed, int64_t refused, int64_t ttfb_ms) {
+    MinuteRecord record;
+    record.origin_answers[1] = ok;
+    record.origin_answers[4] = failed;
+    record.origin_errors[static_cast<size_t>(OriginErrorKind::refused)] = refused;
+    record.origin_time.add(ttfb_ms, ok + failed);
+    return record;
+}
+
+} // namespace
+
+TEST_CASE("guard board: a step's sample is what every node reported since the room's last step, 5xx and failures as errors") {
+    GuardBoard board;
+    const GuardBoard::RoomInput room{"r1", board_guard_on(), k_board_configured, k_board_load};
+    board.step({room}, k_board_start); // the first step: nothing reported yet
+    board.add("r1", board_report(30, 2, 0, 900));  // one edge
+    board.add("r1", board_report(20, 0, 3, 900));  // another
+    board.add("r2", board_report(500, 0, 0, 10));  // another room's origin is none of r1's business
+    const auto decisions = board.step({room}, k_board_start + 5s);
+    REQUIRE(decisions.size() == 1);
+    CHECK(decisions[0].room_id == "r1");
+
+    // The oracle: a controller fed by hand what the two reports add up to.
+    GuardController oracle;
+    wr::model::Histogram ttfb;
+    ttfb.add(900, 52);
+    oracle.update(board_guard_on(), k_board_configured, wr::origin::sample_of(0, 0, {}, 5000ms), k_board_load, k_board_start);
+    const auto expected = oracle.update(board_guard_on(), k_board_configured, wr::origin::sample_of(52, 5, ttfb, 5000ms), k_board_load, k_board_start + 5s);
+    CHECK(decisions[0].decision.effective == expected.effective);
+    CHECK(decisions[0].decision.state == expected.state);
+    CHECK(decisions[0].decision.state == GuardState::throttling); // 900 ms against a 200 ms target
+    CHECK(decisions[0].decision.readings.error_rate == doctest::Approx(expected.readings.error_rate));
+    CHECK(board.last("r1")->effective == expected.effective);
+
+    // What was counted went into that step: the next one starts from nothing.
+    const auto quiet = board.step({room}, k_board_start + 10s);
+    const auto expected_quiet = oracle.update(board_guard_on(), k_board_configured, wr::origin::sample_of(0, 0, {}, 5000ms), k_board_load, k_board_start + 10s);
+    CHECK(quiet[0].decision.effective == expected_quiet.effective);
+}
+
+TEST_CASE("guard board: a room no longer given is forgotten, and one that comes back starts afresh") {
+    GuardBoard board;
+    const GuardBoard::RoomInput room{"r1", board_guard_on(), k_board_configured, k_board_load};
+    board.step({room}, k_board_start);
+    board.add("r1", board_report(60, 0, 0, 2000));
+    CHECK(board.step({room}, k_board_start + 5s)[0].decision.state == GuardState::throttling);
+    CHECK(board.step({}, k_board_start + 10s).empty());
+    CHECK_FALSE(board.last("r1").has_value());
+    CHECK(board.step({room}, k_board_start + 15s)[0].decision.state == GuardState::content);
+}
+
+TEST_CASE("guard board: the sample's p95 is the reports' merged histogram's, and a sample without answers has none") {
+    wr::model::Histogram ttfb;
+    ttfb.add(100, 90);
+    ttfb.add(3000, 10);
+    const OriginSample sample = wr::origin::sample_of(100, 4, ttfb, 5000ms);
+    CHECK(sample.answers == 100);
+    CHECK(sample.errors == 4);
+    CHECK(sample.interval == 5000ms);
+    CHECK(sample.p95_ttfb_ms == static_cast<double>(ttfb.percentile(0.95)));
+    CHECK(sample.p95_ttfb_ms >= 3000 * 0.9);
+    CHECK(wr::origin::sample_of(0, 7, {}, 5000ms).p95_ttfb_ms < 0);
+}
