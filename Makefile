@@ -51,8 +51,9 @@ demo: build
 bench:
 	@scripts/install-deps.sh bench
 	cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release
-	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr-stream-origin wr_bench_decision wr_bench_visitors wr_bench_websockets wr_bench_floor
+	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr-stream-origin wr-capacity-origin wr_bench_decision wr_bench_visitors wr_bench_websockets wr_bench_floor
 	bench/run.sh build-bench
+	bench/origin_cap.sh build-bench
 
 bench-state:
 	@scripts/install-deps.sh bench

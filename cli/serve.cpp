@@ -5,6 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <iostream>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <vector>
 
 #include "commands.h"
@@ -23,6 +26,16 @@ util::ListenAddress listen_address(const std::string& text, const char* flag) {
     const auto address = util::parse_listen_address(text);
     if (!address) throw CliError(std::string(flag) + ": expected host:port, such as 127.0.0.1:9090, not " + text);
     return *address;
+}
+
+// glibc maps blocks of 128 KiB and more, and unmaps them when freed, until the first such block is
+// freed: from then on it raises the threshold (up to 32 MiB) and keeps large blocks in its arenas,
+// where they stay after use. A fixed threshold keeps the memory a large admin request took (its
+// body, long strings) going back to the system once it is answered.
+void give_large_blocks_back() {
+#if defined(__GLIBC__)
+    ::mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
+#endif
 }
 
 util::LogLevel log_level(const std::string& name) {
@@ -155,6 +168,10 @@ void add_serve_commands(CLI::App& root, Context& context) {
         std::string origin_ca_file;
         std::string log_level = "info";
         size_t max_body_bytes = 4 * 1024 * 1024;
+        int admin_threads = 8;
+        int admin_max_connections = 0;
+        int admin_idle_timeout = 10;
+        int admin_header_timeout = 10;
         std::vector<std::string> trusted_proxies;
         std::string turnstile_site_key;
         std::string turnstile_secret;
@@ -215,6 +232,21 @@ void add_serve_commands(CLI::App& root, Context& context) {
         ->capture_default_str();
     serve->add_option("--max-body-bytes", options->max_body_bytes, "Largest admin request body accepted (413 above)")
         ->check(CLI::Range(size_t{1024}, size_t{64} * 1024 * 1024))
+        ->capture_default_str();
+    serve->add_option("--admin-threads", options->admin_threads,
+                      "Threads that run admin API handlers (besides one for /healthz and one for large bodies)")
+        ->check(CLI::Range(1, 256))
+        ->capture_default_str();
+    serve->add_option("--admin-max-connections", options->admin_max_connections,
+                      "Admin connections kept at once; past it the longest idle (then the slowest still sending) closes "
+                      "(default: a quarter of ulimit -n, at most 2048)")
+        ->check(CLI::NonNegativeNumber);
+    serve->add_option("--admin-idle-timeout", options->admin_idle_timeout, "Seconds an idle keep-alive admin connection stays open")
+        ->check(CLI::Range(1, 3600))
+        ->capture_default_str();
+    serve->add_option("--admin-header-timeout", options->admin_header_timeout,
+                      "Seconds an admin request head (or TLS handshake) may take (slower ones get 408)")
+        ->check(CLI::Range(1, 3600))
         ->capture_default_str();
     serve->add_option("--trusted-proxy", options->trusted_proxies,
                       "A proxy in front of the edge (IP or CIDR, repeatable): its X-Forwarded-For names the client")
@@ -336,6 +368,10 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.node_name = options->node_name;
         app_options.admin_listen = listen_address(options->admin_listen, "--admin-listen");
         app_options.max_body_bytes = options->max_body_bytes;
+        app_options.admin_threads = options->admin_threads;
+        app_options.admin_max_connections = options->admin_max_connections;
+        app_options.admin_idle_timeout = std::chrono::seconds{options->admin_idle_timeout};
+        app_options.admin_header_timeout = std::chrono::seconds{options->admin_header_timeout};
         app_options.edge_listen = listen_address(options->edge_listen, "--edge-listen");
         app_options.edge_threads = options->edge_threads;
         app_options.tls_certificate = options->tls_certificate;
@@ -371,6 +407,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
 
         const util::SystemClock clock;
         const TlsStamps tls_stamps = stamps_of(tls_files);
+        give_large_blocks_back();
         App app(app_options, clock);
         app.start();
         util::log_info("serve", "data directory " + std::filesystem::absolute(context.data_dir).string());

@@ -122,6 +122,20 @@ edge::EdgeOptions App::edge_options() const {
     return edge_options;
 }
 
+api::AdminServerOptions App::admin_options() const {
+    api::AdminServerOptions options;
+    options.host = m_options.admin_listen.host;
+    options.port = m_options.admin_listen.port;
+    options.max_body_bytes = m_options.max_body_bytes;
+    options.threads = m_options.admin_threads;
+    options.tls_certificate = m_options.admin_tls_certificate;
+    options.tls_private_key = m_options.admin_tls_private_key;
+    options.max_connections = m_options.admin_max_connections;
+    options.idle_timeout = m_options.admin_idle_timeout;
+    options.header_timeout = m_options.admin_header_timeout;
+    return options;
+}
+
 // all and control: the store, the admin API, the snapshot edges pull and the picture of them.
 void App::build_store_node() {
     const bool with_edge = m_options.role == NodeRole::all && m_options.edge_enabled;
@@ -185,10 +199,10 @@ void App::build_store_node() {
     m_services->node_role = role_name(m_options.role);
     m_services->counters = m_counters.get();
     m_services->guard = m_guard.get();
+    m_services->json_limits = api::json_limits_for(m_options.max_body_bytes);
     m_admin = std::make_unique<api::AdminServer>(
         [services = m_services.get()](api::Request& request) { return api::dispatch(*services, api::all_routes(), request); },
-        api::AdminServerOptions{m_options.admin_listen.host, m_options.admin_listen.port, m_options.max_body_bytes,
-                                m_options.admin_threads, m_options.admin_tls_certificate, m_options.admin_tls_private_key});
+        admin_options());
 }
 
 // edge: no database; the configuration and keys come from the control node (or the cached copy),
@@ -225,8 +239,7 @@ void App::build_edge_node() {
                                                                             *m_analytics, *m_counters, *m_remote_tokens, *m_puller});
     m_admin = std::make_unique<api::AdminServer>(
         [services = m_node_services.get()](api::Request& request) { return api::dispatch_edge_node(*services, request); },
-        api::AdminServerOptions{m_options.admin_listen.host, m_options.admin_listen.port, m_options.max_body_bytes,
-                                m_options.admin_threads, m_options.admin_tls_certificate, m_options.admin_tls_private_key});
+        admin_options());
 }
 
 App::~App() { stop(); }

@@ -23,6 +23,7 @@ class DataDirLock;
 }
 namespace wr::api {
 class AdminServer;
+struct AdminServerOptions;
 struct Services;
 } // namespace wr::api
 namespace wr::edge {
@@ -69,7 +70,10 @@ struct AppOptions {
     std::string node_name = "wr"; // names this node in /metrics, analytics and shared state
     util::ListenAddress admin_listen{"127.0.0.1", 9090};
     size_t max_body_bytes = 4 * 1024 * 1024;
-    int admin_threads = 8;
+    int admin_threads = 8;          // the admin API's handler threads
+    int admin_max_connections = 0;  // admin connections at once; 0: a quarter of the descriptor limit, at most 2,048
+    std::chrono::milliseconds admin_idle_timeout{10000};   // an idle keep-alive admin connection closes
+    std::chrono::milliseconds admin_header_timeout{10000}; // an admin request head (or TLS handshake) must be whole
 
     bool edge_enabled = true;
     util::ListenAddress edge_listen{"0.0.0.0", 8080};
@@ -169,6 +173,7 @@ private:
     void build_store_node();
     void build_edge_node();
     edge::EdgeOptions edge_options() const;
+    api::AdminServerOptions admin_options() const;
 };
 
 } // namespace wr

@@ -171,6 +171,10 @@ Reply dispatch(Services& services, const std::vector<Route>& routes, Request& re
         const Route* route = find_route(routes, request);
         if (route->access != Access::public_access) authenticate(services, *route, request);
         resolve_zone(services, request);
+        // Every body, whatever its route, is measured before a handler builds anything from it.
+        if (!request.body.empty())
+            if (std::optional<std::string> exceeded = json_limit_exceeded(request.body, services.json_limits))
+                throw Error::of(ErrorCode::body_too_large, 413, *exceeded);
         Reply reply = route->handler(services, request);
         if (!reply.raw_body) reply.raw_body = success_envelope(reply.result, reply.result_info).dump();
         return reply;

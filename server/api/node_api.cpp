@@ -29,7 +29,9 @@ Reply health(NodeServices& services) {
          {{"reachable", state.control_reachable},
           {"unreachable_since", state.control_reachable ? nlohmann::json(nullptr) : nlohmann::json(util::format_iso8601(state.unreachable_since))},
           {"error", state.last_error}}}};
-    return raw(body.dump() + "\n", "application/json");
+    Reply reply = raw(body.dump() + "\n", "application/json");
+    reply.quiet = true; // a load balancer asks every few seconds: routine, like the edges' polls
+    return reply;
 }
 
 model::Token authenticate(NodeServices& services, const Request& request) {

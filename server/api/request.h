@@ -21,15 +21,17 @@ struct Request {
     std::map<std::string, std::string> headers; // names lowercased
     std::string body;
     std::string base_url; // "http://127.0.0.1:9090": how the client reached us, for URLs we hand out
+    std::string remote_address; // the client's IP address as the socket has it ("127.0.0.1", "::1")
 
-    std::optional<model::Token> token;  // set once authenticated
+    std::optional<model::Token> token;  // set once authenticated (its id and name say who asked)
     std::optional<model::Zone> zone;    // set when the route has {zone_id}
 
     const std::string& param(const std::string& name) const;
     std::optional<std::string> query_value(const std::string& name) const;
     std::optional<std::string> header(const std::string& lowercase_name) const;
     // The body as JSON (an empty body is {}); throws 400 for malformed JSON, 415 for a body
-    // that is not JSON and declares a non-JSON type.
+    // that is not JSON and declares a non-JSON type. Through dispatch(), the body has been held
+    // to the JSON limits (json_limits.h) before any handler runs.
     nlohmann::json json_body() const;
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "api/json_limits.h"
 #include "api/request.h"
 #include "analytics/room_stats.h"
 #include "control/error.h"
@@ -43,6 +44,7 @@ struct Services {
     // The origin guard of the rooms this node decides for: what edges push feeds it, their answer
     // and the room status carry its word. Null where no guard runs.
     fleet::GuardLoop* guard = nullptr;
+    JsonLimits json_limits{};                  // what a request body may cost as a document (json_limits.h)
 };
 
 using Handler = Reply (*)(Services&, Request&);
@@ -62,8 +64,8 @@ std::string bearer_token(const Request& request);
 // An error as the v4 envelope, with its status.
 Reply error_reply(const control::Error& error);
 
-// Runs the request through authentication, routing and its handler; turns every failure
-// into a v4 error reply.
+// Runs the request through authentication, routing, the JSON limits of its body and its
+// handler; turns every failure into a v4 error reply.
 Reply dispatch(Services& services, const std::vector<Route>& routes, Request& request);
 
 // The route tables of each resource (zones_api.cpp, rooms_api.cpp, …).

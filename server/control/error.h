@@ -27,6 +27,8 @@ enum class ErrorCode {
     wrong_token_kind = 1014,    // an edge token off the edge routes, or another token on them
     control_unreachable = 1015, // an edge node cannot have a token checked: its control node is away
     node_claimed = 1016,        // an edge pushes under a node name that another edge token pushed under first
+    busy = 1017,                // the admin listener has no room for the request now (503; retry)
+    unreadable_request = 1018,  // not HTTP/1.1 the admin listener can read: malformed, head too large, too slow
     internal = 1099,
 };
 

@@ -411,3 +411,34 @@ TEST_CASE("api::dispatch records when a token was last used, at most once a minu
     admin.send("GET", "/client/v4/nothing", admin.read);
     CHECK(last_used() == wr::test::k_test_start + 61s);
 }
+
+TEST_CASE("api::dispatch holds the body of every route to the JSON limits before its handler runs (413)") {
+    Admin admin;
+    std::string edge;
+    admin.database.write([&](Connection& c) {
+        edge = wr::control::create_token(c, admin.clock.now(), "edge", wr::model::TokenScope::edge, std::nullopt).secret;
+    });
+    const std::string deep = std::string(33, '[') + std::string(33, ']');
+    const json refused = error(1009, "the request body nests JSON arrays and objects more than 32 deep");
+    int routes_with_bodies = 0;
+    for (const wr::api::Route& route : wr::api::all_routes()) {
+        const std::string method = route.method;
+        if (method == "GET" || method == "DELETE") continue;
+        // A path the route matches, in a zone and room that exist.
+        std::string path = route.pattern;
+        for (const auto& [param, value] : {std::pair<std::string, std::string>{"{zone_id}", "example.com"}, {"{room_id}", "shop"}})
+            if (const size_t at = path.find(param); at != std::string::npos) path.replace(at, param.size(), value);
+        while (path.find('{') != std::string::npos) path.replace(path.find('{'), path.find('}') - path.find('{') + 1, "x");
+        CAPTURE(method);
+        CAPTURE(path);
+        const Reply reply = admin.send(method, path, route.access == wr::api::Access::edge ? edge : admin.edit, {}, deep);
+        CHECK(reply.status == 413);
+        CHECK(error_of(reply) == refused);
+        ++routes_with_bodies;
+    }
+    CHECK(routes_with_bodies >= 15);
+    // Nothing was created on the way.
+    CHECK(body_of(admin.send("GET", "/client/v4/zones", admin.edit))["result"].size() == 2);
+    // A body within the limits reaches its handler, which answers as it always did.
+    CHECK(admin.send("POST", "/client/v4/zones", admin.edit, {}, std::string(32, '[') + std::string(32, ']')).status == 400);
+}

@@ -203,7 +203,7 @@ TEST_CASE("api edge routes: a push is merged once however often it is sent, and 
     for (int attempt = 0; attempt < 3; ++attempt) {
         const Reply reply = control.send("POST", "/client/v4/edge/analytics", control.edge, body);
         REQUIRE(reply.status == 200);
-        CHECK(json::parse(*reply.raw_body)["result"] == json{{"acknowledged", 1}});
+        CHECK(json::parse(*reply.raw_body)["result"] == json{{"acknowledged", 1}, {"guard", json::object()}});
     }
     CHECK(control.admitted_requests() == 7);
     REQUIRE(control.send("POST", "/client/v4/edge/analytics", control.edge, push("edge-2", stream_name(9), 1, control.room_id, 5)).status == 200);
@@ -283,7 +283,7 @@ TEST_CASE("api edge routes: counts beyond 2^40 are refused, and minutes far from
     // Minutes more than 10 minutes ahead of the control node's clock, or older than what analytics
     // keep (30 days), are acknowledged (the edge must not resend them forever) and not stored.
     reply = send(push("edge-1", stream_name(1), 4, control.room_id, 5, k_start_minute + 11));
-    CHECK(json::parse(*reply.raw_body)["result"] == json{{"acknowledged", 4}});
+    CHECK(json::parse(*reply.raw_body)["result"] == json{{"acknowledged", 4}, {"guard", json::object()}});
     CHECK(send(push("edge-1", stream_name(1), 5, control.room_id, 5, k_start_minute - 31 * 24 * 60)).status == 200);
     CHECK(send(push("edge-1", stream_name(1), 6, control.room_id, 5, 1'000'000'000'000)).status == 200);
     CHECK(control.admitted_requests() == 3 * k_most);

@@ -162,7 +162,8 @@ TEST_CASE("api: openapi.json lists every wr error code") {
                                  ErrorCode::missing_token, ErrorCode::invalid_token, ErrorCode::insufficient_scope,
                                  ErrorCode::wrong_zone, ErrorCode::body_too_large, ErrorCode::unsupported_media_type,
                                  ErrorCode::method_not_allowed, ErrorCode::bad_query, ErrorCode::storage_unavailable,
-                                 ErrorCode::wrong_token_kind, ErrorCode::control_unreachable, ErrorCode::node_claimed,
+                                 ErrorCode::wrong_token_kind, ErrorCode::control_unreachable, ErrorCode::node_claimed, ErrorCode::busy,
+                                 ErrorCode::unreadable_request,
                                  ErrorCode::internal})
         codes.push_back(static_cast<int>(code));
     CHECK(document.at("components").at("schemas").at("Message").at("properties").at("code").at("enum") == codes);

@@ -193,7 +193,8 @@ test('the dashboard lists rooms with their status and chart, with no console err
 });
 
 // A local stand-in for Cloudflare: /turnstile.js renders a fake widget that answers like the real
-// one (calls the data-callback with a token), /siteverify passes that token; anything else is the
+// one (calls the data-callback with a token) when the test says so (window.answerTurnstile(), so
+// the first page is read before it reloads), /siteverify passes that token; anything else is the
 // origin.
 function fakeCloudflare() {
   const verified = [];
@@ -202,7 +203,7 @@ function fakeCloudflare() {
       response.writeHead(200, { 'Content-Type': 'text/javascript' });
       response.end(`for (const widget of document.querySelectorAll('.cf-turnstile')) {
         widget.textContent = 'fake turnstile (' + widget.dataset.sitekey + ')';
-        setTimeout(() => window[widget.dataset.callback]('browser-good-token'), 150);
+        window.answerTurnstile = () => window[widget.dataset.callback]('browser-good-token');
       }`);
       return;
     }
@@ -255,6 +256,8 @@ test('Turnstile in a real browser: the widget answers, the token is verified, an
     const shop = `http://shop.example.com:${edgePort}`;
     const first = await tab.goto(`${shop}/tickets?day=2`);
     assert.ok((await first.text()).includes('class="cf-turnstile"'), 'the first page carries the widget');
+    await tab.waitForFunction(() => typeof window.answerTurnstile === 'function', null, { timeout: 10000 });
+    await tab.evaluate(() => window.answerTurnstile());
     // The fake widget answers; the page reloads with the token, the edge verifies it and sends
     // the browser back to the address without it, now in the real queue.
     await tab.waitForURL(`${shop}/tickets?day=2`, { timeout: 10000 });

@@ -270,9 +270,8 @@ TEST_CASE("control::apply_document and export_document carry the origin protecti
           Lines{"zones[0].waiting_rooms[0].origin_guard.target_ttfb_ms: must be between 50 and 60000",
                 "zones[0].waiting_rooms[0].origin_guard.min_new_users_per_minute: must not exceed new_users_per_minute (300)"});
     bad["zones"][0]["waiting_rooms"][0]["origin_guard"] = {{"enabeld", true}};
-    CHECK(apply_errors(store, bad) ==
-          Lines{"zones[0].waiting_rooms[0].origin_guard.enabeld: is not a field of origin_guard (its fields are enabled, "
-                "target_ttfb_ms, max_error_rate, min_new_users_per_minute)"});
+    // apply names every unknown field of a document by its path, with the nearest known one.
+    CHECK(apply_errors(store, bad) == Lines{"zones[0].waiting_rooms[0].origin_guard.enabeld: unknown field (did you mean enabled?)"});
     CHECK(store.exported()["zones"][0]["max_origin_connections"] == 0);
 }
 

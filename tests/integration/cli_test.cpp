@@ -296,7 +296,7 @@ TEST_CASE("integration: origin protection through wr zones and wr rooms, in tabl
     CHECK(updated_zone["origin_queue_timeout_seconds"] == 15);
     const ProcessResult bad_cap = wr_cli(server, {"zones", "update", "example.com", "--max-origin-connections", "-1"});
     CHECK(bad_cap.exit_code == 1);
-    CHECK(bad_cap.err == "wr: error: max_origin_connections: must be between 0 (no limit) and 1000000\n");
+    CHECK(bad_cap.err == "wr: error: --max-origin-connections must be between 0 (no limit) and 1000000\n"); // the flag typed
     const ProcessResult bad_timeout = wr_cli(server, {"zones", "create", "other.com", "--origin", "http://127.0.0.1:3000",
                                                       "--origin-queue-timeout", "121"});
     CHECK(bad_timeout.exit_code == 1);
