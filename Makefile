@@ -2,6 +2,8 @@
 #   make demo   build and start wr in front of a demo origin, with a demo room
 #   make test   build and run every test
 #   make bench  build with optimisations and compare against nginx (not part of make test)
+#   make bench-state  what the shared state costs one Redis core per room-sync (not part of
+#                     make test)
 #   make fuzz   run every libFuzzer target (rule parser, cookie codec, paths and client
 #               addresses, room JSON, whole requests through the gate, the proxy's head parser
 #               and rewriter, an origin's answers and the reuse of its connection) for FUZZ_SECONDS each
@@ -13,7 +15,7 @@ BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps build test test-sanitize demo bench fuzz soak clean
+.PHONY: all deps test-deps build test test-sanitize demo bench bench-state fuzz soak clean
 
 all: build
 
@@ -52,6 +54,12 @@ bench:
 	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr-stream-origin wr-capacity-origin wr_bench_decision wr_bench_visitors wr_bench_websockets wr_bench_floor
 	bench/run.sh build-bench
 	bench/origin_cap.sh build-bench
+
+bench-state:
+	@scripts/install-deps.sh bench
+	cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build build-bench -j $(JOBS) --target wr_bench_state
+	bench/state.sh build-bench
 
 # Mixed traffic at 1,000 connections for SOAK_SECONDS (default 600); not part of make test.
 soak: build

@@ -197,7 +197,7 @@ void estimate_wait(Outcome& outcome, const Ledger& ledger, const Policy& policy,
 }
 
 void admit(Outcome& outcome, Ledger& ledger, util::TimePoint now, bool was_waiting, util::TimePoint waiting_since) {
-    if (was_waiting) ledger.remove_waiting(outcome.ticket.bucket, waiting_since);
+    if (was_waiting) ledger.remove_waiting(outcome.ticket.bucket, waiting_since, now);
     outcome.ticket.accepted_at = now;
     outcome.ticket.last_check_in = now;
     ledger.add_active(now);
@@ -283,7 +283,7 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
     // At the start of a shuffled event, prequeued users draw their place anew, once.
     if (policy.shuffle && !ticket.shuffled && ticket.bucket >= policy.shuffle->prequeue_start &&
         ticket.bucket < policy.shuffle->event_start) {
-        if (was_waiting) ledger.remove_waiting(ticket.bucket, previous_check_in);
+        if (was_waiting) ledger.remove_waiting(ticket.bucket, previous_check_in, now);
         was_waiting = counted_as_waiting = false;
         ticket.bucket = shuffled_bucket(ticket.session_id, *policy.shuffle);
         ticket.shuffled = true;
@@ -327,7 +327,7 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
     }
 
     // Queue: the user's count moves to this slot.
-    if (was_waiting) ledger.remove_waiting(ticket.bucket, previous_check_in);
+    if (was_waiting) ledger.remove_waiting(ticket.bucket, previous_check_in, now);
     ledger.add_waiting(ticket.bucket, now);
     ledger.count_check_in(now);
     if (outcome.new_user) ledger.count_arrival(now);

@@ -179,6 +179,13 @@ void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
     const int64_t minute = active_minute_of(counted_at);
     if (minute < minute_of(now) - k_active_retention_minutes) return;
     const auto it = m_active_by_minute.find(minute);
+    if (m_journal.shared_view) {
+        // Counted elsewhere, maybe not in this view yet: removed all the same.
+        const auto [entry, inserted] = m_active_by_minute.try_emplace(minute, 0);
+        if (--entry->second == 0) m_active_by_minute.erase(entry);
+        record(LedgerChange::Kind::active, minute, 0, -1);
+        return;
+    }
     // Absent means already forgotten (or never counted here); counts never go below zero.
     if (it == m_active_by_minute.end()) return;
     if (--it->second <= 0) m_active_by_minute.erase(it);
@@ -187,7 +194,7 @@ void Ledger::remove_active(util::TimePoint counted_at, util::TimePoint now) {
 
 void Ledger::renew_active(util::TimePoint counted_at, util::TimePoint now) {
     const int64_t minute = active_minute_of(now);
-    if (active_minute_of(counted_at) == minute && m_active_by_minute.contains(minute)) return;
+    if (active_minute_of(counted_at) == minute && (m_journal.shared_view || m_active_by_minute.contains(minute))) return;
     remove_active(counted_at, now);
     add_active(now);
 }
@@ -199,10 +206,23 @@ void Ledger::add_waiting(util::TimePoint bucket, util::TimePoint checked_in) {
     record(LedgerChange::Kind::waiting, ms_of(bucket), slot, 1);
 }
 
-void Ledger::remove_waiting(util::TimePoint bucket, util::TimePoint checked_in) {
+void Ledger::remove_waiting(util::TimePoint bucket, util::TimePoint checked_in, util::TimePoint now) {
+    const int64_t slot = check_in_slot_of(checked_in);
+    if (slot < oldest_kept_slot(check_in_slot_of(now))) return;
+    if (m_journal.shared_view) {
+        // Counted elsewhere, maybe not in this view yet: removed all the same.
+        const auto add = [](std::map<int64_t, int64_t>& counts, int64_t key) {
+            const auto [it, inserted] = counts.try_emplace(key, 0);
+            if (--it->second == 0) counts.erase(it);
+        };
+        add(m_waiting[ms_of(bucket)], slot);
+        if (m_waiting[ms_of(bucket)].empty()) m_waiting.erase(ms_of(bucket));
+        add(m_waiting_by_slot, slot);
+        record(LedgerChange::Kind::waiting, ms_of(bucket), slot, -1);
+        return;
+    }
     const auto bucket_it = m_waiting.find(ms_of(bucket));
     if (bucket_it == m_waiting.end()) return;
-    const int64_t slot = check_in_slot_of(checked_in);
     const auto it = bucket_it->second.find(slot);
     // Absent means pruned already (or never counted here); counts never go below zero.
     if (it == bucket_it->second.end()) return;

@@ -120,8 +120,8 @@ public:
     void renew_active(util::TimePoint counted_at, util::TimePoint now);
     void add_waiting(util::TimePoint bucket, util::TimePoint checked_in);
     // Forgets a waiting user last seen at `checked_in`, counted or (back after a gap) not, if
-    // that slot is still kept.
-    void remove_waiting(util::TimePoint bucket, util::TimePoint checked_in);
+    // that slot is still kept at `now`.
+    void remove_waiting(util::TimePoint bucket, util::TimePoint checked_in, util::TimePoint now);
     // Whether a waiting user last seen at `checked_in` is still in the count.
     static bool in_waiting_window(util::TimePoint checked_in, util::TimePoint now);
     void count_admission(util::TimePoint now);
@@ -147,6 +147,13 @@ public:
     // Every change the mutators above make from now on is also told to `journal` (nullptr: none).
     // Copies of a ledger do not inherit it.
     void set_journal(LedgerJournal* journal) { m_journal.journal = journal; }
+    // This ledger is one node's view of counts kept elsewhere (a room several nodes share: the
+    // global counts plus the node's own changes). A user it has not counted may be counted there
+    // already, by another node whose changes have not reached the view yet: removing them then
+    // still removes (the view's count may dip below zero until those changes arrive) and is
+    // journaled, and a renewal within their minute changes nothing. A ledger of its own (the
+    // default) counts anew a user it never counted. Copies do not inherit it, as the journal.
+    void set_shared_view(bool shared) { m_journal.shared_view = shared; }
     // Adds a change as it stands, without the checks the mutators make and without journaling
     // it: for building a ledger from global counts and replaying journaled changes onto them.
     void apply(const LedgerChange& change);
@@ -173,6 +180,7 @@ private:
     // Not copied: a copy of a ledger (or a ledger assigned another's counts) keeps its own.
     struct JournalLink {
         LedgerJournal* journal = nullptr;
+        bool shared_view = false;
         JournalLink() = default;
         JournalLink(const JournalLink&) {}
         JournalLink& operator=(const JournalLink&) { return *this; }

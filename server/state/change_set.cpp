@@ -46,6 +46,57 @@ void ChangeSet::merge(const ChangeSet& other) {
     }
 }
 
+void ChangeSet::subtract_counts(const ChangeSet& other) {
+    for (const auto& [key, delta] : other.m_counts) {
+        const auto [it, inserted] = m_counts.try_emplace(key, 0);
+        if ((it->second -= delta) == 0) m_counts.erase(it);
+    }
+    for (const auto& [key, delta] : other.m_joins) {
+        const auto [it, inserted] = m_joins.try_emplace(key, 0);
+        if ((it->second -= delta) == 0) m_joins.erase(it);
+    }
+}
+
+int64_t ChangeSet::count(const queue::LedgerChange& change) const {
+    const auto it = m_counts.find(CountKey{change.kind, change.key, change.minute});
+    return it == m_counts.end() ? 0 : it->second;
+}
+
+void ChangeSet::set_count(const queue::LedgerChange& change) {
+    if (change.delta == 0) m_counts.erase(CountKey{change.kind, change.key, change.minute});
+    else m_counts[CountKey{change.kind, change.key, change.minute}] = change.delta;
+}
+
+void ChangeSet::replay_counts_onto(queue::Ledger& ledger) const {
+    for (const auto& [key, delta] : m_counts) ledger.apply({key.kind, key.key, key.minute, delta});
+}
+
+void ChangeSet::unreplay_counts_from(queue::Ledger& ledger) const {
+    for (const auto& [key, delta] : m_counts) ledger.apply({key.kind, key.key, key.minute, -delta});
+}
+
+ChangeSet ChangeSet::admission_counts() const {
+    ChangeSet out;
+    for (const auto& [key, delta] : m_counts)
+        if (key.kind == Kind::active || key.kind == Kind::admitted) out.m_counts.emplace(key, delta);
+    return out;
+}
+
+ChangeSet ChangeSet::revocations_and_seeds() const {
+    ChangeSet out;
+    out.m_revoked = m_revoked;
+    out.m_seeds = m_seeds;
+    return out;
+}
+
+ChangeSet ChangeSet::other_counts() const {
+    ChangeSet out;
+    for (const auto& [key, delta] : m_counts)
+        if (key.kind != Kind::active && key.kind != Kind::admitted) out.m_counts.emplace(key, delta);
+    out.m_joins = m_joins;
+    return out;
+}
+
 void ChangeSet::clear() {
     m_counts.clear();
     m_revoked.clear();

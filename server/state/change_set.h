@@ -26,8 +26,24 @@ public:
     void record(const queue::LedgerChange& change) override;
     void add_join(int64_t minute, const queue::ClientAddress& address, int64_t delta);
     void merge(const ChangeSet& other);
+    // Takes `other`'s counts away (revocations and seeds, which cannot be undone, are left alone).
+    void subtract_counts(const ChangeSet& other);
+    // For a change set that holds counts as they stand (a node's copy of the global counts):
+    // the count under `change`'s key, and setting it to `change.delta`.
+    int64_t count(const queue::LedgerChange& change) const;
+    void set_count(const queue::LedgerChange& change);
+    // Adds the counts to `ledger`, or takes them away (revocations and seeds left out).
+    void replay_counts_onto(queue::Ledger& ledger) const;
+    void unreplay_counts_from(queue::Ledger& ledger) const;
     void clear();
     bool empty() const;
+
+    // The changes admissions are measured against: active users and admissions, by minute.
+    ChangeSet admission_counts() const;
+    // Revocations and release seeds: applying one twice changes nothing.
+    ChangeSet revocations_and_seeds() const;
+    // Everything else: waiting users, arrivals, check-ins, browsing and joins.
+    ChangeSet other_counts() const;
 
     // Every change, counts summed per key (sums of zero left out), revocations and seeds last.
     std::vector<queue::LedgerChange> changes() const;

@@ -34,16 +34,20 @@ std::unique_ptr<Counters> make_counters(const StateOptions& options, const util:
         throw std::invalid_argument("--state-sync-interval: must be between 10ms and 10s");
     if (url.kind == StateUrl::Kind::memory) return std::make_unique<MemoryCounters>();
 
-    RedisStoreOptions store;
-    store.url = url;
-    // A round trip slower than this counts as a failure: the failure mode takes over instead
-    // of admissions stalling on a sick server.
-    store.command_timeout = std::max<std::chrono::milliseconds>(std::chrono::seconds{1}, 2 * options.sync_interval);
     SharedCountersOptions shared;
     shared.node_name = options.node_name;
     shared.sync_interval = options.sync_interval;
     shared.failure_mode = failure_mode;
-    return std::make_unique<SharedCounters>(shared, std::make_unique<RedisStore>(store), clock);
+    return std::make_unique<SharedCounters>(shared, make_shared_store(url, options.sync_interval), clock);
+}
+
+std::unique_ptr<SharedStore> make_shared_store(const StateUrl& url, std::chrono::milliseconds sync_interval) {
+    RedisStoreOptions store;
+    store.url = url;
+    // A round trip slower than this counts as a failure: the failure mode takes over instead
+    // of admissions stalling on a sick server.
+    store.command_timeout = std::max<std::chrono::milliseconds>(std::chrono::seconds{1}, 2 * sync_interval);
+    return std::make_unique<RedisStore>(store);
 }
 
 } // namespace wr::state

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "state/counters.h"
+#include "state/shared_store.h"
+#include "state/state_url.h"
 #include "state/shares.h"
 #include "util/clock.h"
 
@@ -20,6 +22,10 @@ struct StateOptions {
 
 // "local-share", "open" or "closed"; throws std::invalid_argument naming the choices.
 FailureMode parse_failure_mode(const std::string& text);
+
+// The store a shared --state URL names (redis://, redis-sentinel://), with the timeouts its
+// sync interval calls for; nothing is connected yet.
+std::unique_ptr<SharedStore> make_shared_store(const StateUrl& url, std::chrono::milliseconds sync_interval);
 
 // Throws std::invalid_argument with the flag's name first ("--state: …") for a bad setting.
 // An unreachable Redis is not an error here: the counters start degraded and log it.

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
+
+#include "state/store_fields.h"
 
 namespace wr::state {
 namespace {
@@ -25,16 +28,20 @@ void add(Map& counts, const Key& key, int64_t delta) {
 void MemoryStore::lose_everything() {
     std::lock_guard lock(m_mutex);
     m_rooms.clear();
+    ++m_server;
 }
 
-void MemoryStore::save_for_test() {
+MemoryStore::Snapshot MemoryStore::snapshot_for_test() const {
     std::lock_guard lock(m_mutex);
-    m_saved = m_rooms;
+    Snapshot snapshot;
+    snapshot.m_rooms = m_rooms;
+    return snapshot;
 }
 
-void MemoryStore::restore_for_test() {
+void MemoryStore::restore_for_test(const Snapshot& snapshot) {
     std::lock_guard lock(m_mutex);
-    m_rooms = m_saved;
+    m_rooms = snapshot.m_rooms;
+    ++m_server;
 }
 
 size_t MemoryStore::room_count() const {
@@ -53,100 +60,207 @@ std::vector<RoomReply> MemoryStore::exchange(const std::string& node_id, const s
     return replies;
 }
 
+void MemoryStore::Sums::add(const NodeEntry& entry, int sign) {
+    // Holds against new users count for one minute only: the sum starts afresh with the first
+    // hold for a later minute.
+    weight += sign * entry.weight;
+    live += sign;
+    held_total += sign * entry.held_total;
+    if (entry.held_of_minute == minute) {
+        held_minute += sign * entry.held_minute;
+    } else if (sign > 0 && entry.held_of_minute > minute) {
+        minute = entry.held_of_minute;
+        held_minute = entry.held_minute;
+    }
+}
+
 RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& push, const StoreTiming& timing, int64_t store_ms) {
+    constexpr int64_t k_node_forgotten_ms = 3600000;
     RoomReply reply;
     const int64_t now_minute = minute_of_ms(push.now_ms);
+    const int64_t now_slot = slot_of_ms(push.now_ms);
     // Keys that outlived their time to live are gone, as in Redis.
     if (const auto it = m_rooms.find(push.room_id); it != m_rooms.end() && it->second.expires_ms <= store_ms) m_rooms.erase(it);
     if (push.read_only && !m_rooms.contains(push.room_id)) {
-        reply.revocation_cursor = push.revocation_cursor;
+        reply.revocation_cursor = std::max<int64_t>(0, push.revocation_cursor);
         return reply;
     }
     RoomState& room = m_rooms[push.room_id];
     if (room.epoch.empty()) {
-        room.epoch = node_id + "@" + std::to_string(store_ms) + "." + std::to_string(++m_epochs);
-        room.expires_ms = store_ms + k_room_ttl_seconds * 1000;
+        room.epoch = std::to_string(store_ms) + "." + std::to_string(++m_epochs);
+        ++room.generation;
     }
     reply.epoch = room.epoch;
 
-    std::set<queue::ClientAddress> pushed_joins;
+    std::optional<NodeEntry> own; // a copy: pruning may drop the entry
+    if (!push.read_only) {
+        if (const auto it = room.nodes.find(node_id); it != room.nodes.end()) own = it->second;
+        // State that another server wrote (a promoted replica, a restart from disk) may lack what
+        // nodes were told was applied: grants wait until the nodes live before have synced.
+        const std::string server = std::to_string(m_server);
+        if (!room.server.empty() && room.server != server) {
+            int64_t newest = 0;
+            for (const auto& [name, entry] : room.nodes) newest = std::max(newest, entry.seen_ms);
+            room.pending = 0;
+            for (const auto& [name, entry] : room.nodes) room.pending += entry.seen_ms >= newest - timing.node_liveness_ms;
+            room.failover_ms = store_ms;
+            room.failover_seen_ms = newest;
+            ++room.generation;
+        }
+        room.server = server;
+    }
+    const uint64_t stored_sequence = own ? own->sequence : 0;
+    reply.stored_sequence_before = stored_sequence;
     if (!push.read_only) {
         if (push.epoch != room.epoch && !push.epoch.empty()) {
+            // The state this node knew is gone: every node pushes all it counts again.
             reply.status = RoomReply::Status::epoch_changed;
-        } else {
-            auto& [last_sequence, seen] = room.sequences[node_id];
-            reply.stored_sequence_before = last_sequence;
-            const uint64_t before = last_sequence;
-            for (const PushedBatch& batch : push.batches) {
-                const bool fresh = batch.sequence > before;
-                if (fresh) {
-                    for (const queue::LedgerChange& change : batch.changes) {
-                        switch (change.kind) {
-                        case Kind::active: add(room.active, change.key, change.delta); break;
-                        case Kind::waiting: add(room.waiting, std::pair{change.key, change.minute}, change.delta); break;
-                        case Kind::admitted: add(room.admitted, change.key, change.delta); break;
-                        case Kind::revoked: room.revoked.emplace_back(static_cast<uint64_t>(change.key), change.minute); break;
-                        case Kind::release_seed: room.seeds.try_emplace(change.key, change.minute); break;
-                        case Kind::arrived: add(room.arrived, change.key, change.delta); break;
-                        case Kind::checked_in: add(room.checked_in, change.key, change.delta); break;
-                        case Kind::browsed: add(room.browsed, change.key, change.delta); break;
-                        }
-                    }
+            room.failover_ms = store_ms;
+            room.failover_seen_ms = 0;
+            room.pending = 0;
+        } else if (push.acknowledged_sequence > stored_sequence) {
+            reply.status = RoomReply::Status::lost;
+            if (own) reply.stored_contribution = own->contribution;
+        }
+    }
+
+    // The node's batches, each applied once.
+    uint64_t last = stored_sequence;
+    std::set<queue::ClientAddress> pushed_joins;
+    const int64_t version_before = room.version;
+    std::vector<std::string> mine;
+    if (reply.status == RoomReply::Status::ok && !push.read_only) {
+        std::vector<std::string> order;
+        std::map<std::string, int64_t> deltas;
+        std::vector<std::pair<uint64_t, int64_t>> revocations;
+        for (const PushedBatch& batch : push.batches) {
+            const bool fresh = batch.sequence > stored_sequence;
+            for (const queue::LedgerChange& change : batch.changes) {
+                if (!fresh) continue;
+                if (const auto field = field_of(change)) {
+                    if (!deltas.contains(*field)) order.push_back(*field);
+                    deltas[*field] += change.delta;
+                } else if (change.kind == Kind::revoked) {
+                    revocations.emplace_back(static_cast<uint64_t>(change.key), change.minute);
+                } else if (change.kind == Kind::release_seed && (change.key == now_minute || change.key == now_minute - 1)) {
+                    room.seeds.try_emplace(change.key, change.minute);
                 }
-                for (const JoinChange& join : batch.joins) {
-                    if (fresh) add(room.joins[join.minute], join.address, join.delta);
-                    if (join.minute == now_minute) pushed_joins.insert(join.address);
-                }
-                last_sequence = std::max(last_sequence, batch.sequence);
             }
-            seen = store_ms;
+            for (const JoinChange& join : batch.joins) {
+                if (fresh) add(room.joins[join.minute], join.address, join.delta);
+                if (join.minute == now_minute) pushed_joins.insert(join.address);
+            }
+            last = std::max(last, batch.sequence);
+        }
+        if (!order.empty()) {
+            ++room.version;
+            for (const std::string& field : order) {
+                room.counts[field] += deltas[field];
+                room.versions[field] = room.version;
+            }
+            mine = order;
+        }
+        for (const auto& revocation : revocations) room.revoked.push_back(revocation);
+        room.revocations_pushed += static_cast<int64_t>(revocations.size());
+
+        // Once a minute: counts no ledger keeps any more, seeds of past minutes, node runs gone
+        // for an hour and revocations past their cookies' end go; the time to live is set again.
+        if (room.pruned_minute < now_minute) {
+            for (auto it = room.counts.begin(); it != room.counts.end();) {
+                if (field_expired(it->first, now_minute, now_slot)) {
+                    room.versions.erase(it->first);
+                    it = room.counts.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+            std::erase_if(room.seeds, [now_minute](const auto& seed) { return seed.first < now_minute - 1; });
+            std::erase_if(room.nodes, [store_ms](const auto& entry) { return entry.second.seen_ms < store_ms - k_node_forgotten_ms; });
+            int popped = 0;
+            while (popped < 1000 && !room.revoked.empty() && room.revoked.front().second <= push.now_ms) {
+                room.revoked.pop_front();
+                ++popped;
+            }
+            room.revocation_base += popped;
+            room.pruned_minute = now_minute;
+            room.expires_ms = store_ms + k_room_ttl_seconds * 1000;
         }
     }
 
-    // Counts that still matter; older ones are dropped (kept when only reading).
-    const auto keep = [&](auto& counts, auto minute_of, int64_t oldest) {
-        for (auto it = counts.begin(); it != counts.end();) {
-            if (minute_of(it->first) < oldest && !push.read_only) it = counts.erase(it);
-            else ++it;
+    if (!push.read_only && reply.status == RoomReply::Status::ok) {
+        const auto count = [&](const std::string& field) {
+            const auto it = room.counts.find(field);
+            return it == room.counts.end() ? int64_t{0} : it->second;
+        };
+        int64_t active_users = 0;
+        for (int64_t minute = now_minute - std::min<int64_t>(push.session_minutes, 31); minute <= now_minute; ++minute)
+            active_users += count("a" + std::to_string(minute));
+        // Once per liveness: entries whose grant expired leave the sums (their nodes stopped
+        // syncing; a node that syncs takes its own out).
+        if (room.scanned_ms + timing.node_liveness_ms <= store_ms) {
+            for (auto& [name, entry] : room.nodes)
+                if (name != node_id && entry.counted && entry.seen_ms + timing.grant_validity_ms <= store_ms) {
+                    room.sums.add(entry, -1);
+                    entry.counted = false;
+                }
+            room.scanned_ms = store_ms;
         }
-    };
-    const auto plain = [](int64_t minute) { return minute; };
-    keep(room.active, plain, now_minute - 31);
-    // Waiting users and check-ins by ten-second slot: the window and the departures measured
-    // behind it (21 slots); arrivals and admitted users' browsing half an hour (181 slots).
-    const int64_t now_slot = slot_of_ms(push.now_ms);
-    keep(room.waiting, [](const std::pair<int64_t, int64_t>& key) { return key.second; }, now_slot - 21);
-    keep(room.admitted, plain, now_minute - 31);
-    keep(room.seeds, plain, now_minute - 1);
-    keep(room.arrived, plain, now_slot - 181);
-    keep(room.checked_in, plain, now_slot - 181);
-    keep(room.browsed, plain, now_slot - 181);
-    for (const auto& [minute, users] : room.active)
-        if (minute >= now_minute - 31) reply.counts.push_back({Kind::active, minute, 0, users});
-    for (const auto& [key, users] : room.waiting)
-        if (key.second >= now_slot - 21) reply.counts.push_back({Kind::waiting, key.first, key.second, users});
-    for (const auto& [minute, admissions] : room.admitted)
-        if (minute >= now_minute - 31) reply.counts.push_back({Kind::admitted, minute, 0, admissions});
-    for (const auto& [minute, seed] : room.seeds)
-        if (minute >= now_minute - 1) reply.counts.push_back({Kind::release_seed, minute, seed, 0});
-    for (const auto& [slot, users] : room.arrived)
-        if (slot >= now_slot - 181) reply.counts.push_back({Kind::arrived, slot, 0, users});
-    for (const auto& [slot, check_ins] : room.checked_in)
-        if (slot >= now_slot - 181) reply.counts.push_back({Kind::checked_in, slot, 0, check_ins});
-    for (const auto& [slot, ms] : room.browsed)
-        if (slot >= now_slot - 181) reply.counts.push_back({Kind::browsed, slot, 0, ms});
-
-    if (!push.read_only) {
-        int popped = 0;
-        while (popped < 100 && !room.revoked.empty() && room.revoked.front().second <= push.now_ms) {
-            room.revoked.pop_front();
-            ++popped;
-        }
-        room.revocation_base += popped;
+        Sums others = room.sums;
+        if (own && own->counted) others.add(*own, -1);
+        GrantRequest request;
+        request.free_total = push.total_active_users - std::max<int64_t>(0, active_users);
+        request.free_minute = push.new_users_per_minute - count("m" + std::to_string(now_minute));
+        request.own_weight = push.share_weight_milli;
+        request.own_rate_milli = push.demand_rate_milli;
+        request.validity_ms = timing.grant_validity_ms;
+        request.others_weight = others.weight;
+        request.others_live = others.live;
+        request.reserved_total = others.held_total;
+        request.reserved_minute = others.minute == now_minute ? others.held_minute : 0;
+        // A recount after a failover or a loss: no grants until the counts are whole again.
+        if (own && own->seen_ms < room.failover_ms && own->seen_ms >= room.failover_seen_ms - timing.node_liveness_ms && room.pending > 0)
+            --room.pending;
+        const bool recounting = store_ms < room.failover_ms + timing.node_liveness_ms ||
+                                (room.pending > 0 && store_ms < room.failover_ms + k_recount_livenesses * timing.node_liveness_ms);
+        reply.grant = recounting ? Grant{0, 0, now_minute} : compute_grant(request, now_minute);
+        reply.share = demand_share(request);
+        reply.live_nodes = request.others_live + 1;
+        // Held: the grant, or what the node may admit before the answer reaches it, if more.
+        NodeEntry fresh{last, store_ms, push.share_weight_milli, std::max(reply.grant.total, push.in_flight_allowance),
+                        std::max(reply.grant.this_minute, push.in_flight_allowance), now_minute, true,
+                        // A push without batches leaves the contribution as it was.
+                        push.batches.empty() && own ? own->contribution : push.contribution};
+        others.add(fresh, 1);
+        room.sums = others;
+        room.nodes[node_id] = std::move(fresh);
     }
+
+    // What changed since the node last read (everything, for a node new to this incarnation of
+    // the state).
+    reply.version = room.version;
+    reply.generation = room.generation;
+    const int64_t since = push.generation != room.generation || push.version > room.version ? 0 : push.version;
+    if (reply.status == RoomReply::Status::ok && since != room.version) {
+        std::vector<std::pair<int64_t, std::string>> changed;
+        if (since == version_before && !mine.empty()) {
+            for (const std::string& field : mine) changed.emplace_back(room.version, field);
+        } else {
+            for (const auto& [field, version] : room.versions)
+                if (version > since) changed.emplace_back(version, field);
+            std::sort(changed.begin(), changed.end());
+        }
+        for (const auto& [version, field] : changed) {
+            const auto count = room.counts.find(field);
+            if (const auto change = change_of(field, count == room.counts.end() ? 0 : count->second)) reply.changed.push_back(*change);
+        }
+    }
+    for (const int64_t minute : {now_minute - 1, now_minute})
+        if (const auto seed = room.seeds.find(minute); seed != room.seeds.end()) reply.changed.push_back({Kind::release_seed, minute, seed->second, 0});
+
     const int64_t start = std::max<int64_t>(0, push.revocation_cursor - room.revocation_base);
-    for (int64_t i = start; i < static_cast<int64_t>(room.revoked.size()) && i < start + 5000; ++i)
-        reply.revocations.push_back(room.revoked[static_cast<size_t>(i)]);
+    if (room.revocation_base + start < room.revocations_pushed)
+        for (int64_t i = start; i < static_cast<int64_t>(room.revoked.size()) && i < start + 5000; ++i)
+            reply.revocations.push_back(room.revoked[static_cast<size_t>(i)]);
     reply.revocation_cursor = room.revocation_base + start + static_cast<int64_t>(reply.revocations.size());
 
     for (const queue::ClientAddress& address : pushed_joins) {
@@ -155,47 +269,7 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
         reply.joins.emplace_back(address, it == minute.end() ? 0 : it->second);
     }
     std::erase_if(room.joins, [now_minute](const auto& entry) { return entry.first < now_minute - 1; });
-
-    if (!push.read_only && reply.status == RoomReply::Status::ok) {
-        int64_t active_users = 0;
-        for (const auto& [minute, users] : room.active)
-            if (minute >= now_minute - push.session_minutes) active_users += users;
-        const auto admitted_now = room.admitted.find(now_minute);
-        GrantRequest request;
-        request.free_total = push.total_active_users - std::max<int64_t>(0, active_users);
-        request.free_minute = push.new_users_per_minute - (admitted_now == room.admitted.end() ? 0 : admitted_now->second);
-        request.node = node_id;
-        request.own_weight = push.share_weight;
-        request.own_rate = push.demand_weight;
-        request.validity_ms = timing.grant_validity_ms;
-        for (auto it = room.nodes.begin(); it != room.nodes.end();) {
-            const NodeEntry& other = it->second;
-            if (it->first == node_id) {
-                ++it;
-                continue;
-            }
-            if (other.expires_ms > store_ms) {
-                request.reserved_total += other.grant.total;
-                if (other.grant.minute == now_minute) request.reserved_minute += other.grant.this_minute;
-            }
-            if (other.seen_ms >= store_ms - timing.node_liveness_ms) {
-                request.others.push_back({it->first, other.weight});
-            } else if (other.expires_ms <= store_ms && other.seen_ms < store_ms - 60000) {
-                it = room.nodes.erase(it);
-                continue;
-            }
-            ++it;
-        }
-        reply.grant = compute_grant(request, now_minute);
-        reply.share = demand_share(request);
-        reply.live_nodes = static_cast<int64_t>(request.others.size()) + 1;
-        // Reserved: the grant, or what the node may admit before the answer reaches it, if more.
-        const Grant reserved{std::max(reply.grant.total, push.in_flight_allowance), std::max(reply.grant.this_minute, push.in_flight_allowance),
-                             now_minute};
-        room.nodes[node_id] = NodeEntry{push.share_weight, store_ms, reserved, store_ms + timing.grant_validity_ms};
-        std::erase_if(room.sequences, [store_ms](const auto& entry) { return entry.second.second < store_ms - 3600000; });
-        room.expires_ms = store_ms + k_room_ttl_seconds * 1000;
-    }
+    if (room.expires_ms == 0) room.expires_ms = store_ms + k_room_ttl_seconds * 1000;
     return reply;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The shared store in this process: reconcile.lua's logic in C++, step for step, for
 // `wr simulate --nodes` and the unit tests, which run nodes against it on virtual time. Its
-// clock plays Redis's own (TIME): grants and liveness are measured on it.
+// clock plays Redis's own (TIME): grants and liveness are measured on it. Each failover or loss
+// the tests play makes it another server, as a promoted replica or a restarted Redis is.
 #include <deque>
 #include <map>
 #include <mutex>
@@ -24,40 +25,68 @@ public:
     void lose_everything();
     // Rooms whose keys have not expired.
     size_t room_count() const;
-    // A failover to a replica that had copied everything up to the save and nothing after.
-    void save_for_test();
-    void restore_for_test();
+    // The whole state as a replica holds it at one moment, and a failover to that replica: it
+    // had copied everything up to the snapshot and nothing after.
+    class Snapshot;
+    Snapshot snapshot_for_test() const;
+    void restore_for_test(const Snapshot& snapshot);
 
 private:
+    // A node run as the store knows it: its last batch, its part of the counts, what it holds.
     struct NodeEntry {
-        double weight = 0;
+        uint64_t sequence = 0;
         int64_t seen_ms = 0;
-        Grant grant;
-        int64_t expires_ms = 0;
+        int64_t weight = 0;        // demand over the share window, thousandths
+        int64_t held_total = 0;
+        int64_t held_minute = 0;
+        int64_t held_of_minute = 0;
+        bool counted = false;      // in the room's sums (until it expires and a scan takes it out)
+        std::string contribution;
+    };
+    // The sums of the node entries in force.
+    struct Sums {
+        int64_t weight = 0;
+        int64_t live = 0;
+        int64_t held_total = 0;
+        int64_t held_minute = 0;
+        int64_t minute = 0; // the minute held_minute holds against
+        void add(const NodeEntry& entry, int sign);
     };
     struct RoomState {
         std::string epoch;
-        std::map<int64_t, int64_t> active;
-        std::map<std::pair<int64_t, int64_t>, int64_t> waiting; // (bucket ms, check-in slot)
-        std::map<int64_t, int64_t> admitted;
-        std::map<int64_t, int64_t> arrived;    // check-in slot → new users in the queue
-        std::map<int64_t, int64_t> checked_in; // check-in slot → check-ins of waiting users
-        std::map<int64_t, int64_t> browsed;    // check-in slot → milliseconds between admitted users' requests
-        std::map<int64_t, int64_t> seeds;
-        std::deque<std::pair<uint64_t, int64_t>> revoked;
+        std::string server;         // the server that last wrote the room
+        int64_t generation = 0;
+        int64_t failover_ms = 0;    // when the room's state was found to come from elsewhere
+        int64_t failover_seen_ms = 0; // the last sync the state it came with had seen
+        int64_t pending = 0;        // nodes live before that, not heard from since
+        int64_t version = 0;
+        int64_t pruned_minute = 0;
+        int64_t scanned_ms = 0;
         int64_t revocation_base = 0;
+        int64_t revocations_pushed = 0;
+        std::map<int64_t, int64_t> seeds;
+        Sums sums;
+        std::map<std::string, int64_t> counts;
+        std::map<std::string, int64_t> versions; // field → the version that last changed it
         std::map<std::string, NodeEntry> nodes;
-        std::map<std::string, std::pair<uint64_t, int64_t>> sequences; // node → (last batch, seen)
+        std::deque<std::pair<uint64_t, int64_t>> revoked;
         std::map<int64_t, std::map<queue::ClientAddress, int64_t>> joins; // minute → address → joins
         int64_t expires_ms = 0;
     };
     RoomReply exchange_one(const std::string& node_id, const RoomPush& push, const StoreTiming& timing, int64_t store_ms);
 
+public:
+    class Snapshot {
+        friend class MemoryStore;
+        std::map<std::string, RoomState> m_rooms;
+    };
+
+private:
     const util::Clock& m_clock;
     mutable std::mutex m_mutex;
     std::map<std::string, RoomState> m_rooms;
-    std::map<std::string, RoomState> m_saved;
     uint64_t m_epochs = 0;
+    uint64_t m_server = 1; // which server this is: a new one after each failover or loss
 };
 
 } // namespace wr::state

@@ -1,280 +1,519 @@
--- One node's sync of one room (wr, server/state/). Run with EVALSHA, one call per room, all of a
--- node's rooms pipelined in one round trip. Applies the node's batches of changes once each,
--- hands the node a grant of free slots that it reserves until the node's next sync, and
--- returns the room's global counts. server/state/memory_store.cpp is the same logic in C++;
--- keep the two in step.
+-- One node's sync of the rooms it serves on this server (wr, server/state/): one EVALSHA per
+-- node, server and sync covering up to a hundred of its rooms. For each room it applies the
+-- node's batches of changes once each, hands the node a grant of free places that it reserves
+-- until the node's next sync, and returns the counts that changed since the node last read them.
+-- server/state/memory_store.cpp is the same logic in C++; keep the two in step (a test holds
+-- them to the same answers).
 --
--- KEYS: 1 meta (hash: epoch, revbase, seed:<minute>), 2 active (minute -> users),
---       3 waiting (bucket_ms:slot -> users, slot = ten seconds), 4 admitted (minute -> admissions),
---       5 revoked (list of session:until_ms), 6 nodes (node -> weight:seen:grant_total:
---       grant_minute:minute:expires), 7 seq (node -> last_batch:seen), 8 slots (v:slot -> arrivals
---       into the queue, c:slot -> check-ins of waiting users, b:slot -> milliseconds between
---       admitted users' requests), 9.. joins of a minute
---       (address -> joins). Every key carries the room id as a hash tag.
--- ARGV: 1 node, 2 epoch, 3 now_ms (the node's clock), 4 total_active_users,
---       5 new_users_per_minute, 6 session minutes, 7 demand rate now, 8 liveness ms,
---       9 grant validity ms, 10 revocation cursor, 11 ttl seconds, 12 read-only (1/0),
---       13 demand over the share window, 14 what the node may admit while this push is on its
---       way, 15 number of join keys, then their minutes, then the number of batches, then per batch:
---       sequence, number of changes, number of joins, changes as (kind, key, minute, delta)
---       with kind a(ctive) w(aiting) m (admitted) r(evoked) s(eed) v (arrived) c (checked in)
---       b (browsed),
---       joins as (minute, address, delta).
--- Returns: {status ("ok" or "epoch"), epoch, last batch applied before, active, waiting,
---           admitted, seeds, revocations, revocation cursor, joins, {grant_total, grant_minute,
---           minute}, share, live nodes, slots}
+-- Cheap per room (docs/design.md, "What a room-sync costs"): one HMGET and one HSET on the
+-- room's state, one HGET and one HSET of the node's entry, a ZADD when counts changed, and a
+-- read of the changed counts only when another node changed some — whatever the number of nodes
+-- and however long the room has run. What costs most in a script here is not a command but
+-- turning numbers into text and back, and making strings: so numbers travel and rest packed
+-- (struct, little-endian 64-bit integers), field names are made once per call, counts are read
+-- by version rather than whole, the nodes' demand and reservations are kept as running sums
+-- (each node's part released by the node at its next sync or, once expired, by a scan of the
+-- node entries once per liveness), and pruning and the keys' time to live happen once a minute.
+--
+-- Keys of a room (all under the room id as hash tag, so one Cluster slot holds them):
+--   state  hash: _e epoch (names this incarnation of the state), _s server (run id of the server
+--          that wrote it last), _m packed {generation (bumped whenever the state may differ from
+--          what nodes read: a new epoch, another server), version of the counts, minute last
+--          pruned, when node entries were last scanned, revocations popped, revocations pushed,
+--          when a failover was found, the newest sync the state it came with had seen, nodes live
+--          then not heard from since}, _x packed sums of the node entries in force {demand
+--          (thousandths), how many, places held against total_active_users, places held against
+--          new users of minute …, that minute}, _r<minute> release seed, and the counts:
+--          field -> packed count (server/state/store_fields.h names the fields)
+--   nodes  hash: node -> packed {last batch, seen ms, weight, held total, held minute, its
+--          minute, in the sums (1/0)} followed by its contribution (server/state/contribution.h;
+--          never read here, handed back)
+--   chg    sorted set: count field, by the version that last changed it
+--   rev    list of session:until ms
+--   then the join keys of the minutes pushed (address -> joins)
+-- ARGV: node, now_ms (the node's clock: minutes are the node's minutes), liveness ms, grant
+--   validity ms, ttl seconds, server run id, number of rooms, then per room: packed {number of
+--   keys, read only, total_active_users, new_users_per_minute, session minutes, demand rate now
+--   (thousandths), demand over the share window (thousandths), what the node may admit while
+--   this push is on its way, revocation cursor, last batch acknowledged, version read,
+--   generation read, number of join keys, number of batches}, epoch, contribution, the join
+--   keys' minutes, then per batch: packed {sequence, count changes, revocations, seeds, joins},
+--   packed deltas, the count fields, (session, until) per revocation, (minute, seed) per seed,
+--   (minute, address, delta) per join.
+-- Returns per room: {status ("ok", "epoch", "lost" or "failed"), epoch, last batch applied
+--   before, version, generation, changed counts (field, packed count, …), seeds (minute, seed,
+--   …), revocations, revocation cursor, joins (address, count, …), held total, held minute,
+--   minute, share (millionths), live nodes, the node's contribution as stored ("lost"), error
+--   ("failed")}
 local node = ARGV[1]
-local epoch = ARGV[2]
-local now_ms = tonumber(ARGV[3])
-local total = tonumber(ARGV[4])
-local per_minute = tonumber(ARGV[5])
-local session = tonumber(ARGV[6])
-local rate = tonumber(ARGV[7])
-local liveness = tonumber(ARGV[8])
-local validity = tonumber(ARGV[9])
-local cursor = tonumber(ARGV[10])
-local ttl = tonumber(ARGV[11])
-local read_only = ARGV[12] == '1'
-local weight = tonumber(ARGV[13])
-local in_flight = tonumber(ARGV[14])
+local now_ms = tonumber(ARGV[2])
+local liveness = tonumber(ARGV[3])
+local validity = tonumber(ARGV[4])
+local ttl = tonumber(ARGV[5])
+local server = ARGV[6]
+local n_rooms = tonumber(ARGV[7])
 local now_minute = math.floor(now_ms / 60000)
 local now_slot = math.floor(now_ms / 10000)
 local time = redis.call('TIME')
 local store_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local recount_livenesses = 10 -- k_recount_livenesses (server/state/shared_store.h)
+local node_forgotten_ms = 3600000
+local empty = {}
+local pack, unpack_struct = struct.pack, struct.unpack
+local ROOM = '<i8i8i8i8i8i8i8i8i8i8i8i8i8i8'
+local BATCH = '<i8i8i8i8i8'
+local META = '<i8i8i8i8i8i8i8i8i8'
+local SUMS = '<i8i8i8i8i8'
+local ENTRY = '<i8i8i8i8i8i8i8'
+local ENTRY_SIZE = 56
+local COUNT = '<i8'
 
-local join_keys = {}
-local n_join_keys = tonumber(ARGV[15])
-for i = 1, n_join_keys do join_keys[ARGV[15 + i]] = KEYS[8 + i] end
-local at = 16 + n_join_keys
+-- Field names, made once for every room of the call. The header's places in an HMGET answer:
+local EPOCH, SERVER, META_AT, SUMS_AT, SEED_LAST, SEED_NOW = 1, 2, 3, 4, 5, 6
+local header = {'_e', '_s', '_m', '_x', '_r' .. (now_minute - 1), '_r' .. now_minute}
+local n_header = #header
+local active_names = {}
+for minute = now_minute - 31, now_minute do active_names[minute] = 'a' .. minute end
+local admitted_name = 'm' .. now_minute
 
--- The epoch names this incarnation of the room's state: a new one when the state is gone, so
--- that every node pushes all it still counts again instead of its latest changes only.
-local stored_epoch = redis.call('HGET', KEYS[1], 'epoch')
-if not stored_epoch and not read_only then
-  stored_epoch = node .. '@' .. time[1] .. '.' .. time[2]
-  redis.call('HSET', KEYS[1], 'epoch', stored_epoch)
-  redis.call('EXPIRE', KEYS[1], ttl)
+-- Retention by field, as store_fields.cpp's field_expired (and ChangeSet::prune).
+local function expired(field)
+  local kind = string.sub(field, 1, 1)
+  if kind == 'w' then
+    return tonumber(string.match(field, ':(%-?%d+)$')) < now_slot - 21
+  end
+  local at = tonumber(string.sub(field, 2))
+  if not at then return true end
+  if kind == 'a' then return at < now_minute - 31 end
+  if kind == 'm' then return at < now_minute - 31 end
+  if kind == 'v' or kind == 'b' then return at < now_slot - 181 end
+  if kind == 'c' then return at < now_slot - 21 end
+  return true
 end
-stored_epoch = stored_epoch or ''
 
-local function add(key, field, delta)
-  if delta ~= 0 then
-    if redis.call('HINCRBY', key, field, delta) == 0 then redis.call('HDEL', key, field) end
+local function count_of(text)
+  if not text then return 0 end
+  return (unpack_struct(COUNT, text))
+end
+
+-- Once a minute: counts no ledger keeps any more and seeds of past minutes leave the state,
+-- node runs gone for an hour are forgotten, and revocations past their cookies' end leave the
+-- head of the list (they arrive roughly in order). Returns how many revocations went.
+local function prune(state_key, nodes_key, chg_key, rev_key)
+  local all = redis.call('HGETALL', state_key)
+  local gone, counts_gone = {}, {}
+  for i = 1, #all, 2 do
+    local field = all[i]
+    if string.sub(field, 1, 1) == '_' then
+      if string.sub(field, 2, 2) == 'r' then
+        local minute = tonumber(string.sub(field, 3))
+        if minute and minute < now_minute - 1 then gone[#gone + 1] = field end
+      end
+    elseif expired(field) then
+      gone[#gone + 1] = field
+      counts_gone[#counts_gone + 1] = field
+    end
+  end
+  for i = 1, #gone, 4000 do redis.call('HDEL', state_key, unpack(gone, i, math.min(#gone, i + 3999))) end
+  for i = 1, #counts_gone, 4000 do redis.call('ZREM', chg_key, unpack(counts_gone, i, math.min(#counts_gone, i + 3999))) end
+  local nodes = redis.call('HGETALL', nodes_key)
+  for i = 1, #nodes, 2 do
+    local _, seen = unpack_struct('<i8i8', nodes[i + 1])
+    if seen < store_ms - node_forgotten_ms then redis.call('HDEL', nodes_key, nodes[i]) end
+  end
+  local popped = 0
+  while popped < 1000 do
+    local head = redis.call('LINDEX', rev_key, 0)
+    if not head or tonumber(string.match(head, ':(%-?%d+)$')) > now_ms then break end
+    redis.call('LPOP', rev_key)
+    popped = popped + 1
+  end
+  return popped
+end
+
+local function parse_entry(entry)
+  local s, seen, w, t, m, of, on = unpack_struct(ENTRY, entry)
+  return {sequence = s, seen = seen, weight = w, total = t, minute = m, of = of, counted = on == 1}
+end
+
+-- An entry's part in the sums, added (sign 1) or taken away (-1). Holds against new users count
+-- for one minute only: the sum starts afresh with the first hold for a later minute.
+local function add_entry(sums, entry, sign)
+  sums.weight = sums.weight + sign * entry.weight
+  sums.live = sums.live + sign
+  sums.total = sums.total + sign * entry.total
+  if entry.of == sums.of then
+    sums.minute = sums.minute + sign * entry.minute
+  elseif sign > 0 and entry.of > sums.of then
+    sums.of, sums.minute = entry.of, entry.minute
   end
 end
 
-local status = 'ok'
-local before = 0
-local pushed_joins = {}
-if not read_only then
-  -- A node that never synced the room ('') has nothing from an older epoch to push again.
-  if epoch ~= stored_epoch and epoch ~= '' then
-    status = 'epoch'
-  else
-    local entry = redis.call('HGET', KEYS[7], node)
-    if entry then before = tonumber(string.match(entry, '^(%d+)')) end
-    local last = before
-    local n_batches = tonumber(ARGV[at])
-    at = at + 1
+-- Once per liveness: entries whose grant has expired leave the sums (their nodes stopped
+-- syncing; a node that syncs takes its own out).
+local function scan(nodes_key, sums, except)
+  local nodes = redis.call('HGETALL', nodes_key)
+  for i = 1, #nodes, 2 do
+    if nodes[i] ~= except then
+      local entry = parse_entry(nodes[i + 1])
+      if entry.counted and entry.seen + validity <= store_ms then
+        add_entry(sums, entry, -1)
+        redis.call('HSET', nodes_key, nodes[i], pack(ENTRY, entry.sequence, entry.seen, entry.weight, entry.total, entry.minute,
+                                                      entry.of, 0) .. string.sub(nodes[i + 1], ENTRY_SIZE + 1))
+      end
+    end
+  end
+end
+
+local function granted(free, held, weight, weights, live, rate)
+  if free <= 0 then return 0 end
+  local seats
+  if weights > 0 then seats = math.ceil(weight * free / weights) else seats = math.ceil(free / live) end
+  -- Twice what its demand takes while the grant lasts, rounded up (integers, as shares.cpp).
+  local need = math.floor((2 * rate * validity + 999999) / 1000000) + 1
+  local even = math.ceil(free / (live + 1))
+  local quiet_floor = 0
+  if free >= 2 * live then quiet_floor = math.min(even, need + 4) end
+  local want = math.min(math.max(seats, quiet_floor), math.max(need, even))
+  return math.max(0, math.min(want, free - held))
+end
+
+local function sync_room(k, at)
+  local state_key, nodes_key, chg_key, rev_key = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+  local _, read_only, total, per_minute, session, rate, weight, in_flight, cursor, acknowledged, version_read, generation_read,
+        n_join_keys, n_batches = unpack_struct(ROOM, ARGV[at])
+  read_only = read_only == 1
+  local epoch = ARGV[at + 1]
+  local contribution = ARGV[at + 2]
+  local join_keys = {}
+  for i = 1, n_join_keys do join_keys[ARGV[at + 2 + i]] = KEYS[k + 3 + i] end
+  local batches_at = at + 3 + n_join_keys
+  if session > 31 then session = 31 end
+
+  -- One read of the room's state: its header, and the counts the grant and the batches touch.
+  local fields = {}
+  for i = 1, n_header do fields[i] = header[i] end
+  local first_active = n_header + 1
+  local position = {} -- count field -> its place in `fields`
+  if not read_only then
+    for minute = now_minute - session, now_minute do
+      fields[#fields + 1] = active_names[minute]
+      position[active_names[minute]] = #fields
+    end
+    fields[#fields + 1] = admitted_name
+    position[admitted_name] = #fields
+    local a = batches_at
     for _ = 1, n_batches do
-      local sequence = tonumber(ARGV[at])
-      local n_changes = tonumber(ARGV[at + 1])
-      local n_joins = tonumber(ARGV[at + 2])
-      at = at + 3
-      -- A batch applied before (its answer was lost) is skipped: no one is counted twice.
-      local fresh = sequence > before
-      for _ = 1, n_changes do
-        if fresh then
-          local kind, key, minute, delta = ARGV[at], ARGV[at + 1], ARGV[at + 2], tonumber(ARGV[at + 3])
-          if kind == 'a' then add(KEYS[2], key, delta)
-          elseif kind == 'w' then add(KEYS[3], key .. ':' .. minute, delta)
-          elseif kind == 'm' then add(KEYS[4], key, delta)
-          elseif kind == 'r' then redis.call('RPUSH', KEYS[5], key .. ':' .. minute)
-          elseif kind == 's' then redis.call('HSETNX', KEYS[1], 'seed:' .. key, minute)
-          elseif kind == 'v' or kind == 'c' or kind == 'b' then add(KEYS[8], kind .. ':' .. key, delta)
+      local _, n_counts, n_revocations, n_seeds, n_joins = unpack_struct(BATCH, ARGV[a])
+      for i = a + 2, a + 1 + n_counts do
+        local field = ARGV[i]
+        if not position[field] then
+          fields[#fields + 1] = field
+          position[field] = #fields
+        end
+      end
+      a = a + 2 + n_counts + 2 * n_revocations + 2 * n_seeds + 3 * n_joins
+    end
+  end
+  local values = redis.call('HMGET', state_key, unpack(fields))
+  local stored_epoch = values[EPOCH]
+  local generation, version, pruned, scanned, revocation_base, revocations_pushed, failover, failover_seen, pending = 0, 0, 0, 0, 0, 0,
+    0, 0, 0
+  if values[META_AT] then
+    generation, version, pruned, scanned, revocation_base, revocations_pushed, failover, failover_seen, pending =
+      unpack_struct(META, values[META_AT])
+  end
+  local meta_changed = false
+  local set = {}
+  local n_set = 0
+  local function put(field, value)
+    set[n_set + 1] = field
+    set[n_set + 2] = value
+    n_set = n_set + 2
+  end
+
+  -- The epoch names this incarnation of the room's state: a new one when the state is gone, so
+  -- that every node pushes all it still counts again instead of its latest changes only.
+  if not stored_epoch and not read_only then
+    stored_epoch = time[1] .. '.' .. time[2]
+    generation = generation + 1
+    meta_changed = true
+    put('_e', stored_epoch)
+  end
+  stored_epoch = stored_epoch or ''
+
+  local entry = nil
+  if not read_only then
+    entry = redis.call('HGET', nodes_key, node)
+    -- State that another server wrote (a promoted replica, a restart from disk) may lack what
+    -- nodes were told was applied: grants wait until the nodes live before have synced.
+    local wrote = values[SERVER]
+    if wrote and wrote ~= server then
+      local seens = {}
+      local newest = 0
+      local nodes = redis.call('HGETALL', nodes_key)
+      for i = 2, #nodes, 2 do
+        local _, seen = unpack_struct('<i8i8', nodes[i])
+        seens[#seens + 1] = seen
+        if seen > newest then newest = seen end
+      end
+      pending = 0
+      for _, seen in ipairs(seens) do
+        if seen >= newest - liveness then pending = pending + 1 end
+      end
+      failover, failover_seen = store_ms, newest
+      generation = generation + 1
+      meta_changed = true
+    end
+    if wrote ~= server then put('_s', server) end
+  end
+
+  local status = 'ok'
+  local own = nil
+  local stored_sequence = 0
+  if entry then
+    own = parse_entry(entry)
+    stored_sequence = own.sequence
+  end
+  local stored_contribution = ''
+  if not read_only then
+    -- A node that never synced the room ('') has nothing from an older epoch to push again.
+    if epoch ~= stored_epoch and epoch ~= '' then
+      -- The state this node knew is gone: every node pushes all it counts again.
+      status = 'epoch'
+      failover, failover_seen, pending = store_ms, 0, 0
+      meta_changed = true
+    elseif acknowledged > stored_sequence then
+      -- Batches acknowledged to the node are missing (a failover to a replica that lagged):
+      -- nothing applied; the node sends again what this copy of its contribution lacks.
+      status = 'lost'
+      stored_contribution = string.sub(entry, ENTRY_SIZE + 1)
+    end
+  end
+
+  -- The node's batches, each applied once (a batch applied before, whose answer was lost, is
+  -- skipped: no one is counted twice).
+  local last = stored_sequence
+  local pushed_joins = nil
+  local mine = nil -- field, packed count, …: the counts this push changed
+  local version_before = version
+  if status == 'ok' and not read_only then
+    local deltas = {}
+    local order = {}
+    local pushes = nil
+    local a = batches_at
+    for _ = 1, n_batches do
+      local sequence, n_counts, n_revocations, n_seeds, n_joins = unpack_struct(BATCH, ARGV[a])
+      local fresh = sequence > stored_sequence
+      local packed = ARGV[a + 1]
+      a = a + 2
+      if fresh then
+        local offset = 1
+        for i = a, a + n_counts - 1 do
+          local field = ARGV[i]
+          local delta
+          delta, offset = unpack_struct(COUNT, packed, offset)
+          if not deltas[field] then
+            deltas[field] = delta
+            order[#order + 1] = field
+          else
+            deltas[field] = deltas[field] + delta
           end
         end
-        at = at + 4
       end
-      for _ = 1, n_joins do
-        local minute, address, delta = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
+      a = a + n_counts
+      if fresh and n_revocations > 0 then
+        pushes = pushes or {}
+        for i = a, a + 2 * n_revocations - 1, 2 do pushes[#pushes + 1] = ARGV[i] .. ':' .. ARGV[i + 1] end
+      end
+      a = a + 2 * n_revocations
+      for i = a, a + 2 * n_seeds - 1, 2 do
+        -- The first seed any node pushed for a minute is the minute's.
+        local minute = tonumber(ARGV[i])
+        local index = minute == now_minute and SEED_NOW or (minute == now_minute - 1 and SEED_LAST or nil)
+        if fresh and index and not values[index] then
+          values[index] = ARGV[i + 1]
+          put(header[index], values[index])
+        end
+      end
+      a = a + 2 * n_seeds
+      for i = a, a + 3 * n_joins - 1, 3 do
+        local minute, address, delta = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
         local key = join_keys[minute]
         if key then
           if fresh then
-            add(key, address, delta)
+            redis.call('HINCRBY', key, address, delta)
             redis.call('EXPIRE', key, 120)
           end
-          if tonumber(minute) == now_minute then pushed_joins[address] = key end
+          if tonumber(minute) == now_minute then
+            pushed_joins = pushed_joins or {}
+            pushed_joins[address] = key
+          end
         end
-        at = at + 3
       end
+      a = a + 3 * n_joins
       if sequence > last then last = sequence end
     end
-    redis.call('HSET', KEYS[7], node, last .. ':' .. store_ms)
-  end
-end
-
--- The counts that still matter at now_ms; older fields are dropped (left alone when only reading).
-local function kept_fields(key, oldest, minute_of)
-  local all = redis.call('HGETALL', key)
-  local kept = {}
-  for i = 1, #all, 2 do
-    if minute_of(all[i]) < oldest then
-      if not read_only then redis.call('HDEL', key, all[i]) end
-    else
-      kept[#kept + 1] = all[i]
-      kept[#kept + 1] = all[i + 1]
-    end
-  end
-  return kept
-end
-local function plain(field) return tonumber(field) end
-local function after_colon(field) return tonumber(string.match(field, ':(%-?%d+)$')) end
-local active = kept_fields(KEYS[2], now_minute - 31, plain)
--- Waiting users and check-ins by ten-second slot: the window and the departures measured behind
--- it (21 slots); arrivals and admitted users' browsing half an hour (181 slots).
-local waiting = kept_fields(KEYS[3], now_slot - 21, after_colon)
-local admitted = kept_fields(KEYS[4], now_minute - 31, plain)
-local slots = kept_fields(KEYS[8], now_slot - 181, after_colon)
-
-local seeds = {}
-local revocation_base = 0
-local meta = redis.call('HGETALL', KEYS[1])
-for i = 1, #meta, 2 do
-  local field = meta[i]
-  if field == 'revbase' then
-    revocation_base = tonumber(meta[i + 1])
-  elseif string.sub(field, 1, 5) == 'seed:' then
-    local minute = tonumber(string.sub(field, 6))
-    if minute < now_minute - 1 then
-      if not read_only then redis.call('HDEL', KEYS[1], field) end
-    else
-      seeds[#seeds + 1] = string.sub(field, 6)
-      seeds[#seeds + 1] = meta[i + 1]
-    end
-  end
-end
-
--- Revocations past their cookies' end leave the head of the list (they arrive roughly in order).
-if not read_only then
-  local popped = 0
-  while popped < 100 do
-    local head = redis.call('LINDEX', KEYS[5], 0)
-    if not head or tonumber(string.match(head, ':(%-?%d+)$')) > now_ms then break end
-    redis.call('LPOP', KEYS[5])
-    popped = popped + 1
-  end
-  if popped > 0 then
-    revocation_base = revocation_base + popped
-    redis.call('HSET', KEYS[1], 'revbase', revocation_base)
-  end
-end
-local start = cursor - revocation_base
-if start < 0 then start = 0 end
-local revocations = redis.call('LRANGE', KEYS[5], start, start + 4999)
-local new_cursor = revocation_base + start + #revocations
-
-local joins = {}
-for address, key in pairs(pushed_joins) do
-  joins[#joins + 1] = address
-  joins[#joins + 1] = tonumber(redis.call('HGET', key, address) or '0')
-end
-
--- The grant: this node's seats of the free slots, capped by its need, less what other nodes'
--- grants reserve (see server/state/shares.h).
-local grant_total, grant_minute, share, live = 0, 0, 0, 0
-if not read_only and status == 'ok' then
-  local active_users = 0
-  for i = 1, #active, 2 do
-    if tonumber(active[i]) >= now_minute - session then active_users = active_users + tonumber(active[i + 1]) end
-  end
-  local admitted_now = 0
-  for i = 1, #admitted, 2 do
-    if tonumber(admitted[i]) == now_minute then admitted_now = tonumber(admitted[i + 1]) end
-  end
-  local free_total = total - math.max(0, active_users)
-  local free_minute = per_minute - admitted_now
-  local reserved_total, reserved_minute = 0, 0
-  local seats = {{node = node, weight = weight}}
-  local nodes = redis.call('HGETALL', KEYS[6])
-  for i = 1, #nodes, 2 do
-    if nodes[i] ~= node then
-      local w, seen, g_total, g_minute, g_of, expires =
-        string.match(nodes[i + 1], '^([^:]+):(%d+):(%d+):(%d+):(%-?%d+):(%d+)$')
-      w, seen, expires = tonumber(w), tonumber(seen), tonumber(expires)
-      if expires > store_ms then
-        reserved_total = reserved_total + tonumber(g_total)
-        if tonumber(g_of) == now_minute then reserved_minute = reserved_minute + tonumber(g_minute) end
+    -- The counts written whole, each field's version moved on.
+    if #order > 0 then
+      version = version + 1
+      meta_changed = true
+      local score = string.format('%d', version)
+      local members = {}
+      mine = {}
+      for _, field in ipairs(order) do
+        local index = position[field]
+        local value = count_of(values[index]) + deltas[field]
+        local text = pack(COUNT, value)
+        values[index] = text
+        mine[#mine + 1] = field
+        mine[#mine + 1] = text
+        put(field, text)
+        members[#members + 1] = score
+        members[#members + 1] = field
       end
-      if seen >= store_ms - liveness then
-        seats[#seats + 1] = {node = nodes[i], weight = w}
-      elseif expires <= store_ms and seen < store_ms - 60000 then
-        redis.call('HDEL', KEYS[6], nodes[i])
-      end
+      redis.call('ZADD', chg_key, unpack(members))
+    end
+    if pushes then
+      redis.call('RPUSH', rev_key, unpack(pushes))
+      revocations_pushed = revocations_pushed + #pushes
+      meta_changed = true
+    end
+
+    if pruned < now_minute then
+      revocation_base = revocation_base + prune(state_key, nodes_key, chg_key, rev_key)
+      pruned = now_minute
+      meta_changed = true
+      -- Every key's time to live set again (longer than any count a ledger keeps), so a room no
+      -- one serves leaves nothing behind.
+      for i = k, k + 3 do redis.call('EXPIRE', KEYS[i], ttl) end
     end
   end
-  live = #seats
-  -- Names compared byte by byte (Lua's '<' follows the server's locale), and nodes in that
-  -- order, so that sums run in the same order as in the C++ twin.
-  local function before(a, b)
-    local length = math.min(#a, #b)
-    for i = 1, length do
-      local x, y = string.byte(a, i), string.byte(b, i)
-      if x ~= y then return x < y end
+
+  -- The grant: this node's seats of the free places, capped by its need, less what other
+  -- nodes' grants hold (server/state/shares.h).
+  local grant_total, grant_minute, share, live = 0, 0, 0, 0
+  if status == 'ok' and not read_only then
+    local active_users = 0
+    for i = first_active, first_active + session do active_users = active_users + count_of(values[i]) end
+    local admitted_now = count_of(values[first_active + session + 1])
+    local free_total = total - math.max(0, active_users)
+    local free_minute = per_minute - admitted_now
+    local sums = {weight = 0, live = 0, total = 0, minute = 0, of = 0}
+    if values[SUMS_AT] then sums.weight, sums.live, sums.total, sums.minute, sums.of = unpack_struct(SUMS, values[SUMS_AT]) end
+    if scanned + liveness <= store_ms then
+      scan(nodes_key, sums, node)
+      scanned = store_ms
+      meta_changed = true
     end
-    return #a < #b
+    -- This node's own part, while still in the sums, is not another node's.
+    if own and own.counted then add_entry(sums, own, -1) end
+    local others_minute = sums.of == now_minute and sums.minute or 0
+    live = sums.live + 1
+    local weights = weight + sums.weight
+    if weights > 0 then share = math.min(1000000, math.max(0, math.floor(weight * 1000000 / weights))) else share = math.floor(1000000 / live) end
+    -- A recount after a failover or a loss: no grants until the counts are whole again.
+    if own and own.seen < failover and own.seen >= failover_seen - liveness and pending > 0 then
+      pending = pending - 1
+      meta_changed = true
+    end
+    local recounting = store_ms < failover + liveness or (pending > 0 and store_ms < failover + recount_livenesses * liveness)
+    if not recounting then
+      grant_total = granted(free_total, sums.total, weight, weights, live, rate)
+      grant_minute = granted(free_minute, others_minute, weight, weights, live, rate)
+    end
+    -- Held: the grant, or what the node may admit before the answer reaches it, if more.
+    local fresh = {weight = weight, total = math.max(grant_total, in_flight), minute = math.max(grant_minute, in_flight), of = now_minute}
+    add_entry(sums, fresh, 1)
+    put('_x', pack(SUMS, sums.weight, sums.live, sums.total, sums.minute, sums.of))
+    -- A push without batches leaves the contribution as it was.
+    if n_batches == 0 and entry then contribution = string.sub(entry, ENTRY_SIZE + 1) end
+    redis.call('HSET', nodes_key, node, pack(ENTRY, last, store_ms, weight, fresh.total, fresh.minute, now_minute, 1) .. contribution)
   end
-  table.sort(seats, function(a, b) return before(a.node, b.node) end)
-  local weights = 0
-  for _, seat in ipairs(seats) do weights = weights + seat.weight end
-  if weights > 0 then share = math.min(1, math.max(0, weight / weights)) else share = 1 / live end
-  -- This node's seats of `free` shared out by weight, largest remainders first (ties by name).
-  local function apportioned(free)
-    local handed = 0
-    for _, seat in ipairs(seats) do
-      local quota
-      if weights > 0 then quota = seat.weight / weights * free else quota = free / live end
-      seat.whole = math.floor(quota)
-      seat.remainder = quota - seat.whole
-      handed = handed + seat.whole
-    end
-    local ranked = {}
-    for i, seat in ipairs(seats) do ranked[i] = seat end
-    table.sort(ranked, function(a, b)
-      if a.remainder ~= b.remainder then return a.remainder > b.remainder end
-      return before(a.node, b.node)
-    end)
-    for rank, seat in ipairs(ranked) do
-      if seat.node == node then
-        if rank - 1 < free - handed then return seat.whole + 1 end
-        return seat.whole
+
+  if meta_changed then
+    put('_m', pack(META, generation, version, pruned, scanned, revocation_base, revocations_pushed, failover, failover_seen, pending))
+  end
+  if n_set > 0 then redis.call('HSET', state_key, unpack(set)) end
+
+  -- What changed since the node last read (everything, for a node new to this incarnation of
+  -- the state): its own changes, unless another node changed something too.
+  local changed = empty
+  local since = version_read
+  if generation_read ~= generation or version_read > version then since = 0 end
+  if status ~= 'ok' or since == version then
+    changed = empty
+  elseif since == version_before and mine then
+    changed = mine
+  else
+    changed = {}
+    local names = redis.call('ZRANGEBYSCORE', chg_key, '(' .. string.format('%d', since), '+inf')
+    for i = 1, #names, 4000 do
+      local part = redis.call('HMGET', state_key, unpack(names, i, math.min(#names, i + 3999)))
+      for j = 1, #part do
+        changed[#changed + 1] = names[i + j - 1]
+        changed[#changed + 1] = part[j] or ''
       end
     end
-    return 0
   end
-  local function granted(free, reserved)
-    if free <= 0 then return 0 end
-    local need = math.ceil(2 * rate * validity / 1000) + 1
-    local even = math.ceil(free / (live + 1))
-    local quiet_floor = 0
-    if free >= 2 * live then quiet_floor = math.min(even, need + 4) end
-    local want = math.min(math.max(apportioned(free), quiet_floor), math.max(need, even))
-    return math.max(0, math.min(want, free - reserved))
-  end
-  grant_total = granted(free_total, reserved_total)
-  grant_minute = granted(free_minute, reserved_minute)
-  -- Reserved: the grant, or what the node may admit before the answer reaches it, if more.
-  redis.call('HSET', KEYS[6], node, ARGV[13] .. ':' .. store_ms .. ':' .. math.max(grant_total, in_flight) .. ':' ..
-                                     math.max(grant_minute, in_flight) .. ':' .. now_minute .. ':' .. (store_ms + validity))
-  -- Batch numbers of node runs gone for an hour are forgotten.
-  local sequences = redis.call('HGETALL', KEYS[7])
-  for i = 1, #sequences, 2 do
-    if tonumber(string.match(sequences[i + 1], ':(%d+)$')) < store_ms - 3600000 then
-      redis.call('HDEL', KEYS[7], sequences[i])
+
+  local seeds = empty
+  if values[SEED_LAST] or values[SEED_NOW] then
+    seeds = {}
+    if values[SEED_LAST] then
+      seeds[#seeds + 1] = string.format('%d', now_minute - 1)
+      seeds[#seeds + 1] = values[SEED_LAST]
+    end
+    if values[SEED_NOW] then
+      seeds[#seeds + 1] = string.format('%d', now_minute)
+      seeds[#seeds + 1] = values[SEED_NOW]
     end
   end
-  for i = 1, 8 do redis.call('EXPIRE', KEYS[i], ttl) end
+
+  local revocations = empty
+  local start = cursor - revocation_base
+  if start < 0 then start = 0 end
+  if revocation_base + start < revocations_pushed then revocations = redis.call('LRANGE', rev_key, start, start + 4999) end
+  local new_cursor = revocation_base + start + #revocations
+
+  local joins = empty
+  if pushed_joins then
+    joins = {}
+    for address, key in pairs(pushed_joins) do
+      joins[#joins + 1] = address
+      joins[#joins + 1] = tonumber(redis.call('HGET', key, address) or '0')
+    end
+  end
+
+  return {status, stored_epoch, stored_sequence, version, generation, changed, seeds, revocations, new_cursor, joins, grant_total,
+          grant_minute, now_minute, share, live, stored_contribution, ''}
 end
 
-return {status, stored_epoch, before, active, waiting, admitted, seeds, revocations, new_cursor, joins,
-        {grant_total, grant_minute, now_minute}, string.format('%.17g', share), live, slots}
+-- Where the next room's arguments start.
+local function after_room(at)
+  local n_join_keys, n_batches = unpack_struct('<i8i8', ARGV[at], 97)
+  at = at + 3 + n_join_keys
+  for _ = 1, n_batches do
+    local _, n_counts, n_revocations, n_seeds, n_joins = unpack_struct(BATCH, ARGV[at])
+    at = at + 2 + n_counts + 2 * n_revocations + 2 * n_seeds + 3 * n_joins
+  end
+  return at
+end
+
+local results = {}
+local k, at = 1, 8
+for _ = 1, n_rooms do
+  local n_keys = unpack_struct('<i8', ARGV[at])
+  local next_at = after_room(at)
+  -- A room that fails (a damaged key) fails alone: the others are synced as usual.
+  local ok, result = pcall(sync_room, k, at)
+  if ok then
+    results[#results + 1] = result
+  else
+    local message = type(result) == 'table' and (result.err or 'error') or tostring(result)
+    results[#results + 1] = {'failed', '', 0, 0, 0, empty, empty, empty, 0, empty, 0, 0, 0, 0, 0, '', message}
+  end
+  k = k + n_keys
+  at = next_at
+end
+return results

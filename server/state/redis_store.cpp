@@ -7,14 +7,18 @@
 #include <memory>
 #include <optional>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 
+#include "state/store_fields.h"
 #include "util/embedded_files.h"
 
 namespace wr::state {
 namespace {
 
 using Kind = queue::LedgerChange::Kind;
+
+constexpr size_t k_rooms_per_call = 100;
 
 struct ReplyDeleter {
     void operator()(redisReply* reply) const { freeReplyObject(reply); }
@@ -110,82 +114,115 @@ uint64_t unsigned_in(std::string_view text, const char* what) {
     malformed(what);
 }
 
-std::vector<std::string> script_arguments(const std::string& sha, const std::string& node_id, const RoomPush& push, const StoreTiming& timing) {
-    const std::string prefix = "wr:{" + push.room_id + "}:";
-    std::set<int64_t> join_minutes;
-    for (const PushedBatch& batch : push.batches)
-        for (const JoinChange& join : batch.joins) join_minutes.insert(join.minute);
-    std::vector<std::string> keys = {prefix + "meta",    prefix + "active", prefix + "waiting", prefix + "admitted",
-                                     prefix + "revoked", prefix + "nodes",  prefix + "seq",    prefix + "slots"};
-    for (const int64_t minute : join_minutes) keys.push_back(prefix + "joins:" + std::to_string(minute));
+// Numbers travel packed, as reconcile.lua's struct formats read them: little-endian 64-bit.
+void append_packed(std::string& out, int64_t value) {
+    for (int i = 0; i < 8; ++i) out += static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff);
+}
 
-    char weight[32], share_weight[32];
-    std::snprintf(weight, sizeof weight, "%.3f", push.demand_weight);
-    std::snprintf(share_weight, sizeof share_weight, "%.3f", push.share_weight);
-    std::vector<std::string> out = {"EVALSHA", sha, std::to_string(keys.size())};
-    out.insert(out.end(), keys.begin(), keys.end());
-    for (const std::string& argument :
-         {node_id, push.epoch, std::to_string(push.now_ms), std::to_string(push.total_active_users),
-          std::to_string(push.new_users_per_minute), std::to_string(push.session_minutes), std::string(weight),
-          std::to_string(timing.node_liveness_ms), std::to_string(timing.grant_validity_ms), std::to_string(push.revocation_cursor),
-          std::to_string(k_room_ttl_seconds), std::string(push.read_only ? "1" : "0"), std::string(share_weight),
-          std::to_string(push.in_flight_allowance), std::to_string(join_minutes.size())})
-        out.push_back(argument);
-    for (const int64_t minute : join_minutes) out.push_back(std::to_string(minute));
-    out.push_back(std::to_string(push.batches.size()));
-    for (const PushedBatch& batch : push.batches) {
-        out.push_back(std::to_string(batch.sequence));
-        out.push_back(std::to_string(batch.changes.size()));
-        out.push_back(std::to_string(batch.joins.size()));
-        for (const queue::LedgerChange& change : batch.changes) {
-            switch (change.kind) {
-            case Kind::active: out.insert(out.end(), {"a", std::to_string(change.key), "0"}); break;
-            case Kind::waiting: out.insert(out.end(), {"w", std::to_string(change.key), std::to_string(change.minute)}); break;
-            case Kind::admitted: out.insert(out.end(), {"m", std::to_string(change.key), "0"}); break;
-            case Kind::revoked:
-                out.insert(out.end(), {"r", std::to_string(static_cast<uint64_t>(change.key)), std::to_string(change.minute)});
-                break;
-            case Kind::release_seed: out.insert(out.end(), {"s", std::to_string(change.key), std::to_string(change.minute)}); break;
-            case Kind::arrived: out.insert(out.end(), {"v", std::to_string(change.key), "0"}); break;
-            case Kind::checked_in: out.insert(out.end(), {"c", std::to_string(change.key), "0"}); break;
-            case Kind::browsed: out.insert(out.end(), {"b", std::to_string(change.key), "0"}); break;
+std::optional<int64_t> unpacked(std::string_view bytes) {
+    if (bytes.size() != 8) return std::nullopt;
+    uint64_t value = 0;
+    for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<uint8_t>(bytes[static_cast<size_t>(i)]);
+    return static_cast<int64_t>(value);
+}
+
+// One EVALSHA covering `pushes` (rooms of one server, synced at one moment): the keys and
+// arguments in the order reconcile.lua reads them.
+std::vector<std::string> script_call(const std::string& sha, const std::string& server, const std::string& node_id,
+                                     const std::vector<const RoomPush*>& pushes, const StoreTiming& timing) {
+    std::vector<std::string> keys, arguments;
+    arguments = {node_id,
+                 std::to_string(pushes.empty() ? 0 : pushes.front()->now_ms),
+                 std::to_string(timing.node_liveness_ms),
+                 std::to_string(timing.grant_validity_ms),
+                 std::to_string(k_room_ttl_seconds),
+                 server,
+                 std::to_string(pushes.size())};
+    for (const RoomPush* push : pushes) {
+        const std::string prefix = "wr:{" + push->room_id + "}:";
+        std::set<int64_t> join_minutes;
+        for (const PushedBatch& batch : push->batches)
+            for (const JoinChange& join : batch.joins) join_minutes.insert(join.minute);
+        for (const char* name : {"state", "nodes", "chg", "rev"}) keys.push_back(prefix + name);
+        for (const int64_t minute : join_minutes) keys.push_back(prefix + "joins:" + std::to_string(minute));
+        std::string header;
+        for (const int64_t value : {static_cast<int64_t>(4 + join_minutes.size()), int64_t{push->read_only}, push->total_active_users,
+                                    push->new_users_per_minute, push->session_minutes, push->demand_rate_milli, push->share_weight_milli,
+                                    push->in_flight_allowance, push->revocation_cursor, static_cast<int64_t>(push->acknowledged_sequence),
+                                    push->version, push->generation, static_cast<int64_t>(join_minutes.size()),
+                                    static_cast<int64_t>(push->batches.size())})
+            append_packed(header, value);
+        arguments.push_back(std::move(header));
+        arguments.push_back(push->epoch);
+        arguments.push_back(push->contribution);
+        for (const int64_t minute : join_minutes) arguments.push_back(std::to_string(minute));
+        for (const PushedBatch& batch : push->batches) {
+            std::vector<std::string> fields, revocations, seeds;
+            std::string deltas;
+            for (const queue::LedgerChange& change : batch.changes) {
+                if (const auto field = field_of(change)) {
+                    fields.push_back(*field);
+                    append_packed(deltas, change.delta);
+                } else if (change.kind == Kind::revoked) {
+                    revocations.push_back(std::to_string(static_cast<uint64_t>(change.key)));
+                    revocations.push_back(std::to_string(change.minute));
+                } else if (change.kind == Kind::release_seed) {
+                    seeds.push_back(std::to_string(change.key));
+                    seeds.push_back(std::to_string(change.minute));
+                }
             }
-            out.push_back(std::to_string(change.delta));
+            std::string counts;
+            for (const int64_t value : {static_cast<int64_t>(batch.sequence), static_cast<int64_t>(fields.size()),
+                                        static_cast<int64_t>(revocations.size() / 2), static_cast<int64_t>(seeds.size() / 2),
+                                        static_cast<int64_t>(batch.joins.size())})
+                append_packed(counts, value);
+            arguments.push_back(std::move(counts));
+            arguments.push_back(std::move(deltas));
+            arguments.insert(arguments.end(), std::make_move_iterator(fields.begin()), std::make_move_iterator(fields.end()));
+            arguments.insert(arguments.end(), revocations.begin(), revocations.end());
+            arguments.insert(arguments.end(), seeds.begin(), seeds.end());
+            for (const JoinChange& join : batch.joins)
+                arguments.insert(arguments.end(), {std::to_string(join.minute), hex_of(join.address), std::to_string(join.delta)});
         }
-        for (const JoinChange& join : batch.joins)
-            out.insert(out.end(), {std::to_string(join.minute), hex_of(join.address), std::to_string(join.delta)});
     }
+    std::vector<std::string> out = {"EVALSHA", sha, std::to_string(keys.size())};
+    out.insert(out.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));
+    out.insert(out.end(), std::make_move_iterator(arguments.begin()), std::make_move_iterator(arguments.end()));
     return out;
 }
 
-RoomReply parse_reply(const redisReply* reply) {
-    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements < 14) malformed("not the 14 fields of a room");
+RoomReply parse_room(const redisReply* reply) {
+    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements < 17) malformed("not the 17 fields of a room");
     RoomReply out;
     const std::string status = text_of(element(reply, 0, REDIS_REPLY_STRING, "status"));
+    if (status == "failed") {
+        out.status = RoomReply::Status::failed;
+        out.error = text_of(reply->element[16]);
+        return out;
+    }
     if (status == "epoch") out.status = RoomReply::Status::epoch_changed;
+    else if (status == "lost") out.status = RoomReply::Status::lost;
     else if (status != "ok") malformed("status '" + status + "'");
     out.epoch = text_of(element(reply, 1, REDIS_REPLY_STRING, "epoch"));
     out.stored_sequence_before = static_cast<uint64_t>(integer_of(reply->element[2], "last batch"));
+    out.version = integer_of(reply->element[3], "version");
+    out.generation = integer_of(reply->element[4], "generation");
 
     const auto pairs = [&](size_t index, const char* what, auto&& each) {
         const redisReply* list = element(reply, index, REDIS_REPLY_ARRAY, what);
         if (list->elements % 2 != 0) malformed(what);
         for (size_t i = 0; i < list->elements; i += 2) each(text_of(list->element[i]), list->element[i + 1]);
     };
-    pairs(3, "active", [&](const std::string& minute, const redisReply* users) {
-        out.counts.push_back({Kind::active, number_in(minute, "active minute"), 0, integer_of(users, "active users")});
-    });
-    pairs(4, "waiting", [&](const std::string& field, const redisReply* users) {
-        const size_t colon = field.find(':');
-        if (colon == std::string::npos) malformed("waiting field '" + field + "'");
-        out.counts.push_back({Kind::waiting, number_in(std::string_view(field).substr(0, colon), "bucket"),
-                              number_in(std::string_view(field).substr(colon + 1), "waiting minute"), integer_of(users, "waiting users")});
-    });
-    pairs(5, "admitted", [&](const std::string& minute, const redisReply* admissions) {
-        out.counts.push_back({Kind::admitted, number_in(minute, "admitted minute"), 0, integer_of(admissions, "admissions")});
+    pairs(5, "changed counts", [&](const std::string& field, const redisReply* count) {
+        // A count the store dropped meanwhile comes back empty: zero.
+        const std::string bytes = text_of(count);
+        const auto value = bytes.empty() ? std::optional<int64_t>{0} : unpacked(bytes);
+        const auto change = value ? change_of(field, *value) : std::nullopt;
+        if (!change) malformed("count field '" + field + "'");
+        out.changed.push_back(*change);
     });
     pairs(6, "seeds", [&](const std::string& minute, const redisReply* seed) {
-        out.counts.push_back({Kind::release_seed, number_in(minute, "seed minute"), number_in(text_of(seed), "seed"), 0});
+        out.changed.push_back({Kind::release_seed, number_in(minute, "seed minute"), number_in(text_of(seed), "seed"), 0});
     });
     const redisReply* revocations = element(reply, 7, REDIS_REPLY_ARRAY, "revocations");
     for (size_t i = 0; i < revocations->elements; ++i) {
@@ -201,29 +238,39 @@ RoomReply parse_reply(const redisReply* reply) {
         if (!address) malformed("address '" + hex + "'");
         out.joins.emplace_back(*address, integer_of(joins, "joins"));
     });
-    const redisReply* grant = element(reply, 10, REDIS_REPLY_ARRAY, "grant");
-    if (grant->elements != 3) malformed("grant");
-    out.grant = Grant{integer_of(grant->element[0], "grant"), integer_of(grant->element[1], "grant"), integer_of(grant->element[2], "grant")};
-    try {
-        out.share = std::stod(text_of(element(reply, 11, REDIS_REPLY_STRING, "share")));
-    } catch (const std::exception&) {
-        malformed("share");
-    }
-    out.live_nodes = integer_of(reply->element[12], "live nodes");
-    pairs(13, "slots", [&](const std::string& field, const redisReply* count) {
-        // v:slot (arrivals into the queue), c:slot (check-ins of waiting users) or b:slot
-        // (milliseconds between admitted users' requests)
-        if (field.size() < 3 || field[1] != ':' || (field[0] != 'v' && field[0] != 'c' && field[0] != 'b'))
-            malformed("slot field '" + field + "'");
-        const Kind kind = field[0] == 'v' ? Kind::arrived : field[0] == 'c' ? Kind::checked_in : Kind::browsed;
-        out.counts.push_back({kind, number_in(std::string_view(field).substr(2), "slot"), 0, integer_of(count, "slot count")});
-    });
+    out.grant = Grant{integer_of(reply->element[10], "grant"), integer_of(reply->element[11], "grant"), integer_of(reply->element[12], "grant")};
+    out.share = static_cast<double>(integer_of(reply->element[13], "share")) / 1e6;
+    out.live_nodes = integer_of(reply->element[14], "live nodes");
+    out.stored_contribution = text_of(element(reply, 15, REDIS_REPLY_STRING, "contribution"));
     return out;
+}
+
+// Errors about the server rather than one room's keys: the whole round fails.
+bool is_server_error(std::string_view error) {
+    for (const std::string_view prefix : {"READONLY", "NOSCRIPT", "LOADING", "MASTERDOWN", "BUSY", "NOAUTH", "NOPERM", "OOM",
+                                          "MISCONF", "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "CROSSSLOT", "ERR unknown command"})
+        if (error.starts_with(prefix)) return true;
+    return false;
+}
+
+RoomReply failed_room(std::string error) {
+    RoomReply reply;
+    reply.status = RoomReply::Status::failed;
+    reply.error = std::move(error);
+    return reply;
 }
 
 } // namespace
 
 std::string_view RedisStore::script() {
+    if (const char* path = std::getenv("WR_EXPERIMENT_SCRIPT"); path && *path) {
+        static std::string text;
+        FILE* f = std::fopen(path, "r");
+        char buffer[65536];
+        text.assign(buffer, std::fread(buffer, 1, sizeof buffer, f));
+        std::fclose(f);
+        return text;
+    }
     const auto text = util::embedded_file("server/state/reconcile.lua");
     return text ? *text : std::string_view{};
 }
@@ -319,6 +366,13 @@ void RedisStore::connect() {
     if (role->type != REDIS_REPLY_ARRAY || role->elements == 0 || text_of(role->element[0]) != "master")
         fail("is a " + (role->type == REDIS_REPLY_ARRAY && role->elements ? text_of(role->element[0]) : std::string("server")) +
              ", not the master");
+    // The server's identity: a room whose state another server wrote (a promoted replica, a
+    // restart) holds its grants until every node has synced (reconcile.lua).
+    const Reply info = run({"INFO", "server"}, "INFO");
+    const std::string text = text_of(info.get());
+    const size_t run_id = text.find("run_id:");
+    if (run_id == std::string::npos) fail("INFO server has no run_id");
+    m_server = text.substr(run_id + 7, text.find_first_of("\r\n", run_id) - run_id - 7);
     const Reply loaded = run({"SCRIPT", "LOAD", std::string(script())}, "SCRIPT LOAD");
     m_sha = text_of(loaded.get());
     m_context = context;
@@ -327,10 +381,15 @@ void RedisStore::connect() {
 
 std::vector<RoomReply> RedisStore::exchange(const std::string& node_id, const std::vector<RoomPush>& pushes, const StoreTiming& timing) {
     if (!m_context) connect();
-    std::vector<std::vector<std::string>> commands;
-    commands.reserve(pushes.size());
-    for (const RoomPush& push : pushes) commands.push_back(script_arguments(m_sha, node_id, push, timing));
-    for (const auto& arguments : commands) {
+    // One script call per hundred rooms synced at the same moment (a call holds the server for
+    // its length: a hundred rooms take about a millisecond), all in one pipeline.
+    std::vector<std::vector<const RoomPush*>> calls;
+    for (const RoomPush& push : pushes) {
+        if (calls.empty() || calls.back().size() >= k_rooms_per_call || calls.back().front()->now_ms != push.now_ms) calls.emplace_back();
+        calls.back().push_back(&push);
+    }
+    for (const auto& call : calls) {
+        const std::vector<std::string> arguments = script_call(m_sha, m_server, node_id, call, timing);
         std::vector<const char*> argv;
         std::vector<size_t> lengths;
         for (const std::string& argument : arguments) {
@@ -341,8 +400,8 @@ std::vector<RoomReply> RedisStore::exchange(const std::string& node_id, const st
     }
     // Read every answer, even after an error one, so the connection stays in step.
     std::vector<Reply> answers;
-    std::string first_error;
-    for (size_t i = 0; i < commands.size(); ++i) {
+    std::string server_error;
+    for (size_t i = 0; i < calls.size(); ++i) {
         void* raw = nullptr;
         if (redisGetReply(m_context, &raw) != REDIS_OK) {
             const std::string why = m_context->errstr;
@@ -350,18 +409,34 @@ std::vector<RoomReply> RedisStore::exchange(const std::string& node_id, const st
             throw StoreUnavailable("lost the connection to redis " + endpoint_text(m_master) + ": " + why, true);
         }
         Reply reply(static_cast<redisReply*>(raw));
-        if (reply->type == REDIS_REPLY_ERROR && first_error.empty()) first_error = text_of(reply.get());
+        if (reply->type == REDIS_REPLY_ERROR && server_error.empty() && is_server_error(text_of(reply.get())))
+            server_error = text_of(reply.get());
         answers.push_back(std::move(reply));
     }
-    if (!first_error.empty()) {
+    if (!server_error.empty()) {
         // READONLY: the master became a replica (a failover); NOSCRIPT: the script cache was
         // emptied. Both: connect again, rediscovering the master, and load the script anew.
         disconnect();
-        throw StoreUnavailable("redis " + endpoint_text(m_master) + " answered: " + first_error, true);
+        throw StoreUnavailable("redis " + endpoint_text(m_master) + " answered: " + server_error, true);
     }
+    // A room the script failed on (one of its keys damaged) fails alone; the others go on.
     std::vector<RoomReply> replies;
-    replies.reserve(answers.size());
-    for (const Reply& answer : answers) replies.push_back(parse_reply(answer.get()));
+    replies.reserve(pushes.size());
+    for (size_t c = 0; c < calls.size(); ++c) {
+        const redisReply* answer = answers[c].get();
+        const bool whole = answer->type == REDIS_REPLY_ARRAY && answer->elements == calls[c].size();
+        for (size_t r = 0; r < calls[c].size(); ++r) {
+            if (!whole) {
+                replies.push_back(failed_room(answer->type == REDIS_REPLY_ERROR ? text_of(answer) : "not an answer per room"));
+                continue;
+            }
+            try {
+                replies.push_back(parse_room(answer->element[r]));
+            } catch (const StoreUnavailable& error) {
+                replies.push_back(failed_room(error.what()));
+            }
+        }
+    }
     return replies;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// The shared store on Redis (hiredis): one pipeline of EVALSHA calls per sync, one per room,
-// running reconcile.lua. With Sentinel it asks the Sentinels for the master, checks that the
+// The shared store on Redis (hiredis): one pipeline per sync of EVALSHA calls running
+// reconcile.lua, each covering up to a hundred rooms. With Sentinel it asks the Sentinels for the master, checks that the
 // server it reached says it is the master (ROLE), and asks again after any connection error or
 // READONLY answer, so it follows a failover without a restart. Used from one thread only (the
 // sync thread); every call has a timeout, so nothing waits on Redis for long.
@@ -44,6 +44,7 @@ private:
     RedisStoreOptions m_options;
     redisContext* m_context = nullptr;
     std::string m_sha;
+    std::string m_server;         // the run id of the server connected to
     RedisEndpoint m_master;       // the server in use (for Sentinel: the master found)
     size_t m_next_sentinel = 0;   // the Sentinel that answered last is asked first
 };

@@ -4,13 +4,18 @@
 #include <algorithm>
 #include <cmath>
 
+#include "state/contribution.h"
+
 namespace wr::state {
 namespace {
 
 using Kind = queue::LedgerChange::Kind;
 
-// Batches the store acknowledged are kept this long, to send again if a failover to a replica
-// that had not copied them yet loses them (Redis replicates asynchronously).
+// Batches the store acknowledged are kept this long, so that the waiting users, arrivals and
+// browsing in them can go again if a failover to a replica that had not copied them yet loses
+// them (Redis replicates asynchronously, usually milliseconds behind). The admission counts do
+// not depend on it: they are sent again from the store's copy of the contribution, whatever
+// the lag.
 constexpr util::Milliseconds k_history{10000};
 
 } // namespace
@@ -26,6 +31,7 @@ const char* to_string(Footing footing) {
 
 void RoomReplica::Recorder::record(const queue::LedgerChange& change) {
     replica->m_open.record(change);
+    if (change.kind == Kind::release_seed) replica->m_view_seed_minute = std::max(replica->m_view_seed_minute, change.key);
     // The grant is measured against admissions (and the local share against active users).
     if (change.kind == Kind::admitted || change.kind == Kind::active) replica->m_since_basis.record(change);
 }
@@ -33,6 +39,7 @@ void RoomReplica::Recorder::record(const queue::LedgerChange& change) {
 RoomReplica::RoomReplica(ReplicaSettings settings) : m_settings(settings) {
     m_recorder.replica = this;
     m_view.set_journal(&m_recorder);
+    m_view.set_shared_view(true);
 }
 
 void RoomReplica::touch(const queue::Policy* policy, util::TimePoint now) {
@@ -66,8 +73,8 @@ int64_t RoomReplica::allowance(const queue::Policy& policy, util::TimePoint now)
     }
     // This node's share of what was free at the last answer (aging as sessions end), less what it
     // has taken since.
-    const int64_t free_total = policy.total_active_users - m_global.active_users(now, policy.session_duration);
-    const int64_t free_minute = policy.new_users_per_minute - m_global.admitted_in_minute(now);
+    const int64_t free_total = policy.total_active_users - std::max<int64_t>(0, m_global.active_users(now, policy.session_duration));
+    const int64_t free_minute = policy.new_users_per_minute - m_global.admitted(queue::minute_of(now));
     return std::min(local_share_allowance(m_share, free_total, std::max<int64_t>(0, m_since_basis.active_users(now, policy.session_duration))),
                     local_share_allowance(m_share, free_minute, m_since_basis.admitted(minute)));
 }
@@ -143,6 +150,8 @@ RoomPush RoomReplica::begin_sync(const std::string& room_id, util::TimePoint now
     push.new_users_per_minute = m_policy.new_users_per_minute;
     push.session_minutes = m_policy.session_duration.count();
     push.revocation_cursor = m_revocation_cursor;
+    push.version = m_sent_version = m_version;
+    push.generation = m_sent_generation = m_generation;
     push.in_flight_allowance = std::clamp<int64_t>(allowance(m_policy, now), 0, std::max<int64_t>(0, m_policy.total_active_users));
     m_read_only_in_flight = read_only;
     m_sent_at = now;
@@ -160,77 +169,125 @@ RoomPush RoomReplica::begin_sync(const std::string& room_id, util::TimePoint now
     const util::Milliseconds covered = std::clamp<util::Milliseconds>(now - *m_first_push, m_settings.sync_interval, window);
     m_demand = 0;
     m_last_push = now;
-    push.demand_weight = std::round(m_weight * 1000) / 1000;
-    push.share_weight = std::round(static_cast<double>(in_window) * 1000.0 / static_cast<double>(covered.count()) * 1000) / 1000;
+    push.demand_rate_milli = std::llround(m_weight * 1000);
+    push.share_weight_milli = std::llround(static_cast<double>(in_window) * 1000.0 / static_cast<double>(covered.count()) * 1000);
 
     // Seal what was journaled since the last push into a batch; a batch that never left this
     // node may still grow, one that may have reached the store stays as it was sent.
     if (!m_open.empty()) {
-        if (!m_batches.empty() && !m_batches.back().sent) m_batches.back().changes.merge(m_open);
+        if (!m_batches.empty() && !m_batches.back().frozen) m_batches.back().changes.merge(m_open);
         else m_batches.push_back(Batch{++m_last_sequence, m_open});
         m_open.clear();
     }
     for (const Batch& batch : m_batches) push.batches.push_back({batch.sequence, batch.changes.changes(), batch.changes.joins()});
+    push.acknowledged_sequence = m_acknowledged_sequence;
+    if (!m_batches.empty()) push.contribution = encode_contribution(contribution_with_batches(now));
     m_batches_in_flight = m_batches.size();
     m_resync = false;
     return push;
 }
 
+ChangeSet RoomReplica::contribution_with_batches(util::TimePoint now) const {
+    ChangeSet counts = m_contribution.admission_counts();
+    for (const Batch& batch : m_batches)
+        if (!batch.counted) counts.merge(batch.changes.admission_counts());
+    counts.prune(now);
+    return counts;
+}
+
 void RoomReplica::sync_failed(bool maybe_applied, util::TimePoint) {
     if (!m_read_only_in_flight) {
         for (size_t i = 0; i < m_batches_in_flight && i < m_batches.size(); ++i)
-            if (maybe_applied) m_batches[i].sent = true;
+            if (maybe_applied) m_batches[i].frozen = true;
         m_failed_since_reply = true;
     }
     m_batches_in_flight = 0;
 }
 
+void RoomReplica::start_over(const RoomReply& reply, util::TimePoint now) {
+    // The store lost the room (a restart without persistence, or every key expired): what this
+    // node still counts goes again, whole, in one new batch; other nodes do the same.
+    m_epoch = reply.epoch;
+    ChangeSet everything = m_contribution;
+    for (const Batch& batch : m_batches)
+        if (!batch.counted) everything.merge(batch.changes);
+    everything.prune(now);
+    // The view keeps the old global counts until the store's new ones come in (they include
+    // this node's contribution, now in the batch too: counted twice for a round trip, never
+    // less than once).
+    m_contribution.replay_counts_onto(m_view);
+    for (const Batch& batch : m_batches)
+        if (batch.counted) batch.changes.unreplay_counts_from(m_view);
+    m_batches.clear();
+    m_history.clear();
+    m_contribution.clear();
+    if (!everything.empty()) m_batches.push_back(Batch{++m_last_sequence, std::move(everything)});
+    m_acknowledged_sequence = 0;
+    m_trimmed_through = 0;
+    m_revocation_cursor = 0;
+}
+
+void RoomReplica::send_again_what_was_lost(const RoomReply& reply, util::TimePoint now) {
+    // The store acknowledged batches up to m_acknowledged_sequence and has them no more: it
+    // failed over to a replica that had copied them only up to stored_sequence_before. Its
+    // copy of this node run's contribution is as of that batch, so the admission counts it
+    // lacks are exactly what this node knows it contributed less that copy, however far behind
+    // it is. A copy that does not decode (the key was damaged) counts as none: everyone counts
+    // again rather than some not at all.
+    const uint64_t stored = reply.stored_sequence_before;
+    ChangeSet missing = m_contribution.admission_counts();
+    if (const auto copy = decode_contribution(reply.stored_contribution)) missing.subtract_counts(*copy);
+    // Revocations and seeds: all again, since applying one twice changes nothing.
+    missing.merge(m_contribution.revocations_and_seeds());
+    // The rest from the batches kept: those the store acknowledged after the one it has.
+    for (const Batch& batch : m_history)
+        if (batch.sequence > stored) missing.merge(batch.changes.other_counts());
+    std::erase_if(m_history, [stored](const Batch& batch) { return batch.sequence > stored; });
+    missing.prune(now);
+    m_recovered_batches += static_cast<int64_t>(m_acknowledged_sequence - std::min(stored, m_acknowledged_sequence));
+    if (m_trimmed_through > stored) m_lost_batches += static_cast<int64_t>(m_trimmed_through - stored);
+    m_trimmed_through = std::min(m_trimmed_through, stored);
+    m_acknowledged_sequence = stored;
+    // After the batches not acknowledged yet (numbers above what was acknowledged), under a new
+    // number, and frozen: it must not take in new changes, which m_contribution lacks. In the
+    // view too, as every batch is (counted twice until the store's counts come in).
+    missing.replay_counts_onto(m_view);
+    if (!missing.empty()) m_batches.push_back(Batch{++m_last_sequence, std::move(missing), true, true});
+}
+
 void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
-    if (reply.status == RoomReply::Status::epoch_changed) {
-        // The store lost the room (a restart without persistence, or every key expired): what
-        // this node still counts goes again, whole, in one new batch; other nodes do the same.
-        m_epoch = reply.epoch;
-        ChangeSet everything = m_contribution;
-        for (const Batch& batch : m_batches) everything.merge(batch.changes);
-        everything.prune(now);
-        m_batches.clear();
-        m_history.clear();
-        m_contribution.clear();
-        if (!everything.empty()) m_batches.push_back(Batch{++m_last_sequence, std::move(everything)});
-        m_acknowledged_sequence = 0;
-        m_revocation_cursor = 0;
+    if (reply.status == RoomReply::Status::failed) {
+        // This room alone failed in the store (a damaged key): as if the store were away for it.
+        sync_failed(true, now);
+        return;
+    }
+    if (!m_read_only_in_flight &&
+        (reply.status == RoomReply::Status::epoch_changed || reply.status == RoomReply::Status::lost)) {
+        // Nothing was applied: repair, and push again at once.
+        if (reply.status == RoomReply::Status::epoch_changed) start_over(reply, now);
+        else send_again_what_was_lost(reply, now);
         m_batches_in_flight = 0;
         m_resync = true;
+        m_generation = -1; // the next answer brings every count
         return;
     }
 
     if (!m_read_only_in_flight) {
-        // A store that acknowledged batches once and has them no more failed over to a replica
-        // that had not copied them: send them again, under a new number.
-        ChangeSet lost;
-        if (reply.stored_sequence_before < m_acknowledged_sequence) {
-            int64_t found = 0;
-            for (const Batch& batch : m_history)
-                if (batch.sequence > reply.stored_sequence_before) {
-                    lost.merge(batch.changes);
-                    ++found;
-                }
-            std::erase_if(m_history, [&](const Batch& batch) { return batch.sequence > reply.stored_sequence_before; });
-            m_recovered_batches += found;
-            m_lost_batches += std::max<int64_t>(0, static_cast<int64_t>(m_acknowledged_sequence - reply.stored_sequence_before) - found);
-            m_acknowledged_sequence = reply.stored_sequence_before; // what the store has now
-        }
         for (size_t i = 0; i < m_batches_in_flight && !m_batches.empty(); ++i) {
             Batch batch = std::move(m_batches.front());
             m_batches.pop_front();
+            // In the global counts from now on (the answer's changed counts include it).
+            batch.changes.unreplay_counts_from(m_view);
             m_acknowledged_sequence = batch.sequence;
-            m_contribution.merge(batch.changes);
+            if (!batch.counted) m_contribution.merge(batch.changes);
             batch.acknowledged = now;
             m_history.push_back(std::move(batch));
         }
         m_batches_in_flight = 0;
-        while (!m_history.empty() && now - m_history.front().acknowledged > k_history) m_history.pop_front();
-        if (!lost.empty()) m_batches.push_back(Batch{++m_last_sequence, std::move(lost)});
+        while (!m_history.empty() && now - m_history.front().acknowledged > k_history) {
+            m_trimmed_through = m_history.front().sequence;
+            m_history.pop_front();
+        }
         if (queue::minute_of(now) != m_contribution_pruned_minute) {
             m_contribution_pruned_minute = queue::minute_of(now);
             m_contribution.prune(now);
@@ -251,15 +308,18 @@ void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
     }
     m_last_read = now;
 
-    // The global counts, with the revocations known so far.
-    m_global = queue::Ledger{};
-    for (const queue::LedgerChange& change : reply.counts) m_global.apply(change);
-    for (const auto& [session, until] : reply.revocations) m_revocations[session] = until;
+    take_counts(reply);
+    for (const auto& [session, until] : reply.revocations) {
+        m_revocations[session] = until;
+        m_view.apply({Kind::revoked, static_cast<int64_t>(session), until, 0});
+    }
     m_revocation_cursor = reply.revocation_cursor;
     const int64_t now_ms = now.time_since_epoch().count();
     std::erase_if(m_revocations, [now_ms](const auto& entry) { return entry.second <= now_ms; });
-    for (const auto& [session, until] : m_revocations)
-        m_global.apply({Kind::revoked, static_cast<int64_t>(session), until, 0});
+    if (queue::minute_of(now) != m_global_pruned_minute) {
+        m_global_pruned_minute = queue::minute_of(now);
+        m_global.prune(now);
+    }
 
     // Joins: the global count of each address this node pushed, plus what it has not pushed yet.
     const int64_t minute = queue::minute_of(now);
@@ -277,10 +337,32 @@ void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
     for (const Batch& batch : m_batches) add_local(batch.changes);
     add_local(m_open);
 
-    // The view: the global counts plus what this node did that they do not include yet.
-    m_view = m_global;
-    for (const Batch& batch : m_batches) batch.changes.replay_onto(m_view);
-    m_open.replay_onto(m_view);
+}
+
+void RoomReplica::take_counts(const RoomReply& reply) {
+    // A whole copy (a new generation of the store's state, or one older than this node's):
+    // the old counts leave the view first.
+    if (reply.generation != m_sent_generation || reply.version < m_sent_version) {
+        m_global.unreplay_counts_from(m_view);
+        m_global.clear();
+    }
+    for (const queue::LedgerChange& change : reply.changed) {
+        if (change.kind == Kind::release_seed) {
+            // The first seed any node pushed for a minute is the minute's; an older minute's
+            // does not replace the one the view holds.
+            if (change.key >= m_view_seed_minute) {
+                m_view_seed_minute = change.key;
+                m_view.apply(change);
+            }
+            continue;
+        }
+        const int64_t delta = change.delta - m_global.count(change);
+        if (delta == 0) continue;
+        m_global.set_count(change);
+        m_view.apply({change.kind, change.key, change.minute, delta});
+    }
+    m_version = reply.version;
+    m_generation = reply.generation;
 }
 
 } // namespace wr::state

@@ -73,8 +73,9 @@ public:
     double share() const { return m_share; }
     bool share_known() const { return m_share_known; }
     const Grant& grant() const { return m_grant; }
-    // Changes re-sent because the store lost them after acknowledging them (a failover), and
-    // changes lost for good (older than the history kept).
+    // Acknowledged batches the store lost after a failover, sent again; and of those, the ones
+    // whose waiting users, arrivals and browsing could not be (older than the batches kept; the
+    // admission counts, revocations and seeds of every one are always sent again).
     int64_t recovered_batches() const { return m_recovered_batches; }
     int64_t lost_batches() const { return m_lost_batches; }
 
@@ -82,7 +83,8 @@ private:
     struct Batch {
         uint64_t sequence = 0;
         ChangeSet changes;
-        bool sent = false; // may have reached the store: its content is frozen
+        bool frozen = false;  // may have reached the store, or sends again what it lost: its content stays as it is
+        bool counted = false; // sends again what the store lost: already in m_contribution
         util::TimePoint acknowledged{};
     };
     // Fans the view's journal out to what needs it.
@@ -91,19 +93,37 @@ private:
         void record(const queue::LedgerChange& change) override;
     };
     void touch(const queue::Policy* policy, util::TimePoint now);
-    void rebuild_view(util::TimePoint now);
+    // The store lost room state after acknowledging it: what it lacks goes again.
+    void start_over(const RoomReply& reply, util::TimePoint now);
+    void send_again_what_was_lost(const RoomReply& reply, util::TimePoint now);
+    // The global counts an answer brings, into m_global and the view.
+    void take_counts(const RoomReply& reply);
+    // This node run's admission counts once the batches waiting to go are in.
+    ChangeSet contribution_with_batches(util::TimePoint now) const;
     bool counts_as_demand(const queue::Outcome& outcome) const;
 
     ReplicaSettings m_settings;
     Recorder m_recorder;
-    queue::Ledger m_global;  // the counts of the last answer
-    queue::Ledger m_view;    // m_global + this node's changes the answer did not include
+    // The global counts as of the last answer, kept up to date by the counts each answer says
+    // changed, with the version and generation of the store's state they were read from.
+    ChangeSet m_global;
+    int64_t m_view_seed_minute = -1;    // the minute of the seed the view holds
+    int64_t m_version = 0;
+    int64_t m_generation = 0;
+    int64_t m_sent_version = 0;
+    int64_t m_sent_generation = 0;
+    // Always m_global + the revocations and seeds known + every batch in m_batches + m_open:
+    // kept so by each change rather than rebuilt, since a room's counts run to hundreds.
+    queue::Ledger m_view;
     ChangeSet m_open;        // changes since the last push was sealed
     ChangeSet m_since_basis; // changes since the push of the grant in force was sent
     ChangeSet m_in_flight;   // changes since the push now on its way was sent
     std::deque<Batch> m_batches;  // sealed, not acknowledged, oldest first
-    std::deque<Batch> m_history;  // acknowledged recently, to send again if a failover lost them
-    ChangeSet m_contribution;     // everything acknowledged that still counts, for a store that lost it
+    // Acknowledged recently: the waiting users, arrivals and browsing in them go again if a
+    // failover lost them (the admission counts come from the store's copy of the contribution).
+    std::deque<Batch> m_history;
+    uint64_t m_trimmed_through = 0; // the last batch dropped from m_history by age
+    ChangeSet m_contribution;       // everything acknowledged that still counts, for a store that lost it
     uint64_t m_last_sequence = 0;
     uint64_t m_acknowledged_sequence = 0;
     size_t m_batches_in_flight = 0;
@@ -125,6 +145,7 @@ private:
     bool m_read_only_in_flight = false;
     int64_t m_cold_admissions = 0; // admissions since the grant lapsed, with no failure seen
     int64_t m_contribution_pruned_minute = -1;
+    int64_t m_global_pruned_minute = -1;
     std::optional<util::TimePoint> m_last_reply;
     std::optional<util::TimePoint> m_last_read;
     std::optional<util::TimePoint> m_sent_at;

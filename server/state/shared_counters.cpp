@@ -244,6 +244,7 @@ void SharedCounters::sync_once() {
         if (failure.empty()) {
             pushed[i]->replica.end_sync(replies[i], after);
             resync = resync || pushed[i]->replica.needs_resync();
+            note_room(pushes[i].room_id, *pushed[i], replies[i]);
         } else {
             pushed[i]->replica.sync_failed(maybe_applied, after);
         }
@@ -266,6 +267,20 @@ void SharedCounters::sync_once() {
     else note_failure(after, failure);
     finish_round();
     if (resync) wake(); // the store lost rooms: push them whole at once
+}
+
+void SharedCounters::note_room(const std::string& room_id, Room& room, const RoomReply& reply) {
+    // A room the store fails alone (one of its keys damaged) is logged once, and again when it
+    // syncs again; the other rooms go on as they were.
+    if (reply.status == RoomReply::Status::failed) {
+        if (room.failing.empty())
+            util::log_warn("state", "room " + room_id + ": " + health().store + " failed its sync: " + reply.error + "; it goes on " +
+                                        failure_words(m_options.failure_mode) + " until it syncs again; the other rooms are not affected");
+        room.failing = reply.error;
+    } else if (!room.failing.empty()) {
+        util::log_info("state", "room " + room_id + ": syncing again");
+        room.failing.clear();
+    }
 }
 
 void SharedCounters::note_success(util::TimePoint now, double seconds, size_t rooms) {

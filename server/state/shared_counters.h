@@ -53,10 +53,12 @@ private:
         std::mutex mutex;
         RoomReplica replica;
         util::TimePoint watched_until{}; // figures() asked for it lately
+        std::string failing;             // why the store failed this room alone ("" while it does not)
     };
     std::shared_ptr<Room> room(const std::string& room_id);
     void run();
     void wake();
+    void note_room(const std::string& room_id, Room& room, const RoomReply& reply);
     void note_success(util::TimePoint now, double seconds, size_t rooms);
     void note_failure(util::TimePoint now, const std::string& why);
 

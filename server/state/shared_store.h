@@ -1,10 +1,14 @@
 #pragma once
 // The store that nodes sharing rooms reconcile through, as one exchange per sync: a node sends
-// every active room's unacknowledged changes and gets back, per room, the global counts, the
-// revocations it has not seen, its grant and its share. Redis implements it with a Lua script
+// every active room's unacknowledged changes and gets back, per room, the global counts that
+// changed since it last read them, the revocations it has not seen, its grant and its share. Redis implements it with a Lua script
 // (redis_store.*, reconcile.lua); MemoryStore is the same logic in C++ for `wr simulate` and the
 // unit tests. Changes travel in numbered batches, and the store applies a batch number once per
 // node run, so a push whose answer was lost can be sent again without counting anyone twice.
+// Beside the counts the store keeps, per node run, the last batch applied and the node's part
+// of the admission counts (contribution.h), written in the same atomic step: a replica that
+// took over after a failover has the two that match its counts, and a node that finds the store
+// behind what it acknowledged sends exactly what is missing.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -33,15 +37,27 @@ struct RoomPush {
     int64_t total_active_users = 0; // the limits in force, for the grant
     int64_t new_users_per_minute = 0;
     int64_t session_minutes = 0;
-    // Requests that wanted a slot, per second: right now (for the node's need) and over the
-    // share window (for its share); rounded to thousandths, so the store and its twin agree.
-    double demand_weight = 0;
-    double share_weight = 0;
+    // Requests that wanted a slot, in thousandths per second: right now (for the node's need) and
+    // over the share window (for its share); integers, so that the store and its twin compute
+    // the same.
+    int64_t demand_rate_milli = 0;
+    int64_t share_weight_milli = 0;
     int64_t revocation_cursor = 0;  // revocations already seen
     // What the node may still admit while this push is on its way (its allowance when it sent
     // it): the store keeps that much reserved too, since the answer's grant takes over only when
     // it arrives.
     int64_t in_flight_allowance = 0;
+    // The last batch the store acknowledged to this node run: a store that has applied fewer
+    // lost some after acknowledging them (a failover to a replica that lagged).
+    uint64_t acknowledged_sequence = 0;
+    // The version of the counts this node last read, and the generation of the state it read
+    // them from: the store answers the counts changed since (all of them, when the generation
+    // is not the store's any more).
+    int64_t version = 0;
+    int64_t generation = 0;
+    // This node run's part of the admission counts once the batches are in (encode_contribution),
+    // for the store to keep with them; "" when there are no batches.
+    std::string contribution;
     std::vector<PushedBatch> batches;
 };
 
@@ -49,11 +65,20 @@ struct RoomReply {
     enum class Status {
         ok,
         epoch_changed, // the store lost the room's state (restart, expiry): nothing applied; push everything again
+        lost,          // the store has fewer of this node run's batches than it acknowledged: nothing applied;
+                       // stored_sequence_before and stored_contribution say what it has
+        failed,        // this room alone failed (a damaged key): `error` says why; some of the push may have been applied
     };
     Status status = Status::ok;
     std::string epoch;
     uint64_t stored_sequence_before = 0; // the last batch of this node run applied before this push
-    std::vector<queue::LedgerChange> counts; // global counts: active, waiting, admitted, release seeds
+    std::string stored_contribution;     // lost: the store's copy of this node run's contribution
+    std::string error;                   // failed: what the store said
+    int64_t version = 0;                 // of the counts, once this push is in
+    int64_t generation = 0;
+    // The global counts that changed since the version the push read, each as it stands now
+    // (delta: the count), and the release seeds of this minute and the last.
+    std::vector<queue::LedgerChange> changed;
     std::vector<std::pair<uint64_t, int64_t>> revocations; // (session id, until ms) past the cursor
     int64_t revocation_cursor = 0;
     std::vector<std::pair<queue::ClientAddress, int64_t>> joins; // this minute's joins of the addresses pushed
@@ -80,10 +105,18 @@ struct StoreTiming {
     int64_t node_liveness_ms = 1000;
 };
 
+// After a room's state came from elsewhere — another server took over (a failover, a restart
+// from disk) or it was lost — the store grants nothing until the counts are whole again: for
+// a node liveness at least, and while a node that was live before has not synced since, for
+// up to this many node livenesses (a node that died with the master is not waited for longer).
+inline constexpr int64_t k_recount_livenesses = 10;
+
 class SharedStore {
 public:
     virtual ~SharedStore() = default;
-    // One round trip: a reply per push, in order. Throws StoreUnavailable.
+    // One round trip: a reply per push, in order. Throws StoreUnavailable when the store as a
+    // whole failed; a room the store failed alone (its keys damaged) gets Status::failed, and the
+    // others their answers.
     virtual std::vector<RoomReply> exchange(const std::string& node_id, const std::vector<RoomPush>& pushes,
                                             const StoreTiming& timing) = 0;
     // "redis 127.0.0.1:6379/0", "redis-sentinel mymaster via 127.0.0.1:26379 (master 127.0.0.1:6380)"

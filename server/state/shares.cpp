@@ -16,57 +16,21 @@ const char* to_string(FailureMode mode) {
     return "local-share";
 }
 
-namespace {
-
-struct Seat {
-    const std::string* node;
-    double weight;
-    int64_t whole = 0;
-    double remainder = 0;
-};
-
-// The nodes in name order, so that every sum runs in the same order here and in the script.
-std::vector<Seat> seats_in_order(const GrantRequest& request) {
-    std::vector<Seat> seats;
-    seats.push_back({&request.node, request.own_weight});
-    for (const NodeWeight& other : request.others) seats.push_back({&other.node, other.weight});
-    std::sort(seats.begin(), seats.end(), [](const Seat& a, const Seat& b) { return *a.node < *b.node; });
-    return seats;
-}
-
-double total_weight(const std::vector<Seat>& seats) {
-    double total = 0;
-    for (const Seat& seat : seats) total += seat.weight;
-    return total;
-}
-
-} // namespace
-
 double demand_share(const GrantRequest& request) {
-    const std::vector<Seat> seats = seats_in_order(request);
-    const double total = total_weight(seats);
-    if (total > 0) return std::clamp(request.own_weight / total, 0.0, 1.0);
-    return 1.0 / static_cast<double>(seats.size());
+    const int64_t total = request.own_weight + request.others_weight;
+    const int64_t millionths = total > 0 ? std::clamp<int64_t>(request.own_weight * 1000000 / total, 0, 1000000)
+                                         : 1000000 / (request.others_live + 1);
+    return static_cast<double>(millionths) / 1e6;
 }
 
 int64_t apportioned_seats(const GrantRequest& request, int64_t free) {
     if (free <= 0) return 0;
-    std::vector<Seat> seats = seats_in_order(request);
-    const double total = total_weight(seats);
-    int64_t handed = 0;
-    for (Seat& seat : seats) {
-        const double quota = total > 0 ? seat.weight / total * static_cast<double>(free)
-                                       : static_cast<double>(free) / static_cast<double>(seats.size());
-        seat.whole = static_cast<int64_t>(std::floor(quota));
-        seat.remainder = quota - static_cast<double>(seat.whole);
-        handed += seat.whole;
-    }
-    // The seats left go to the largest remainders.
-    std::stable_sort(seats.begin(), seats.end(), [](const Seat& a, const Seat& b) { return a.remainder > b.remainder; });
-    const int64_t left = free - handed;
-    for (size_t rank = 0; rank < seats.size(); ++rank)
-        if (*seats[rank].node == request.node) return seats[rank].whole + (static_cast<int64_t>(rank) < left ? 1 : 0);
-    return 0;
+    const int64_t total = request.own_weight + request.others_weight;
+    // Integers all the way (weights in thousandths times places stay far below 2^53, so the
+    // script's doubles compute the same).
+    if (total > 0) return (request.own_weight * free + total - 1) / total;
+    const int64_t live = request.others_live + 1;
+    return (free + live - 1) / live;
 }
 
 namespace {
@@ -75,8 +39,9 @@ constexpr int64_t k_quiet_headroom = 4;
 
 int64_t granted(const GrantRequest& request, int64_t free, int64_t reserved) {
     if (free <= 0) return 0;
-    const auto live = static_cast<int64_t>(request.others.size()) + 1;
-    const auto need = static_cast<int64_t>(std::ceil(2.0 * request.own_rate * static_cast<double>(request.validity_ms) / 1000.0)) + 1;
+    const int64_t live = request.others_live + 1;
+    // Twice what its demand takes while the grant lasts, rounded up: integers, as in the script.
+    const int64_t need = (2 * request.own_rate_milli * request.validity_ms + 999999) / 1000000 + 1;
     const auto even = static_cast<int64_t>(std::ceil(static_cast<double>(free) / static_cast<double>(live + 1)));
     // While the room has plenty, a node whose share is small still gets room for a few arrivals
     // at once (the more the room has free, the less a few seats matter to anyone else).

@@ -8,8 +8,6 @@
 // the store's Lua script computes the same grant (tests hold the two to the same answers).
 #include <chrono>
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "util/clock.h"
 
@@ -32,31 +30,29 @@ struct Grant {
     bool operator==(const Grant&) const = default;
 };
 
-// Another node that synced recently, with its demand.
-struct NodeWeight {
-    std::string node;
-    double weight = 0;
-};
-
-// The room as the store sees it when a node syncs.
+// The room as the store sees it when a node syncs. The other nodes count as sums (the store
+// keeps them so, not node by node, so that a sync costs the same with a hundred nodes as with
+// one); demand weights are in thousandths of a request per second, integers that the store and
+// its twin add up alike.
 struct GrantRequest {
     int64_t free_total = 0;       // total_active_users − active users
     int64_t free_minute = 0;      // new_users_per_minute − admitted this minute
     int64_t reserved_total = 0;   // other nodes' grants still in force
     int64_t reserved_minute = 0;  // … of them, against this minute
-    std::string node;             // this node
-    double own_weight = 0;        // its demand over the share window (share_window), per second
-    double own_rate = 0;          // its demand right now (next_demand_weight), per second: sizes its need
-    std::vector<NodeWeight> others; // the other live nodes, with their demand over the share window
+    int64_t own_weight = 0;       // this node's demand over the share window (share_window), thousandths
+    int64_t own_rate_milli = 0;   // its demand right now (next_demand_weight), thousandths: sizes its need
+    int64_t others_weight = 0;    // the other live nodes' demand over the share window, thousandths
+    int64_t others_live = 0;      // how many other nodes are live
     int64_t validity_ms = 1000;   // how long the grant is used (grant_validity)
 };
 
-// This node's share of the demand: own ÷ total, or an even share when no one has demand.
+// This node's share of the demand: own ÷ total, or an even share when no one has demand; in
+// whole millionths (rounded down), as the store answers it.
 double demand_share(const GrantRequest& request);
 
 // The seats of `free` that fall to this node when they are shared out over the live nodes by
-// weight (largest remainders; ties to the node whose name sorts first), so that the nodes'
-// seats add up to exactly `free`.
+// weight, rounded up: the nodes' seats add up to at least `free` (the grants, which never exceed
+// what other grants leave, then fill the room), and a node with no demand has none.
 int64_t apportioned_seats(const GrantRequest& request, int64_t free);
 
 // The grant: this node's seats of the free slots, but no more than it needs — twice what its

@@ -21,6 +21,7 @@
 #include "support/prometheus_parser.h"
 #include "support/process.h"
 #include "support/redis_server.h"
+#include "support/shared_state_nodes.h"
 #include "support/spread_browser.h"
 #include "support/temp_dir.h"
 
@@ -34,109 +35,24 @@ using wr::test::admitted_count;
 using wr::test::visit_spread;
 using wr::test::waiting_ask_again;
 using wr::test::TempDir;
+using wr::test::SharedStateNode;
+using wr::test::ThreeEdges;
+using wr::test::warm_up;
+using wr::test::wait_until_every_edge_reports;
 using namespace std::chrono_literals;
 
-namespace {
-
-// `wr serve` with shared state, its ports read from its log.
-struct SharedStateNode {
-    SharedStateNode(const std::filesystem::path& data_dir, const std::string& state, const std::string& name,
-                    std::vector<std::string> extra = {})
-        : process(arguments(data_dir, state, name, std::move(extra)), "API listening on", true) {
-        edge_port = port_after(process.output(), "edge: listening on");
-        admin_port = port_after(process.ready_line(), "API listening on");
-        token = read_admin_token(data_dir);
+// The Lua/C++ twin test shows the counts that differ.
+namespace doctest {
+template <> struct StringMaker<std::vector<wr::queue::LedgerChange>> {
+    static String convert(const std::vector<wr::queue::LedgerChange>& changes) {
+        std::string out = "{";
+        for (const auto& change : changes)
+            out += " " + std::to_string(static_cast<int>(change.kind)) + ":" + std::to_string(change.key) + ":" + std::to_string(change.minute) +
+                   "=" + std::to_string(change.delta);
+        return (out + " }").c_str();
     }
-    static std::vector<std::string> arguments(const std::filesystem::path& data_dir, const std::string& state, const std::string& name,
-                                              std::vector<std::string> extra) {
-        std::vector<std::string> all{WR_BINARY,       "serve",         "--data-dir", data_dir.string(), "--admin-listen", "127.0.0.1:0",
-                                     "--edge-listen", "127.0.0.1:0",   "--edge-threads", "2",           "--state",        state,
-                                     "--node-name",   name,            "--state-sync-interval", "50ms"};
-        all.insert(all.end(), extra.begin(), extra.end());
-        return all;
-    }
-    nlohmann::json api(const std::string& method, const std::string& path, const nlohmann::json& body = nullptr) const {
-        httplib::Client client("127.0.0.1", admin_port);
-        const httplib::Headers headers = {{"Authorization", "Bearer " + token}};
-        httplib::Result result = method == "GET"    ? client.Get(path.c_str(), headers)
-                                 : method == "POST" ? client.Post(path.c_str(), headers, body.dump(), "application/json")
-                                                    : client.Patch(path.c_str(), headers, body.dump(), "application/json");
-        REQUIRE_MESSAGE(result, "no answer from the admin API");
-        REQUIRE_MESSAGE(result->status < 300, result->body);
-        return nlohmann::json::parse(result->body);
-    }
-    std::string metrics() const {
-        httplib::Client client("127.0.0.1", admin_port);
-        const auto result = client.Get("/metrics", {{"Authorization", "Bearer " + token}});
-        REQUIRE(result);
-        return result->body;
-    }
-    // The status endpoint's figures for the shop.
-    nlohmann::json status() const { return api("GET", "/client/v4/zones/example.com/waiting_rooms/shop/status")["result"]; }
-
-    BackgroundProcess process;
-    int edge_port = 0;
-    int admin_port = 0;
-    std::string token;
 };
-
-// Three nodes with one room, "shop", the same id everywhere: node 1 creates it, and its data
-// directory (database and cookie key) is copied to the others, as an operator would before the
-// nodes pull configuration from a control node.
-struct ThreeEdges {
-    ThreeEdges(const std::string& state, const std::string& origin, std::vector<std::string> extra = {}) {
-        nodes.push_back(std::make_unique<SharedStateNode>(dirs[0].path(), state, "edge-1", extra));
-        nodes[0]->api("POST", "/client/v4/zones", {{"name", "example.com"}, {"origin", origin}});
-        nodes[0]->api("POST", "/client/v4/zones/example.com/waiting_rooms",
-                      {{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200},
-                       {"session_duration", 1}});
-        REQUIRE(wr::test::run_wr({"backup", "--data-dir", dirs[0].path().string(), "--out", backup().string()}).exit_code == 0);
-        for (int i = 1; i < 3; ++i) nodes.push_back(copy_of_first(dirs[i].path(), state, "edge-" + std::to_string(i + 1), extra));
-        // Node 1's edge sees its new room within its configuration poll (200 ms); the others
-        // read it at start.
-        std::this_thread::sleep_for(400ms);
-    }
-    int edge(size_t i) const { return nodes[i % nodes.size()]->edge_port; }
-    std::filesystem::path backup() const { return dirs[0].path() / "copy.db"; }
-    // Another node with node 1's rooms and cookie key.
-    std::unique_ptr<SharedStateNode> copy_of_first(const std::filesystem::path& dir, const std::string& state, const std::string& name,
-                                                   const std::vector<std::string>& extra = {}) const {
-        const auto restored = wr::test::run_wr({"restore", "--data-dir", dir.string(), backup().string()});
-        REQUIRE_MESSAGE(restored.exit_code == 0, restored.err);
-        for (const char* file : {"cookie.key", "admin.token"}) std::filesystem::copy_file(dirs[0].path() / file, dir / file);
-        return std::make_unique<SharedStateNode>(dir, state, name, extra);
-    }
-
-    TempDir dirs[3];
-    std::vector<std::unique_ptr<SharedStateNode>> nodes;
-};
-
-// A first visitor on each edge, then a moment: each edge's first sync of the room (a room new
-// on a node admits one visitor until it answers) is behind them before the crowd comes.
-// Each first visitor asks again until let in: a node has the room only once its configuration
-// poll has compiled it, which on a loaded machine can take longer than the wait above.
-void warm_up(ThreeEdges& edges, std::vector<SpreadBrowser>& browsers, std::atomic<int>& server_errors) {
-    for (size_t e = 0; e < 3; ++e)
-        for (int i = 0; i < 100 && !browsers[e].admitted; ++i) {
-            if (browsers[e].get(edges.edge(e)).first >= 500) ++server_errors;
-            if (!browsers[e].admitted) std::this_thread::sleep_for(50ms);
-        }
-    std::this_thread::sleep_for(200ms);
-}
-
-
-
-// Until every edge reports `active` people in the room, for up to 5 s (each learns the others'
-// admissions at its next sync; the caller checks the figures then).
-void wait_until_every_edge_reports(const ThreeEdges& edges, size_t active) {
-    wr::test::eventually([&] {
-        for (const auto& node : edges.nodes)
-            if (node->status()["estimated_total_active_users"] != active) return false;
-        return true;
-    });
-}
-
-} // namespace
+} // namespace doctest
 
 TEST_SUITE("integration") {
 
@@ -264,6 +180,52 @@ TEST_CASE("shared state: under Sentinel, the edges follow a failover to the new 
     CHECK(replica.cli({"ROLE"}).starts_with("master"));
 }
 
+TEST_CASE("shared state: a damaged key of one room fails that room alone: the other holds its limits, and no one gets a 5xx") {
+    RedisServer redis;
+    CountingOrigin origin;
+    nlohmann::json news = wr::test::shop_room();
+    news["name"] = "news";
+    news["host"] = "news.example.com";
+    ThreeEdges edges(redis.url(), origin.url(), {}, {wr::test::shop_room(), news});
+    std::vector<SpreadBrowser> shop, readers;
+    for (int i = 0; i < 260; ++i) {
+        shop.emplace_back(i);
+        readers.emplace_back(i, "news.example.com");
+    }
+    std::atomic<int> server_errors{0};
+    warm_up(edges, shop, server_errors);
+    warm_up(edges, readers, server_errors);
+
+    // The shop's state key becomes a string: every script call on the shop fails.
+    const std::string shop_id = edges.nodes[0]->api("GET", "/client/v4/zones/example.com/waiting_rooms/shop")["result"]["id"];
+    CHECK(redis.cli({"SET", "wr:{" + shop_id + "}:state", "damaged"}) == "OK");
+    std::this_thread::sleep_for(300ms);
+
+    // The news room holds its limits as if nothing happened: 240 arrivals, 200 places.
+    wr::test::visit_spread(edges, readers, 3, 240, server_errors);
+    waiting_ask_again(edges, readers, 240, 200, server_errors);
+    CHECK(admitted_count(readers) <= 200);
+    CHECK(admitted_count(readers) >= 196);
+    CHECK(origin.served("news.example.com") == admitted_count(readers));
+    wait_until_every_edge_reports(edges, admitted_count(readers), "news");
+    for (const auto& node : edges.nodes) CHECK(node->status("news")["estimated_total_active_users"] == admitted_count(readers));
+    // The shop admits by the failure mode (each edge its share of what was free), without a 5xx.
+    wr::test::visit_spread(edges, shop, 3, 60, server_errors);
+    CHECK(server_errors == 0);
+    CHECK(admitted_count(shop) > 3);
+    CHECK(origin.served("shop.example.com") == admitted_count(shop));
+    for (size_t i = 0; i < 3; ++i) {
+        const auto metrics = wr::test::parse_prometheus(edges.nodes[i]->metrics());
+        const std::string name = "edge-" + std::to_string(i + 1);
+        CHECK(metrics.value("wr_state_connected", {{"node", name}, {"backend", "redis"}}) == 1);
+        CHECK(metrics.value("wr_state_degraded_rooms", {{"node", name}}) == 1);
+    }
+    edges.nodes[0]->process.send_signal(SIGTERM);
+    REQUIRE(edges.nodes[0]->process.wait_exit(10s) == 0);
+    const std::string log = edges.nodes[0]->process.rest_of_output();
+    CHECK(log.find("room " + shop_id + ": redis 127.0.0.1:" + std::to_string(redis.port()) + "/0 failed its sync: WRONGTYPE") != std::string::npos);
+}
+
 TEST_CASE("shared state: an unreachable Redis at start is a logged degraded mode, not a crash") {
     const int closed = wr::test::free_port();
     CountingOrigin origin;
@@ -341,12 +303,12 @@ TEST_CASE("shared state: the Lua script and its C++ twin give the same answers")
                          std::make_unique<wr::state::RoomReplica>(wr::state::ReplicaSettings{})});
     const auto now = clock.now();
     wr::util::SeededRandom random_a(4), random_b(4);
-    wr::state::RoomReply last_reply;
     const auto sync = [&](int i, wr::util::TimePoint at) {
         auto push_a = nodes[i].redis_side->begin_sync(room, at);
         auto push_b = nodes[i].twin_side->begin_sync(room, at);
         const auto a = store.exchange("node-" + std::to_string(i), {push_a}, timing).at(0);
         const auto b = twin.exchange("node-" + std::to_string(i), {push_b}, timing).at(0);
+        CHECK(a.error == b.error);
         CHECK(a.status == b.status);
         CHECK(a.stored_sequence_before == b.stored_sequence_before);
         auto sorted = [](std::vector<wr::queue::LedgerChange> counts) {
@@ -355,7 +317,9 @@ TEST_CASE("shared state: the Lua script and its C++ twin give the same answers")
             });
             return counts;
         };
-        CHECK(sorted(a.counts) == sorted(b.counts));
+        CHECK(sorted(a.changed) == sorted(b.changed));
+        CHECK(a.version == b.version);
+        CHECK(a.generation == b.generation);
         CHECK(a.revocations == b.revocations);
         CHECK(a.revocation_cursor == b.revocation_cursor);
         CHECK(a.joins == b.joins);
@@ -366,40 +330,46 @@ TEST_CASE("shared state: the Lua script and its C++ twin give the same answers")
         CHECK(a.live_nodes == b.live_nodes);
         nodes[i].redis_side->end_sync(a, at);
         nodes[i].twin_side->end_sync(b, at);
-        last_reply = a;
     };
     for (int i = 0; i < 3; ++i) sync(i, now); // first contact
     std::vector<std::pair<wr::queue::Ticket, wr::queue::Ticket>> admitted; // (Redis side, twin side), not revoked
-    for (int round = 0; round < 6; ++round)
+    // A round a minute, over the whole session window (five minutes): the last rounds' grants
+    // count the users let in during the first, and the room is nearly full by then, so every
+    // minute of active users counts in what is free.
+    wr::util::TimePoint at = now;
+    for (int round = 0; round < 6; ++round) {
+        at = now + std::chrono::minutes{round};
+        for (int i = 0; i < 3; ++i) sync(i, at); // a grant in force for the round
         for (int i = 0; i < 3; ++i) {
             for (int visit = 0; visit < 20 * (i + 1); ++visit) {
-                const auto a = nodes[i].redis_side->check_in(policy, std::nullopt, now, random_a, wr::queue::Arrival::join);
-                const auto b = nodes[i].twin_side->check_in(policy, std::nullopt, now, random_b, wr::queue::Arrival::join);
+                const auto a = nodes[i].redis_side->check_in(policy, std::nullopt, at, random_a, wr::queue::Arrival::join);
+                const auto b = nodes[i].twin_side->check_in(policy, std::nullopt, at, random_b, wr::queue::Arrival::join);
                 REQUIRE(a.verdict == b.verdict);
                 if (a.newly_admitted && visit % 7 == 0) {
-                    nodes[i].redis_side->revoke(policy, a.ticket, now);
-                    nodes[i].twin_side->revoke(policy, b.ticket, now);
-                } else if (a.newly_admitted) {
+                    nodes[i].redis_side->revoke(policy, a.ticket, at);
+                    nodes[i].twin_side->revoke(policy, b.ticket, at);
+                } else if (a.newly_admitted && round >= 1) { // still in session twenty seconds after the last round
                     admitted.emplace_back(a.ticket, b.ticket);
                 }
             }
             const wr::queue::ClientAddress client{192, 0, 2, static_cast<uint8_t>(round)};
-            nodes[i].redis_side->try_join(client, 3, now);
-            nodes[i].twin_side->try_join(client, 3, now);
+            nodes[i].redis_side->try_join(client, 3, at);
+            nodes[i].twin_side->try_join(client, 3, at);
             if (round == 2) {
                 // An answer lost on the way back: applied by both stores, sent again next time, applied by neither again.
-                const auto push_a = nodes[i].redis_side->begin_sync(room, now);
-                const auto push_b = nodes[i].twin_side->begin_sync(room, now);
+                const auto push_a = nodes[i].redis_side->begin_sync(room, at);
+                const auto push_b = nodes[i].twin_side->begin_sync(room, at);
                 store.exchange("node-" + std::to_string(i), {push_a}, timing);
                 twin.exchange("node-" + std::to_string(i), {push_b}, timing);
-                nodes[i].redis_side->sync_failed(true, now);
-                nodes[i].twin_side->sync_failed(true, now);
+                nodes[i].redis_side->sync_failed(true, at);
+                nodes[i].twin_side->sync_failed(true, at);
             }
-            sync(i, now);
+            sync(i, at);
         }
-    // Twenty seconds on, the admitted come back: their sessions renewed, and the time between
-    // their requests counted.
-    const auto later = now + std::chrono::seconds{20};
+    }
+    // Twenty seconds on, those let in after the first round come back: their sessions renewed, and the time
+    // between their requests counted.
+    const auto later = at + std::chrono::seconds{20};
     for (size_t k = 0; k < admitted.size(); ++k) {
         const size_t i = k % nodes.size();
         const auto a = nodes[i].redis_side->check_in(policy, admitted[k].first, later, random_a, wr::queue::Arrival::join);
@@ -411,9 +381,14 @@ TEST_CASE("shared state: the Lua script and its C++ twin give the same answers")
     for (int i = 0; i < 3; ++i) sync(i, later); // everyone's renewals, back from the store
     REQUIRE(!admitted.empty());
     int64_t browsed_ms = 0;
-    for (const auto& count : last_reply.counts)
+    // The store's counts whole, as a node new to the room reads them.
+    wr::state::RoomReplica reader(wr::state::ReplicaSettings{});
+    const auto whole = store.exchange("reader", {reader.begin_sync(room, later, true)}, timing).at(0);
+    for (const auto& count : whole.changed)
         if (count.kind == wr::queue::LedgerChange::Kind::browsed) browsed_ms += count.delta;
-    CHECK(browsed_ms == 20000 * static_cast<int64_t>(admitted.size()));
+    int64_t since_admission_ms = 0;
+    for (const auto& [ticket, twin_ticket] : admitted) since_admission_ms += (later - ticket.last_check_in).count();
+    CHECK(browsed_ms == since_admission_ms);
 }
 
 } // TEST_SUITE

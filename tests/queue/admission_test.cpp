@@ -559,6 +559,43 @@ TEST_CASE("queue: the join limiter counts joins per address per clock minute") {
     CHECK(limiter.try_join(a, -1, now + 51s));
 }
 
+TEST_CASE("ledger: a node's view of a shared room moves a user another node counted, journaling both halves; within their minute, nothing") {
+    using Kind = wr::queue::LedgerChange::Kind;
+    Ledger view;
+    wr::test::RecordedChanges journal;
+    view.set_journal(&journal);
+    view.set_shared_view(true);
+    // Let in on another node at 15:54:01; that node's push has not reached this view yet.
+    const TimePoint first = k_1554 + 1s;
+    const int64_t minute = wr::queue::minute_of(first);
+    view.renew_active(first, k_1554 + 30s); // within their minute: counted there already
+    CHECK(journal.changes.empty());
+    CHECK(view.active_users(k_1554 + 30s, 5min) == 0);
+    view.renew_active(first, k_1554 + 70s); // the next minute: moved, here as there
+    REQUIRE(journal.changes.size() == 2);
+    CHECK(journal.changes[0] == wr::queue::LedgerChange{Kind::active, minute, 0, -1});
+    CHECK(journal.changes[1] == wr::queue::LedgerChange{Kind::active, minute + 1, 0, 1});
+    CHECK(view.active_users(k_1554 + 70s, 5min) == 0); // one less, one more, until the other push comes
+    view.apply({Kind::active, minute, 0, 1});          // it comes
+    CHECK(view.active_users(k_1554 + 70s, 5min) == 1); // counted once
+    CHECK(view.active_counted_in_minute(minute) == 0);
+
+    // A user queued on another node checks in here: moved out of the slot they were last seen in.
+    journal.changes.clear();
+    const TimePoint bucket = k_1554;
+    view.remove_waiting(bucket, k_1554 + 5s, k_1554 + 30s);
+    view.add_waiting(bucket, k_1554 + 30s);
+    REQUIRE(journal.changes.size() == 2);
+    CHECK(journal.changes[0].delta == -1);
+    CHECK(view.waiting_users(k_1554 + 30s) == 0);
+    view.apply({Kind::waiting, wr::util::TimePoint{bucket}.time_since_epoch().count(), wr::queue::check_in_slot_of(k_1554 + 5s), 1});
+    CHECK(view.waiting_users(k_1554 + 30s) == 1);
+    // A slot no longer kept is not touched.
+    journal.changes.clear();
+    view.remove_waiting(bucket, k_1554 + 5s, k_1554 + 10min);
+    CHECK(journal.changes.empty());
+}
+
 TEST_CASE("ledger: a renewal within the minute its user is counted in changes and journals nothing; across minutes it moves them") {
     Ledger ledger;
     wr::test::RecordedChanges journal;

@@ -300,21 +300,85 @@ TEST_CASE("state: a store that lost everything gets every node's counts again, e
     for (auto& replica : cluster.replicas) CHECK(replica->figures(policy, cluster.clock.now()).active_users == before);
 }
 
-TEST_CASE("state: writes a failover lost after acknowledging them are sent again") {
+TEST_CASE("state: writes a failover lost after acknowledging them are sent again, and only those") {
+    using Kind = wr::queue::LedgerChange::Kind;
     ReplicaCluster cluster(2);
-    const Policy policy = limits(1000, 1000);
+    const Policy policy = limits(2, 1000);
+    const auto stored = [&](Kind kind) {
+        RoomReplica reader(wr::state::ReplicaSettings{});
+        const auto replies = cluster.store.exchange("reader", {reader.begin_sync(k_room_id, cluster.clock.now(), true)}, cluster.timing);
+        int64_t total = 0;
+        for (const auto& change : replies.at(0).changed)
+            if (change.kind == kind) total += change.delta;
+        return total;
+    };
     cluster.sync_all();
-    cluster.store.save_for_test(); // the replica has everything up to here
-    int admitted = 0;
-    for (int i = 0; i < 7; ++i) admitted += cluster.visit(0, policy).newly_admitted;
-    CHECK(cluster.sync(0)); // acknowledged by the master…
-    cluster.store.restore_for_test(); // …which dies; the replica never had them
-    CHECK(cluster.global(policy).active_users == 0);
+    // Three batches acknowledged, each with an arrival into the queue; the replica copied the first.
+    CHECK(cluster.visit(0, policy).newly_admitted);
+    CHECK(cluster.visit(0, policy).newly_admitted);
+    CHECK(cluster.visit(0, policy).verdict == Verdict::queue);
+    CHECK(cluster.sync(0));
+    const MemoryStore::Snapshot replica = cluster.store.snapshot_for_test();
+    for (int batch = 0; batch < 2; ++batch) {
+        cluster.clock.advance(250ms);
+        CHECK(cluster.visit(0, policy).verdict == Verdict::queue);
+        CHECK(cluster.sync(0)); // acknowledged by the master…
+    }
+    REQUIRE(stored(Kind::arrived) == 3);
+    cluster.store.restore_for_test(replica); // …which dies; the replica never had the last two
+    CHECK(stored(Kind::arrived) == 1);
     cluster.clock.advance(250ms);
-    cluster.sync(0); // finds its batches missing
+    cluster.sync(0); // finds them missing, and sends them again
     cluster.sync(0);
-    CHECK(cluster.replicas[0]->recovered_batches() == 1);
-    CHECK(cluster.global(policy).active_users == admitted);
+    CHECK(cluster.replicas[0]->recovered_batches() == 2);
+    CHECK(cluster.replicas[0]->lost_batches() == 0);
+    // The two, not the one the replica had as well.
+    CHECK(stored(Kind::arrived) == 3);
+    CHECK(stored(Kind::admitted) == 2);
+    CHECK(cluster.global(policy).active_users == 2);
+}
+
+TEST_CASE("state: after a failover the store grants nothing until every node live before it has synced, or ten livenesses passed") {
+    const Policy policy = limits(1000, 1000);
+    const auto liveness = std::chrono::milliseconds{ReplicaCluster(1).timing.node_liveness_ms};
+    for (const bool node_2_died : {false, true}) {
+        CAPTURE(node_2_died);
+        ReplicaCluster cluster(3);
+        cluster.even_demand(policy);
+        for (auto& replica : cluster.replicas) REQUIRE(replica->grant().total > 0);
+        cluster.store.restore_for_test(cluster.store.snapshot_for_test()); // another server, with everything
+        cluster.clock.advance(100ms);
+        cluster.sync(0);
+        CHECK(cluster.replicas[0]->grant().total == 0);
+        cluster.clock.advance(liveness);
+        cluster.sync(0);
+        cluster.sync(1);
+        CHECK(cluster.replicas[1]->grant().total == 0); // node 2 may still have changes to send again
+        if (!node_2_died) {
+            cluster.sync(2);
+            CHECK(cluster.replicas[2]->grant().total > 0);
+            cluster.sync(0);
+            CHECK(cluster.replicas[0]->grant().total > 0);
+            continue;
+        }
+        cluster.clock.advance(8 * liveness);
+        cluster.sync(0);
+        CHECK(cluster.replicas[0]->grant().total == 0);
+        cluster.clock.advance(liveness);
+        cluster.sync(0);
+        CHECK(cluster.replicas[0]->grant().total > 0); // not waited for any longer
+    }
+    // A store that lost everything: each node pushes all it counts, and grants wait a liveness.
+    ReplicaCluster cluster(2);
+    cluster.even_demand(policy);
+    cluster.store.lose_everything();
+    cluster.clock.advance(100ms);
+    cluster.sync_all();
+    CHECK(cluster.replicas[0]->grant().total == 0);
+    CHECK(cluster.replicas[1]->grant().total == 0);
+    cluster.clock.advance(liveness);
+    cluster.sync_all();
+    CHECK(cluster.replicas[0]->grant().total > 0);
 }
 
 TEST_CASE("state: order holds across nodes: a new arrival anywhere waits behind those already waiting elsewhere") {
@@ -398,7 +462,7 @@ TEST_CASE("state: the random queue's release seed of a minute is the first one a
         wr::state::RoomPush push = cluster.replicas[node]->begin_sync(k_room_id, cluster.clock.now());
         push.batches.push_back({1000, {{Kind::release_seed, minute, seed, 0}}, {}});
         const auto replies = cluster.store.exchange("node-" + std::to_string(node), {push}, cluster.timing);
-        for (const auto& change : replies.at(0).counts)
+        for (const auto& change : replies.at(0).changed)
             if (change.kind == Kind::release_seed && change.key == minute) return change.minute;
         return int64_t{0};
     };

@@ -59,7 +59,7 @@ RedisServer::RedisServer(std::vector<std::string> extra, int port) : m_extra(std
 
 void RedisServer::start() {
     std::vector<std::string> arguments = {"redis-server", "--port", std::to_string(m_port), "--bind", "127.0.0.1",
-                                          "--save", "", "--appendonly", "no"};
+                                          "--save", "", "--appendonly", "no", "--dir", m_dir.path().string()};
     arguments.insert(arguments.end(), m_extra.begin(), m_extra.end());
     // posix_spawn needs the path: redis-server lives in /usr/bin on Debian.
     arguments[0] = "/usr/bin/redis-server";
@@ -81,11 +81,12 @@ void RedisServer::restart() {
 
 std::string RedisServer::cli(const std::vector<std::string>& arguments) const { return run_cli(m_port, arguments); }
 
-RedisSentinel::RedisSentinel(int master_port, const std::string& master_name) : m_port(free_port()) {
+RedisSentinel::RedisSentinel(int master_port, const std::string& master_name, std::chrono::milliseconds failover_timeout)
+    : m_port(free_port()) {
     const std::string config = (m_dir.path() / "sentinel.conf").string();
     std::ofstream(config) << "port " << m_port << "\nbind 127.0.0.1\ndir " << m_dir.path().string() << "\nsentinel monitor "
                           << master_name << " 127.0.0.1 " << master_port << " 1\nsentinel down-after-milliseconds " << master_name
-                          << " 400\nsentinel failover-timeout " << master_name << " 2000\n";
+                          << " 400\nsentinel failover-timeout " << master_name << " " << failover_timeout.count() << "\n";
     m_process = std::make_unique<BackgroundProcess>(std::vector<std::string>{"/usr/bin/redis-sentinel", config}, "+monitor master");
     wait_for_ping(m_port);
 }

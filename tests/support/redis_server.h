@@ -1,6 +1,7 @@
 #pragma once
 // A real redis-server (and redis-sentinel) for the tests, on 127.0.0.1 ephemeral ports, with
 // no persistence: killing one loses everything, as a crash of an unpersisted Redis does.
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,15 +28,18 @@ public:
 
 private:
     void start();
+    TempDir m_dir; // its working directory: a replica writes the copy it receives there
     std::vector<std::string> m_extra;
     int m_port = 0;
     std::unique_ptr<BackgroundProcess> m_process;
 };
 
-// One Sentinel watching `master_name` at 127.0.0.1:master_port, quick to fail over.
+// One Sentinel watching `master_name` at 127.0.0.1:master_port, quick to fail over. It points a
+// replica that copies another address back at the master after `failover_timeout` (a long one
+// leaves a replica behind a relay where it is).
 class RedisSentinel {
 public:
-    RedisSentinel(int master_port, const std::string& master_name);
+    RedisSentinel(int master_port, const std::string& master_name, std::chrono::milliseconds failover_timeout = std::chrono::seconds{2});
     int port() const { return m_port; }
     std::string cli(const std::vector<std::string>& arguments) const;
 

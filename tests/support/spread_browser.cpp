@@ -30,10 +30,20 @@ size_t CountingOrigin::served() {
     return m_served.size();
 }
 
+size_t CountingOrigin::served(const std::string& host) {
+    std::lock_guard lock(m_mutex);
+    const SpreadBrowser example(0, host);
+    const std::string prefix = example.id.substr(0, example.id.size() - 1); // "" for the shop
+    size_t count = 0;
+    for (const std::string& id : m_served)
+        if (id.starts_with(prefix) && (!prefix.empty() || id.find('/') == std::string::npos)) ++count;
+    return count;
+}
+
 std::pair<int, bool> SpreadBrowser::get(int edge_port) {
     httplib::Client client("127.0.0.1", edge_port);
     client.set_read_timeout(10);
-    httplib::Headers headers = {{"Host", "shop.example.com"}, {"X-Browser", id}};
+    httplib::Headers headers = {{"Host", host}, {"X-Browser", id}};
     std::string cookie_header;
     for (const auto& [name, value] : cookies) cookie_header += (cookie_header.empty() ? "" : "; ") + name + "=" + value;
     if (!cookie_header.empty()) headers.emplace("Cookie", cookie_header);

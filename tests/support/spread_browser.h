@@ -26,6 +26,8 @@ public:
 
     std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
     size_t served();
+    // Browsers of `host` served (SpreadBrowser ids).
+    size_t served(const std::string& host);
 
 private:
     httplib::Server m_server;
@@ -35,13 +37,17 @@ private:
     std::set<std::string> m_served;
 };
 
-// A browser that keeps its cookies whichever edge the load balancer sends it to.
+// A browser that keeps its cookies whichever edge the load balancer sends it to, visiting one
+// host (the shop's, unless told another; its id then names the host too, so that the counting
+// origin tells browsers of different rooms apart).
 struct SpreadBrowser {
-    explicit SpreadBrowser(int id) : id(std::to_string(id)) {}
+    explicit SpreadBrowser(int id, std::string host = "shop.example.com")
+        : id(host == "shop.example.com" ? std::to_string(id) : host + "/" + std::to_string(id)), host(std::move(host)) {}
     // The status, and whether the origin answered.
     std::pair<int, bool> get(int edge_port);
 
     std::string id;
+    std::string host;
     std::map<std::string, std::string> cookies;
     bool admitted = false;
 };
