@@ -69,7 +69,7 @@ void GuardLoop::step() {
             const edge::RoomConfig* room = snapshot.config->find_room_by_id(room_id);
             util::log_info("guard", "room " + (room ? room->settings.name : room_id) + ": " + std::string(origin::to_string(decision.state)) +
                                         " — " + decision.reason);
-            if (m_on_change) m_on_change(room_id, decision);
+            if (m_on_change) m_on_change(room_id, known ? previous.at(room_id).state : origin::GuardState::content, decision);
         }
     }
     const std::lock_guard lock(m_mutex);

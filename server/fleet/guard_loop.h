@@ -25,7 +25,9 @@ namespace wr::fleet {
 
 class GuardLoop {
 public:
-    using ChangeHandler = std::function<void(const std::string& room_id, const origin::GuardDecision& decision)>;
+    // A room's decision changed its state or limits; `before` is the state it had.
+    using ChangeHandler =
+        std::function<void(const std::string& room_id, origin::GuardState before, const origin::GuardDecision& decision)>;
 
     GuardLoop(const edge::ConfigSource& config, const model::LiveStatus& live, origin::Registry& origins, const util::Clock& clock,
               ChangeHandler on_change = {}, std::chrono::milliseconds interval = origin::k_guard_interval);

@@ -60,7 +60,7 @@ struct GuardLoopFixture {
     GuardLoopLive live;
     std::vector<std::pair<std::string, GuardState>> changes;
     wr::fleet::GuardLoop loop{config, live, origins, clock,
-                              [this](const std::string& room, const wr::origin::GuardDecision& decision) {
+                              [this](const std::string& room, GuardState, const wr::origin::GuardDecision& decision) {
                                   changes.emplace_back(room, decision.state);
                               }};
     GuardLoopFixture() { config.publish(guard_loop_rooms(origins), nullptr); }
