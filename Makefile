@@ -15,7 +15,7 @@ BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps build test test-sanitize demo bench bench-state fuzz soak clean
+.PHONY: all deps test-deps build test test-sanitize demo bench bench-state fuzz soak clean mutate
 
 all: build
 
@@ -64,6 +64,11 @@ bench-state:
 # Mixed traffic at 1,000 connections for SOAK_SECONDS (default 600); not part of make test.
 soak: build
 	bench/soak.py $(BUILD)
+
+# Plants the bugs of tests/mutants/mutants.txt one at a time and reports how many the tests catch
+# (not part of make test: about an hour on two cores).
+mutate: build
+	scripts/mutate.sh
 
 fuzz:
 	@scripts/install-deps.sh fuzz
