@@ -1,6 +1,9 @@
 // Formats access log lines and gathers them per thread.
 #include "edge/access_log.h"
 
+#include "edge/turnstile.h"
+
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -211,6 +214,22 @@ void SecondText::update(util::TimePoint time) {
     combined[18] = ':';
     append_two(combined + 19, seconds);
     std::memcpy(combined + 21, " +0000]", 7);
+}
+
+void assign_logged_target(std::string& out, std::string_view target) {
+    out.assign(target);
+    const std::string key = std::string(k_turnstile_parameter) + "=";
+    for (size_t at = out.find(key); at != std::string::npos; at = out.find(key, at)) {
+        // Only a query parameter of that name: after '?' or '&'.
+        if (at == 0 || (out[at - 1] != '?' && out[at - 1] != '&')) {
+            at += key.size();
+            continue;
+        }
+        const size_t value = at + key.size();
+        const size_t end = std::min(out.find('&', value), out.size());
+        out.replace(value, end - value, "redacted");
+        at = value + 8;
+    }
 }
 
 void format_access_line(std::string& out, AccessLogFormat format, const AccessRecord& record, std::string_view node,

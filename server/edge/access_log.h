@@ -50,6 +50,10 @@ struct SecondText {
 };
 
 // Appends one line (with its newline) for `record`. `node` is this node's name (JSON only).
+// The target as the log keeps it: the value of a Turnstile token (?cf_wr_turnstile=…) replaced
+// by "redacted" — a token is a credential for as long as siteverify would accept it.
+void assign_logged_target(std::string& out, std::string_view target);
+
 void format_access_line(std::string& out, AccessLogFormat format, const AccessRecord& record, std::string_view node,
                         std::chrono::steady_clock::time_point finished, SecondText& seconds);
 

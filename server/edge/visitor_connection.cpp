@@ -161,7 +161,7 @@ template <typename Stream> void VisitorConnection<Stream>::record_request(const 
     if (!m_worker.access_log.enabled()) return;
     if (incoming.client != m_peer) m_access.client = address_text(incoming.client);
     m_access.method.assign(incoming.method);
-    m_access.target.assign(incoming.target);
+    assign_logged_target(m_access.target, incoming.target);
     m_access.host.assign(incoming.host);
     m_access.referer.assign(incoming.referer);
     m_access.user_agent.assign(incoming.user_agent);

@@ -153,3 +153,15 @@ TEST_CASE("util::LineWriter drops and counts lines beyond its bound when the fil
     CHECK(static_cast<uint64_t>(std::count(drained.begin(), drained.end(), '\n')) == counters.written.load());
     ::close(reader);
 }
+
+TEST_CASE("edge access log: a Turnstile token in the target is logged as redacted, the rest as sent") {
+    std::string logged;
+    wr::edge::assign_logged_target(logged, "/tickets?day=2&cf_wr_turnstile=0.secret-token&x=1");
+    CHECK(logged == "/tickets?day=2&cf_wr_turnstile=redacted&x=1");
+    wr::edge::assign_logged_target(logged, "/?cf_wr_turnstile=abc");
+    CHECK(logged == "/?cf_wr_turnstile=redacted");
+    wr::edge::assign_logged_target(logged, "/path/cf_wr_turnstile=kept?a=b");
+    CHECK(logged == "/path/cf_wr_turnstile=kept?a=b");
+    wr::edge::assign_logged_target(logged, "/plain?q=1");
+    CHECK(logged == "/plain?q=1");
+}
