@@ -1,7 +1,6 @@
 // Builds and wires the parts of a running wr.
 #include "app.h"
 
-#include <cmath>
 #include <stdexcept>
 
 #include "api/admin_server.h"
@@ -201,18 +200,8 @@ void App::build_store_node() {
     // Its changes are announced: holding a room down, and letting it go.
     const auto announce = [notifier = m_notifications.get()](const std::string& room_id, origin::GuardState before,
                                                              const origin::GuardDecision& decision) {
-        const auto holding = [](origin::GuardState state) {
-            return state == origin::GuardState::throttling || state == origin::GuardState::recovering;
-        };
-        if (holding(before) == holding(decision.state)) return;
-        nlohmann::json figures = {{"effective_total_active_users", decision.effective.total_active_users},
-                                  {"effective_new_users_per_minute", decision.effective.new_users_per_minute},
-                                  {"reason", decision.reason}};
-        if (decision.readings.p95_ttfb_ms >= 0) figures["origin_p95_ttfb_ms"] = std::round(decision.readings.p95_ttfb_ms);
-        figures["origin_error_rate"] = decision.readings.error_rate;
-        notifier->notify(holding(decision.state) ? model::NotificationKind::origin_guard_throttling
-                                                 : model::NotificationKind::origin_guard_recovered,
-                         room_id, std::move(figures));
+        if (const auto kind = fleet::guard_announcement(before, decision.state))
+            notifier->notify(*kind, room_id, fleet::guard_announcement_figures(decision));
     };
     m_guard = std::make_unique<fleet::GuardLoop>(*m_config_source, *m_fleet, *m_origins, m_clock, announce, m_options.guard_interval);
     m_collector->on_drained([guard = m_guard.get()](const std::string& room_id, const model::MinuteRecord& increment) {

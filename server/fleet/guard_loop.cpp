@@ -1,6 +1,8 @@
 // Steps every guarded room's controller on a timer and publishes the effective limits.
 #include "fleet/guard_loop.h"
 
+#include <cmath>
+
 #include "util/log.h"
 
 namespace wr::fleet {
@@ -92,6 +94,23 @@ nlohmann::json GuardLoop::json() const {
                             {"new_users_per_minute", view.effective.new_users_per_minute},
                             {"state", origin::to_string(view.state)}};
     return out;
+}
+
+std::optional<model::NotificationKind> guard_announcement(origin::GuardState before, origin::GuardState after) {
+    const auto holding = [](origin::GuardState state) {
+        return state == origin::GuardState::throttling || state == origin::GuardState::recovering;
+    };
+    if (holding(before) == holding(after)) return std::nullopt;
+    return holding(after) ? model::NotificationKind::origin_guard_throttling : model::NotificationKind::origin_guard_recovered;
+}
+
+nlohmann::json guard_announcement_figures(const origin::GuardDecision& decision) {
+    nlohmann::json figures = {{"effective_total_active_users", decision.effective.total_active_users},
+                              {"effective_new_users_per_minute", decision.effective.new_users_per_minute},
+                              {"reason", decision.reason},
+                              {"origin_error_rate", decision.readings.error_rate}};
+    if (decision.readings.p95_ttfb_ms >= 0) figures["origin_p95_ttfb_ms"] = std::round(decision.readings.p95_ttfb_ms);
+    return figures;
 }
 
 void apply_published_guard(const nlohmann::json& published, const edge::ConfigSource& config, origin::Registry& origins) {

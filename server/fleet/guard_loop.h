@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -17,6 +18,7 @@
 
 #include "edge/config_source.h"
 #include "model/live_status.h"
+#include "model/notification.h"
 #include "origin/guard_board.h"
 #include "origin/registry.h"
 #include "util/clock.h"
@@ -64,6 +66,12 @@ private:
     std::condition_variable m_stop_signal;
     bool m_stopping = false;
 };
+
+// What a change of the guard's state is worth announcing: holding a room down (throttling or
+// recovering) after it did not, or letting it go; nothing for a change within either.
+std::optional<model::NotificationKind> guard_announcement(origin::GuardState before, origin::GuardState after);
+// The figures such an announcement carries.
+nlohmann::json guard_announcement_figures(const origin::GuardDecision& decision);
 
 // Applies the limits a control node published (GuardLoop::json()) to this edge node's rooms in
 // `config`: rooms not named go back to their configured limits.

@@ -148,3 +148,26 @@ TEST_CASE("guard loop: an edge applies what the control node published, and an e
     CHECK(edge_origins.room("guarded")->new_users_per_minute.load() == 0);
     CHECK(edge_origins.room("guarded")->state.load() == 0);
 }
+
+TEST_CASE("guard loop: a room held down, and let go, is announced once each; changes within either are not") {
+    using wr::fleet::guard_announcement;
+    using wr::model::NotificationKind;
+    CHECK(guard_announcement(GuardState::content, GuardState::throttling) == NotificationKind::origin_guard_throttling);
+    CHECK(guard_announcement(GuardState::off, GuardState::throttling) == NotificationKind::origin_guard_throttling);
+    CHECK(guard_announcement(GuardState::throttling, GuardState::recovering) == std::nullopt);
+    CHECK(guard_announcement(GuardState::recovering, GuardState::throttling) == std::nullopt);
+    CHECK(guard_announcement(GuardState::recovering, GuardState::content) == NotificationKind::origin_guard_recovered);
+    CHECK(guard_announcement(GuardState::throttling, GuardState::off) == NotificationKind::origin_guard_recovered);
+    CHECK(guard_announcement(GuardState::content, GuardState::off) == std::nullopt);
+
+    wr::origin::GuardDecision decision;
+    decision.effective = {40, 20};
+    decision.reason = "origin p95 1,500 ms over the 200 ms target";
+    decision.readings.p95_ttfb_ms = 1499.6;
+    decision.readings.error_rate = 0.01;
+    const nlohmann::json figures = wr::fleet::guard_announcement_figures(decision);
+    CHECK(figures["effective_total_active_users"] == 40);
+    CHECK(figures["effective_new_users_per_minute"] == 20);
+    CHECK(figures["origin_p95_ttfb_ms"] == 1500);
+    CHECK(figures["reason"] == decision.reason);
+}
