@@ -209,8 +209,9 @@ TEST_CASE("api audit log: filters by time, object and type, pages like the rest,
     const std::string zoned = admin.ok("POST", "/client/v4/tokens", {{"name", "z"}, {"scope", "read"}, {"zone_id", "other.com"}})["token"];
     const Reply seen = admin.send("GET", "/client/v4/audit_logs", nullptr, zoned);
     REQUIRE(seen.status == 200);
-    for (const json& entry : body_of(seen)["result"]) CHECK(entry["object"]["zone"]["name"] == "other.com");
-    CHECK(body_of(seen)["result"].size() == 2);
+    const json entries = body_of(seen)["result"]; // kept: a range-for over a temporary's member would read freed memory
+    for (const json& entry : entries) CHECK(entry["object"]["zone"]["name"] == "other.com");
+    CHECK(entries.size() == 2);
 }
 
 TEST_CASE("api audit log: apply records each object it changes, as apply, and a dry run records nothing") {
