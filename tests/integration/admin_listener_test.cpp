@@ -450,9 +450,16 @@ TEST_CASE("integration: ten concurrent 4 MB hostile JSON bodies of each kind gro
     const long after_kb = status_kb(wr.process.pid(), "VmRSS");
     MESSAGE("admin server RSS before " << before_kb / 1024 << " MiB, peak " << peak_kb / 1024 << " MiB (growth "
                                        << (peak_kb - before_kb) / 1024 << " MiB), after " << after_kb / 1024 << " MiB");
+#if defined(__SANITIZE_ADDRESS__)
+    // Under AddressSanitizer freed memory sits in its quarantine (256 MiB) and every block has
+    // redzones: the figures say nothing of wr's own use, so the budget is checked in plain builds.
+    (void)peak_kb;
+    (void)after_kb;
+#else
     CHECK(peak_kb - before_kb <= 64 * 1024);
     // And the memory went back to the system once the requests were answered.
     CHECK(after_kb - before_kb <= 16 * 1024);
+#endif
     // The server is as it was: the zone has no rooms, and it answers.
     const auto rooms = admin.Get("/client/v4/zones/example.com/waiting_rooms", auth);
     REQUIRE(rooms);
