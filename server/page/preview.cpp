@@ -1,7 +1,9 @@
 // Builds the views of preview states.
 #include "page/preview.h"
 
-#include <charconv>
+#include <optional>
+
+#include "util/parse_number.h"
 
 namespace wr::page {
 
@@ -47,13 +49,12 @@ std::vector<std::string> apply_overrides(const Overrides& overrides, PreviewOpti
             problems.push_back(name + "=" + it->second + ": " + name + " is true or false");
     };
     if (const auto it = overrides.find("waitTime"); it != overrides.end()) {
-        int64_t minutes = -1;
         const std::string& text = it->second;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), minutes);
-        if (error != std::errc{} || end != text.data() + text.size() || minutes < 0) {
+        const std::optional<int64_t> minutes = util::parse_number<int64_t>(text);
+        if (!minutes || *minutes < 0) {
             problems.push_back("waitTime=" + text + ": waitTime is a whole number of minutes, such as 42");
         } else {
-            options.wait_minutes = minutes;
+            options.wait_minutes = *minutes;
             options.wait_known = true;
         }
     }

@@ -1,19 +1,12 @@
 // Encodes a node run's part of a room's admission counts for the store to keep.
 #include "state/contribution.h"
 
-#include <charconv>
+#include "util/parse_number.h"
 
 namespace wr::state {
 namespace {
 
 using Kind = queue::LedgerChange::Kind;
-
-std::optional<int64_t> number(std::string_view text) {
-    int64_t value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-    return value;
-}
 
 } // namespace
 
@@ -38,7 +31,7 @@ std::optional<ChangeSet> decode_contribution(std::string_view text) {
     ChangeSet out;
     if (text.empty()) return out;
     size_t space = text.find(' ');
-    const auto first = number(text.substr(0, space));
+    const auto first = util::parse_number<int64_t>(text.substr(0, space));
     if (!first) return std::nullopt;
     while (space != std::string_view::npos) {
         const size_t start = space + 1;
@@ -46,8 +39,8 @@ std::optional<ChangeSet> decode_contribution(std::string_view text) {
         const std::string_view entry = text.substr(start, space == std::string_view::npos ? std::string_view::npos : space - start);
         const size_t equals = entry.find('=');
         if (entry.size() < 4 || (entry[0] != 'a' && entry[0] != 'm') || equals == std::string_view::npos) return std::nullopt;
-        const auto offset = number(entry.substr(1, equals - 1));
-        const auto delta = number(entry.substr(equals + 1));
+        const auto offset = util::parse_number<int64_t>(entry.substr(1, equals - 1));
+        const auto delta = util::parse_number<int64_t>(entry.substr(equals + 1));
         if (!offset || !delta || *offset < 0 || *offset > 1000000) return std::nullopt;
         out.record({entry[0] == 'a' ? Kind::active : Kind::admitted, *first + *offset, 0, *delta});
     }

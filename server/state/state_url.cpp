@@ -2,22 +2,16 @@
 #include "state/state_url.h"
 
 #include <cctype>
-#include <charconv>
 #include <optional>
 #include <stdexcept>
+
+#include "util/parse_number.h"
 
 namespace wr::state {
 namespace {
 
 constexpr const char* k_forms =
     "expected memory, redis://[:PASSWORD@]HOST:PORT/DB or redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER";
-
-std::optional<int> parse_int(std::string_view text) {
-    int value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-    return value;
-}
 
 int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -68,7 +62,7 @@ RedisEndpoint parse_endpoint(std::string_view text, int default_port) {
             throw std::invalid_argument("'" + std::string(host) + "' is not a host name or address");
     endpoint.host = std::string(host);
     if (!port.empty()) {
-        const auto number = parse_int(port);
+        const auto number = util::parse_number<int>(port);
         if (!number || *number < 1 || *number > 65535)
             throw std::invalid_argument("'" + std::string(port) + "' is not a port (1 to 65535)");
         endpoint.port = *number;
@@ -77,7 +71,7 @@ RedisEndpoint parse_endpoint(std::string_view text, int default_port) {
 }
 
 int parse_database(std::string_view text) {
-    const auto number = parse_int(text);
+    const auto number = util::parse_number<int>(text);
     if (!number || *number < 0 || *number > 1000000)
         throw std::invalid_argument("'" + std::string(text) + "' is not a database number");
     return *number;

@@ -1,19 +1,12 @@
 // Names of a room's count fields in the shared store.
 #include "state/store_fields.h"
 
-#include <charconv>
+#include "util/parse_number.h"
 
 namespace wr::state {
 namespace {
 
 using Kind = queue::LedgerChange::Kind;
-
-std::optional<int64_t> number(std::string_view text) {
-    int64_t value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-    return value;
-}
 
 } // namespace
 
@@ -37,12 +30,12 @@ std::optional<queue::LedgerChange> change_of(std::string_view field, int64_t val
     if (field[0] == 'w') {
         const size_t colon = rest.find(':');
         if (colon == std::string_view::npos) return std::nullopt;
-        const auto bucket = number(rest.substr(0, colon));
-        const auto slot = number(rest.substr(colon + 1));
+        const auto bucket = util::parse_number<int64_t>(rest.substr(0, colon));
+        const auto slot = util::parse_number<int64_t>(rest.substr(colon + 1));
         if (!bucket || !slot) return std::nullopt;
         return queue::LedgerChange{Kind::waiting, *bucket, *slot, value};
     }
-    const auto key = number(rest);
+    const auto key = util::parse_number<int64_t>(rest);
     if (!key) return std::nullopt;
     switch (field[0]) {
     case 'a': return queue::LedgerChange{Kind::active, *key, 0, value};
