@@ -8,6 +8,15 @@
 
 namespace wr::analytics {
 
+void RoomSample::set_limits(int64_t configured_total, int64_t configured_per_minute, int64_t total_in_force,
+                            int64_t per_minute_in_force) {
+    total_active_users_limit = configured_total;
+    new_users_per_minute_limit = configured_per_minute;
+    const bool lowered = total_in_force < configured_total || per_minute_in_force < configured_per_minute;
+    effective_total_active_users = lowered ? total_in_force : 0;
+    effective_new_users_per_minute = lowered ? per_minute_in_force : 0;
+}
+
 Collector::Collector(store::Database& database, Registry& registry, Sampler& sampler, const util::Clock& clock,
                      std::chrono::milliseconds interval, std::chrono::hours audit_retention)
     : m_database(database), m_registry(registry), m_sampler(sampler), m_clock(clock), m_interval(interval),

@@ -36,6 +36,10 @@ struct RoomSample {
     // when the node did not say (an edge of an older version).
     int64_t admitted_last_minute = 0;
     int64_t browsing_users = -1;
+
+    // The limits configured (the phase's) and, where the origin guard holds the room below them,
+    // the limits in force as the effective ones (else those stay 0): analytics keeps both.
+    void set_limits(int64_t configured_total, int64_t configured_per_minute, int64_t total_in_force, int64_t per_minute_in_force);
 };
 
 class Sampler {

@@ -313,14 +313,9 @@ std::vector<analytics::RoomSample> EdgeServer::sample(util::TimePoint now) {
         const queue::Policy& configured = room->phase_at(now).policy;
         const queue::Policy policy = origin::guarded(configured, room->guard.get());
         const queue::RoomFigures figures = m_counters.figures(room->id, policy, now);
-        analytics::RoomSample sample{room->id, figures.active_users, figures.queued_users, configured.total_active_users,
-                                     configured.new_users_per_minute};
-        // The guard's limits, where they are below the configured ones.
-        if (policy.total_active_users < configured.total_active_users || policy.new_users_per_minute < configured.new_users_per_minute) {
-            sample.effective_total_active_users = policy.total_active_users;
-            sample.effective_new_users_per_minute = policy.new_users_per_minute;
-        }
-        samples.push_back(std::move(sample));
+        analytics::RoomSample& sample = samples.emplace_back(analytics::RoomSample{room->id, figures.active_users, figures.queued_users});
+        sample.set_limits(configured.total_active_users, configured.new_users_per_minute, policy.total_active_users,
+                          policy.new_users_per_minute);
     }
     return samples;
 }

@@ -23,8 +23,11 @@ std::vector<analytics::RoomSample> CountersStatus::sample(util::TimePoint now) {
     if (!snapshot.config) return samples;
     for (const auto& room : snapshot.config->rooms) {
         const model::LiveFigures live = figures(room->id, now);
-        samples.push_back({room->id, live.active_users, live.queued_users, live.total_active_users_limit, live.new_users_per_minute_limit,
-                           live.max_estimated_minutes});
+        analytics::RoomSample& sample =
+            samples.emplace_back(analytics::RoomSample{room->id, live.active_users, live.queued_users, 0, 0, live.max_estimated_minutes});
+        const queue::Policy& configured = room->phase_at(now).policy;
+        sample.set_limits(configured.total_active_users, configured.new_users_per_minute, live.total_active_users_limit,
+                          live.new_users_per_minute_limit);
     }
     return samples;
 }

@@ -2,6 +2,7 @@
 #include "fleet/fleet_status.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "util/time_format.h"
@@ -131,10 +132,15 @@ std::vector<model::NodeStatus> FleetStatus::nodes(const std::string& room_id, ut
 }
 
 std::vector<analytics::RoomSample> FleetStatus::sample(util::TimePoint now) {
-    // Every room some node has figures for.
+    // Every room some node has figures for; this node's own sample knows the configured limits and
+    // the origin guard's (the figures combined carry only the limits in force).
     std::set<std::string> room_ids;
+    std::map<std::string, analytics::RoomSample> local;
     if (m_local && m_local->sampler)
-        for (const analytics::RoomSample& room : m_local->sampler->sample(now)) room_ids.insert(room.room_id);
+        for (analytics::RoomSample& room : m_local->sampler->sample(now)) {
+            room_ids.insert(room.room_id);
+            local.emplace(room.room_id, std::move(room));
+        }
     {
         std::lock_guard lock(m_mutex);
         for (const auto& [node, received] : m_reports)
@@ -144,8 +150,12 @@ std::vector<analytics::RoomSample> FleetStatus::sample(util::TimePoint now) {
     std::vector<analytics::RoomSample> samples;
     for (const std::string& room_id : room_ids) {
         const model::LiveFigures figures = this->figures(room_id, now);
-        samples.push_back({room_id, figures.active_users, figures.queued_users, figures.total_active_users_limit,
-                           figures.new_users_per_minute_limit, figures.max_estimated_minutes});
+        analytics::RoomSample& sample = samples.emplace_back(analytics::RoomSample{
+            room_id, figures.active_users, figures.queued_users, figures.total_active_users_limit,
+            figures.new_users_per_minute_limit, figures.max_estimated_minutes});
+        if (const auto it = local.find(room_id); it != local.end())
+            sample.set_limits(it->second.total_active_users_limit, it->second.new_users_per_minute_limit,
+                              figures.total_active_users_limit, figures.new_users_per_minute_limit);
     }
     return samples;
 }

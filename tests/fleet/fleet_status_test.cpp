@@ -129,3 +129,46 @@ TEST_CASE("fleet::FleetStatus samples every room a fresh node reports, combined,
     CHECK(samples[1].active_users == 5);
     CHECK(samples[1].total_active_users_limit == 400);
 }
+
+namespace {
+
+// A node whose origin guard holds room r1 at 100 active users and 60 a minute, of 1000 and 300.
+struct GuardedLocalNode final : wr::model::LiveStatus, wr::analytics::Sampler {
+    wr::model::LiveFigures figures(const std::string&, wr::util::TimePoint) const override {
+        wr::model::LiveFigures live;
+        live.active_users = 90;
+        live.total_active_users_limit = 100;
+        live.new_users_per_minute_limit = 60;
+        return live;
+    }
+    std::vector<wr::model::NodeStatus> nodes(const std::string&, wr::util::TimePoint) const override { return {}; }
+    std::vector<wr::analytics::RoomSample> sample(wr::util::TimePoint) override {
+        wr::analytics::RoomSample sample{"r1", 90, 0};
+        sample.set_limits(1000, 300, 100, 60);
+        return {sample};
+    }
+};
+
+} // namespace
+
+TEST_CASE("fleet::FleetStatus samples the configured limits and, apart, those the origin guard holds the room to") {
+    GuardedLocalNode node;
+    wr::fleet::FleetStatus fleet(wr::fleet::LocalNode{"control", "control", &node, &node, nullptr});
+    const auto samples = fleet.sample(wr::test::k_test_start);
+    REQUIRE(samples.size() == 1);
+    CHECK(samples[0].total_active_users_limit == 1000);
+    CHECK(samples[0].new_users_per_minute_limit == 300);
+    CHECK(samples[0].effective_total_active_users == 100);
+    CHECK(samples[0].effective_new_users_per_minute == 60);
+}
+
+TEST_CASE("analytics::RoomSample keeps effective limits only where the guard holds them below the configured ones") {
+    wr::analytics::RoomSample sample{"r1", 0, 0};
+    sample.set_limits(1000, 300, 1000, 300);
+    CHECK(sample.effective_total_active_users == 0);
+    CHECK(sample.effective_new_users_per_minute == 0);
+    sample.set_limits(1000, 300, 1000, 120);
+    CHECK(sample.total_active_users_limit == 1000);
+    CHECK(sample.effective_total_active_users == 1000);
+    CHECK(sample.effective_new_users_per_minute == 120);
+}
