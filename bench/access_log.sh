@@ -5,6 +5,7 @@
 #   bench/access_log.sh BUILD_DIR [SECONDS_PER_RUN] [ROUNDS]
 # wr is pinned to core 0; wrk and the origin (nginx, one worker) to core 1.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build=${1:-build-bench}
 duration=${2:-${WR_BENCH_SECONDS:-5}}
 rounds=${3:-${WR_BENCH_ACCESS_LOG_ROUNDS:-5}}
@@ -26,20 +27,6 @@ ulimit -n 65536 2>/dev/null || true
 base=$((10000 + RANDOM % 20000))
 origin_port=$base off_edge=$((base + 1)) off_admin=$((base + 2)) on_edge=$((base + 3)) on_admin=$((base + 4))
 
-wait_for_port() {
-    for _ in $(seq 200); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.05
-    done
-    echo "bench: nothing listens on port $1" >&2
-    exit 1
-}
-first_cookie() { # port host → the cookie an open room sets on a first visit
-    exec 3<>"/dev/tcp/127.0.0.1/$1"
-    printf 'GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$2" >&3
-    tr -d '\r' <&3 | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p'
-    exec 3<&-
-}
 run_wrk() { # connections port host [cookie] → "requests/s errors"
     local args=(-t1 -c"$1" -d"${duration}s" --timeout 5s -H "Host: $3")
     [[ -n ${4:-} ]] && args+=(-H "Cookie: $4")
@@ -48,26 +35,8 @@ run_wrk() { # connections port host [cookie] → "requests/s errors"
     echo "$(awk '/Requests\/sec/ { print $2 }' <<<"$out" | sed 's/^$/0/') \
 $(awk '/Socket errors/ { gsub(/,/, ""); e += $4 + $6 + $8 + $10 } /Non-2xx/ { e += $5 } END { print e + 0 }' <<<"$out")"
 }
-median_of() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
-cpu_seconds() { awk '{ print ($14 + $15) / 100 }' "/proc/$1/stat"; } # user + system, every thread
 
-mkdir -p "$work/www" "$work/nginx"
-printf '<!doctype html><title>origin</title><p>hello from the origin</p>\n' > "$work/www/index.html"
-cat > "$work/nginx-origin.conf" <<CONF
-worker_processes 1;
-worker_cpu_affinity $( ((load_cpu == 1)) && echo 10 || echo 01 );
-pid $work/nginx-origin.pid;
-error_log $work/nginx/origin-error.log warn;
-events { worker_connections 16384; }
-http {
-    access_log off;
-    keepalive_requests 10000000;
-    server { listen 127.0.0.1:$origin_port backlog=4096; root $work/www; }
-}
-CONF
-nginx -c "$work/nginx-origin.conf" -p "$work/nginx" -g 'daemon on; user root;' 2>/dev/null ||
-    nginx -c "$work/nginx-origin.conf" -p "$work/nginx" -g 'daemon on;'
-wait_for_port "$origin_port"
+nginx_origin "$origin_port" "$load_cpu"
 
 start_wr() { # name edge admin [flags…]
     local name=$1 edge=$2 admin=$3

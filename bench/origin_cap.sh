@@ -6,6 +6,7 @@
 # the proxy (one thread) is pinned to core 0, wrk and the origins share core 1.
 #   bench/origin_cap.sh BUILD_DIR [SECONDS_PER_RUN]
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build=${1:-build-bench}
 duration=${2:-${WR_BENCH_SECONDS:-5}}
 connections=${WR_CAP_CONNECTIONS:-1024}
@@ -29,14 +30,6 @@ base=$((10000 + RANDOM % 20000))
 origin_port=$base wr_edge_port=$((base + 1)) wr_admin_port=$((base + 2)) haproxy_port=$((base + 3))
 haproxy_origin_port=$((base + 4))
 
-wait_for_port() {
-    for _ in $(seq 200); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.05
-    done
-    echo "origin cap: nothing listens on port $1" >&2
-    exit 1
-}
 origin_stats() { # port field: one number from that origin's /stats
     curl -s "http://127.0.0.1:$1/stats" | tr -d ' ' | sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p"
 }

@@ -4,6 +4,7 @@
 # The server under test (wr or nginx, one thread/worker each) is pinned to core 0; wrk and the
 # origin share core 1.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build=${1:-build-bench}
 duration=${2:-${WR_BENCH_SECONDS:-5}}
 read -r -a connections <<<"${WR_BENCH_CONNECTIONS:-16 256 1024}"
@@ -44,31 +45,6 @@ redis_port=$((base + 7)) wr_redis_edge_port=$((base + 8)) wr_redis_admin_port=$(
 floor_port=$((base + 10)) wr_twin_edge_port=$((base + 11)) wr_twin_admin_port=$((base + 12))
 wr_twin2_edge_port=$((base + 13)) wr_twin2_admin_port=$((base + 14))
 
-wait_for_port() {
-    for _ in $(seq 200); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.05
-    done
-    echo "bench: nothing listens on port $1" >&2
-    exit 1
-}
-
-start_nginx() { # config file
-    nginx -c "$1" -p "$work/nginx" -g 'daemon on; user root;' 2>/dev/null || nginx -c "$1" -p "$work/nginx" -g 'daemon on;'
-}
-
-http_get() { # port host path [cookie]: the whole response on stdout
-    exec 3<>"/dev/tcp/127.0.0.1/$1"
-    if [[ -n ${4:-} ]]; then
-        printf 'GET %s HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\nConnection: close\r\n\r\n' "$3" "$2" "$4" >&3
-    else
-        printf 'GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$3" "$2" >&3
-    fi
-    cat <&3
-    exec 3<&-
-}
-# port host → the name=value of the cookie wr sets on a first visit (an admitted visitor's, in an open room)
-first_cookie() { http_get "$1" "$2" / | tr -d '\r' | sed -n 's/^Set-Cookie: \(__cfwaitingroom=[^;]*\);.*/\1/p'; }
 
 # run_wrk connections port host [cookie] → "requests/s p99_ms errors"
 run_wrk() {
@@ -85,10 +61,6 @@ run_wrk() {
     echo "${rps:-0} ${p99:-0} ${errors:-0}"
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-# The median of an odd number of figures.
-median_of() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
-cpu_seconds() { awk '{ print ($14 + $15) / 100 }' "/proc/$1/stat"; }
 # "user system" CPU seconds of a process, to tell wr's own work from the kernel's on its behalf.
 cpu_split() { awk '{ print $14 / 100, $15 / 100 }' "/proc/$1/stat"; }
 # Microseconds per request of a CPU-seconds difference: per_request before after req/s
@@ -96,22 +68,7 @@ per_request() { awk -v a="$1" -v b="$2" -v r="$3" -v d="$duration" 'BEGIN { if (
 rss_kb() { awk '/VmRSS/ { print $2 }' "/proc/$1/status"; }
 
 # --- nginx as the origin (core 1): one static page for every proxy ---
-mkdir -p "$work/www" "$work/nginx"
-printf '<!doctype html><title>origin</title><p>hello from the origin</p>\n' > "$work/www/index.html"
-cat > "$work/nginx-origin.conf" <<CONF
-worker_processes 1;
-worker_cpu_affinity $( ((load_cpu == 1)) && echo 10 || echo 01 );
-pid $work/nginx-origin.pid;
-error_log $work/nginx/origin-error.log warn;
-events { worker_connections 16384; }
-http {
-    access_log off;
-    keepalive_requests 10000000;
-    server { listen 127.0.0.1:$origin_port backlog=4096; root $work/www; }
-}
-CONF
-start_nginx "$work/nginx-origin.conf"
-wait_for_port "$origin_port"
+nginx_origin "$origin_port" "$load_cpu"
 
 # --- wr: one edge thread on core 0, like nginx's one worker ---
 "${pin_server[@]}" "$wr" serve --data-dir "$work/wr-data" --edge-listen "127.0.0.1:$wr_edge_port" \

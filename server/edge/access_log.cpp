@@ -218,14 +218,16 @@ void SecondText::update(util::TimePoint time) {
 
 void assign_logged_target(std::string& out, std::string_view target) {
     out.assign(target);
-    const std::string key = std::string(k_turnstile_parameter) + "=";
-    for (size_t at = out.find(key); at != std::string::npos; at = out.find(key, at)) {
-        // Only a query parameter of that name: after '?' or '&'.
-        if (at == 0 || (out[at - 1] != '?' && out[at - 1] != '&')) {
-            at += key.size();
+    if (target.find('?') == std::string_view::npos) return; // no query: nothing to redact (most requests)
+    const std::string_view name = k_turnstile_parameter;
+    for (size_t at = out.find(name); at != std::string::npos; at = out.find(name, at)) {
+        const size_t equals = at + name.size();
+        // Only a query parameter of that name: after '?' or '&', followed by '='.
+        if (at == 0 || (out[at - 1] != '?' && out[at - 1] != '&') || equals >= out.size() || out[equals] != '=') {
+            at = equals;
             continue;
         }
-        const size_t value = at + key.size();
+        const size_t value = equals + 1;
         const size_t end = std::min(out.find('&', value), out.size());
         out.replace(value, end - value, "redacted");
         at = value + 8;
