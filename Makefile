@@ -4,6 +4,8 @@
 #   make bench  build with optimisations and compare against nginx (not part of make test)
 #   make bench-state  what the shared state costs one Redis core per room-sync (not part of
 #                     make test)
+#   make bench-guard  the origin guard live: wr in front of wr-capacity-origin and a crowd, with
+#                     and without the guard, on one node and on three edges (about an hour)
 #   make fuzz   run every libFuzzer target (rule parser, cookie codec, paths and client
 #               addresses, room JSON, whole requests through the gate, the proxy's head parser
 #               and rewriter, an origin's answers and the reuse of its connection) for FUZZ_SECONDS each
@@ -15,7 +17,7 @@ BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps build test test-sanitize demo bench bench-state fuzz soak clean mutate
+.PHONY: all deps test-deps build test test-sanitize demo bench bench-state bench-guard fuzz soak clean mutate
 
 all: build
 
@@ -60,6 +62,17 @@ bench-state:
 	cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release
 	cmake --build build-bench -j $(JOBS) --target wr_bench_state
 	bench/state.sh build-bench
+
+# The origin guard's budgets, live (bench/guard.py; each scenario's figures are printed as JSON).
+bench-guard:
+	@scripts/install-deps.sh bench
+	cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build build-bench -j $(JOBS) --target wr wr-capacity-origin
+	bench/guard.py build-bench --guard off
+	bench/guard.py build-bench --guard on
+	bench/guard.py build-bench --guard on --edges 3
+	bench/guard.py build-bench --guard on --crowd burst
+	bench/guard.py build-bench --guard on --crowd burst --cap 8
 
 # Mixed traffic at 1,000 connections for SOAK_SECONDS (default 600); not part of make test.
 soak: build
