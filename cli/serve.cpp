@@ -339,8 +339,9 @@ void add_serve_commands(CLI::App& root, Context& context) {
         ->envname("WR_ADMIN_TLS_KEY")
         ->check(CLI::ExistingFile);
     serve->add_option("--state", options->state,
-                      "Where admission counts live: memory (this process), redis://[:PASSWORD@]HOST:PORT/DB or "
-                      "redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER (shared by every node pointing there)")
+                      "Where admission counts live: memory (this process), redis://[:PASSWORD@]HOST:PORT/DB, "
+                      "redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER or redis-cluster://[:PASSWORD@]HOST:PORT[,HOST:PORT…] "
+                      "(shared by every node pointing there)")
         ->envname("WR_STATE")
         ->group("Shared state")
         ->capture_default_str();

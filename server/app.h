@@ -125,8 +125,8 @@ struct AppOptions {
     std::string admin_tls_certificate; // serve the admin listener over HTTPS (PEM files)
     std::string admin_tls_private_key;
 
-    // Shared state: where admission counts live (memory: this process; redis://… or
-    // redis-sentinel://…: shared by every node pointing there), how often this node reconciles
+    // Shared state: where admission counts live (memory: this process; redis://…,
+    // redis-sentinel://… or redis-cluster://…: shared by every node pointing there), how often this node reconciles
     // with it, and what admission does while it cannot be reached (local-share, open, closed).
     std::string state = "memory";
     std::chrono::milliseconds state_sync_interval{250};

@@ -10,7 +10,7 @@ namespace wr::analytics {
 
 struct StateMetrics {
     std::string node;          // --node-name
-    std::string backend;       // memory, redis, redis-sentinel
+    std::string backend;       // memory, redis, redis-sentinel, redis-cluster
     bool connected = true;
     std::string failure_mode;  // local-share, open, closed ("" for memory)
     int64_t rooms_degraded = 0;

@@ -34,7 +34,7 @@ struct SyncTimes {
 // How the counters reach the store they share with other nodes, for /metrics, the status
 // endpoint and the log. The in-memory counters share nothing and are always healthy.
 struct Health {
-    std::string backend = "memory"; // memory, redis, redis-sentinel
+    std::string backend = "memory"; // memory, redis, redis-sentinel, redis-cluster
     bool connected = true;          // false while a shared store cannot be reached
     std::string failure_mode;       // local-share, open or closed: what admission does meanwhile
     util::TimePoint since{};        // when the current outage began

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "state/memory_counters.h"
+#include "state/redis_cluster_store.h"
 #include "state/redis_store.h"
 #include "state/shared_counters.h"
 #include "state/state_url.h"
@@ -42,11 +43,18 @@ std::unique_ptr<Counters> make_counters(const StateOptions& options, const util:
 }
 
 std::unique_ptr<SharedStore> make_shared_store(const StateUrl& url, std::chrono::milliseconds sync_interval) {
-    RedisStoreOptions store;
-    store.url = url;
     // A round trip slower than this counts as a failure: the failure mode takes over instead
     // of admissions stalling on a sick server.
-    store.command_timeout = std::max<std::chrono::milliseconds>(std::chrono::seconds{1}, 2 * sync_interval);
+    const auto command_timeout = std::max<std::chrono::milliseconds>(std::chrono::seconds{1}, 2 * sync_interval);
+    if (url.kind == StateUrl::Kind::cluster) {
+        RedisClusterStoreOptions store;
+        store.url = url;
+        store.command_timeout = command_timeout;
+        return std::make_unique<RedisClusterStore>(store);
+    }
+    RedisStoreOptions store;
+    store.url = url;
+    store.command_timeout = command_timeout;
     return std::make_unique<RedisStore>(store);
 }
 

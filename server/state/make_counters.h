@@ -1,6 +1,6 @@
 #pragma once
 // Builds the counters `wr serve` asked for: in memory, or shared through Redis (directly or
-// through Sentinel). The composition root calls this; nothing else names an implementation.
+// through Sentinel, or on a Redis Cluster). The composition root calls this; nothing else names an implementation.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -23,7 +23,7 @@ struct StateOptions {
 // "local-share", "open" or "closed"; throws std::invalid_argument naming the choices.
 FailureMode parse_failure_mode(const std::string& text);
 
-// The store a shared --state URL names (redis://, redis-sentinel://), with the timeouts its
+// The store a shared --state URL names (redis://, redis-sentinel://, redis-cluster://), with the timeouts its
 // sync interval calls for; nothing is connected yet.
 std::unique_ptr<SharedStore> make_shared_store(const StateUrl& url, std::chrono::milliseconds sync_interval);
 

@@ -7,11 +7,10 @@
 #include <memory>
 #include <string>
 
+#include "state/redis_link.h"
 #include "state/shared_store.h"
 #include "state/state_url.h"
 #include "util/clock.h"
-
-struct redisContext;
 
 namespace wr::state {
 
@@ -24,7 +23,6 @@ struct RedisStoreOptions {
 class RedisStore final : public SharedStore {
 public:
     explicit RedisStore(RedisStoreOptions options);
-    ~RedisStore() override;
     RedisStore(const RedisStore&) = delete;
     RedisStore& operator=(const RedisStore&) = delete;
 
@@ -32,19 +30,13 @@ public:
     std::string describe() const override;
     std::string backend() const override { return m_options.url.backend(); }
 
-    // The Lua script the store runs, as embedded in the binary.
-    static std::string_view script();
-
 private:
-    void connect();     // throws StoreUnavailable (nothing sent)
-    void disconnect();
-    redisContext* open(const RedisEndpoint& endpoint, const char* role);
+    void connect(); // throws StoreUnavailable (nothing sent)
     RedisEndpoint discover_master();
+    LinkTimeouts timeouts() const { return {m_options.connect_timeout, m_options.command_timeout}; }
 
     RedisStoreOptions m_options;
-    redisContext* m_context = nullptr;
-    std::string m_sha;
-    std::string m_server;         // the run id of the server connected to
+    RedisLink m_link;
     RedisEndpoint m_master;       // the server in use (for Sentinel: the master found)
     size_t m_next_sentinel = 0;   // the Sentinel that answered last is asked first
 };

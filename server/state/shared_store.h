@@ -119,9 +119,10 @@ public:
     // others their answers.
     virtual std::vector<RoomReply> exchange(const std::string& node_id, const std::vector<RoomPush>& pushes,
                                             const StoreTiming& timing) = 0;
-    // "redis 127.0.0.1:6379/0", "redis-sentinel mymaster via 127.0.0.1:26379 (master 127.0.0.1:6380)"
+    // "redis 127.0.0.1:6379/0", "redis-sentinel mymaster via 127.0.0.1:26379 (master 127.0.0.1:6380)",
+    // "redis-cluster via 127.0.0.1:7000 (3 masters)"
     virtual std::string describe() const = 0;
-    virtual std::string backend() const = 0; // redis, redis-sentinel, memory
+    virtual std::string backend() const = 0; // redis, redis-sentinel, redis-cluster, memory
 };
 
 // How long a room's keys live after its last push: longer than any session a ledger keeps.

@@ -11,7 +11,8 @@ namespace wr::state {
 namespace {
 
 constexpr const char* k_forms =
-    "expected memory, redis://[:PASSWORD@]HOST:PORT/DB or redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER";
+    "expected memory, redis://[:PASSWORD@]HOST:PORT/DB, redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER or "
+    "redis-cluster://HOST:PORT[,HOST:PORT…]";
 
 int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -83,6 +84,7 @@ std::string StateUrl::backend() const {
     switch (kind) {
     case Kind::redis: return "redis";
     case Kind::sentinel: return "redis-sentinel";
+    case Kind::cluster: return "redis-cluster";
     case Kind::memory: break;
     }
     return "memory";
@@ -101,6 +103,11 @@ std::string StateUrl::describe() const {
         for (const RedisEndpoint& endpoint : endpoints) sentinels += (sentinels.empty() ? "" : ",") + endpoint_text(endpoint);
         return "redis-sentinel master '" + master_name + "' via " + sentinels + (database ? " db " + std::to_string(database) : "");
     }
+    case Kind::cluster: {
+        std::string nodes;
+        for (const RedisEndpoint& endpoint : endpoints) nodes += (nodes.empty() ? "" : ",") + endpoint_text(endpoint);
+        return "redis-cluster via " + nodes;
+    }
     }
     return "memory";
 }
@@ -115,6 +122,9 @@ StateUrl parse_state_url(const std::string& text) {
     } else if (rest.starts_with("redis-sentinel://")) {
         url.kind = StateUrl::Kind::sentinel;
         rest.remove_prefix(17);
+    } else if (rest.starts_with("redis-cluster://")) {
+        url.kind = StateUrl::Kind::cluster;
+        rest.remove_prefix(16);
     } else {
         throw std::invalid_argument(std::string(k_forms) + ", not '" + text + "'");
     }
@@ -143,14 +153,23 @@ StateUrl parse_state_url(const std::string& text) {
         if (!path.empty()) url.database = parse_database(path);
         return url;
     }
+    const bool cluster = url.kind == StateUrl::Kind::cluster;
     size_t start = 0;
     while (start <= hosts.size()) {
         const size_t comma = hosts.find(',', start);
         const std::string_view one = hosts.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-        if (one.empty()) throw std::invalid_argument("an empty Sentinel address in '" + std::string(hosts) + "'");
-        url.endpoints.push_back(parse_endpoint(one, 26379));
+        if (one.empty())
+            throw std::invalid_argument(std::string("an empty ") + (cluster ? "Cluster node" : "Sentinel") + " address in '" + std::string(hosts) + "'");
+        url.endpoints.push_back(parse_endpoint(one, cluster ? 6379 : 26379));
         if (comma == std::string_view::npos) break;
         start = comma + 1;
+    }
+    if (cluster) {
+        // A Cluster serves database 0 alone (SELECT is refused): a path would be a mistake.
+        if (slash != std::string_view::npos)
+            throw std::invalid_argument("redis-cluster:// takes no /DB or other path (a Redis Cluster has database 0 only), not '/" +
+                                        std::string(path) + "'");
+        return url;
     }
     const size_t name_end = path.find('/');
     url.master_name = std::string(path.substr(0, name_end));

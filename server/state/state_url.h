@@ -1,7 +1,9 @@
 #pragma once
 // The --state setting: where admission counts live. `memory` (this process only),
 // `redis://[[user]:password@]HOST[:PORT][/DB]` or
-// `redis-sentinel://[[user]:password@]HOST[:PORT][,HOST[:PORT]…]/MASTER[/DB]`. Pure parsing.
+// `redis-sentinel://[[user]:password@]HOST[:PORT][,HOST[:PORT]…]/MASTER[/DB]` or
+// `redis-cluster://[[user]:password@]HOST[:PORT][,HOST[:PORT]…]` (a Cluster has database 0 only).
+// Pure parsing.
 #include <string>
 #include <vector>
 
@@ -14,9 +16,9 @@ struct RedisEndpoint {
 };
 
 struct StateUrl {
-    enum class Kind { memory, redis, sentinel };
+    enum class Kind { memory, redis, sentinel, cluster };
     Kind kind = Kind::memory;
-    std::vector<RedisEndpoint> endpoints; // the server, or the Sentinels
+    std::vector<RedisEndpoint> endpoints; // the server, the Sentinels, or the Cluster nodes to start from
     std::string master_name;              // Sentinel: the master's name
     std::string username;                 // Redis 6 ACL user; "" for the default user
     std::string password;
@@ -24,7 +26,7 @@ struct StateUrl {
 
     // For logs and status: never the password.
     std::string describe() const;
-    std::string backend() const; // memory, redis, redis-sentinel
+    std::string backend() const; // memory, redis, redis-sentinel, redis-cluster
 };
 
 // Throws std::invalid_argument naming what is wrong ("no port after 'host:'", …).

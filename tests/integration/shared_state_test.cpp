@@ -261,9 +261,11 @@ TEST_CASE("shared state: a bad --state URL is one clear line and exit 1, before 
     };
     const Case cases[] = {
         {"redis://127.0.0.1:notaport/0", "wr: error: --state: 'notaport' is not a port (1 to 65535)\n"},
-        {"mysql://db/0", "wr: error: --state: expected memory, redis://[:PASSWORD@]HOST:PORT/DB or "
-                         "redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER, not 'mysql://db/0'\n"},
+        {"mysql://db/0", "wr: error: --state: expected memory, redis://[:PASSWORD@]HOST:PORT/DB, "
+                         "redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER or redis-cluster://HOST:PORT[,HOST:PORT…], not 'mysql://db/0'\n"},
         {"redis-sentinel://127.0.0.1:26379", "wr: error: --state: no master name: redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER\n"},
+        {"redis-cluster://127.0.0.1:7000/1", "wr: error: --state: redis-cluster:// takes no /DB or other path (a Redis Cluster has "
+                                             "database 0 only), not '/1'\n"},
     };
     for (const Case& c : cases) {
         CAPTURE(c.url);

@@ -113,7 +113,7 @@ TEST_CASE("state: the local share rounds down and counts what was used") {
     CHECK(wr::state::local_share_allowance(1.0, -5, 0) == 0);
 }
 
-TEST_CASE("state: --state takes memory, redis:// and redis-sentinel:// URLs") {
+TEST_CASE("state: --state takes memory, redis://, redis-sentinel:// and redis-cluster:// URLs") {
     using wr::state::parse_state_url;
     using Kind = wr::state::StateUrl::Kind;
     CHECK(parse_state_url("memory").kind == Kind::memory);
@@ -135,13 +135,22 @@ TEST_CASE("state: --state takes memory, redis:// and redis-sentinel:// URLs") {
     CHECK(sentinel.master_name == "shop-state");
     CHECK(sentinel.describe() == "redis-sentinel master 'shop-state' via 10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26380");
 
+    const auto cluster = parse_state_url("redis-cluster://app:pw%21@10.0.1.1:7000,10.0.1.2,[::1]:7002");
+    CHECK(cluster.kind == Kind::cluster);
+    CHECK(cluster.endpoints == std::vector<wr::state::RedisEndpoint>{{"10.0.1.1", 7000}, {"10.0.1.2", 6379}, {"::1", 7002}});
+    CHECK(cluster.username == "app");
+    CHECK(cluster.password == "pw!");
+    CHECK(cluster.database == 0);
+    CHECK(cluster.backend() == "redis-cluster");
+    CHECK(cluster.describe() == "redis-cluster via 10.0.1.1:7000,10.0.1.2:6379,[::1]:7002"); // never the password
+
     struct Bad {
         const char* url;
         const char* message;
     };
     const Bad bad[] = {
-        {"redis", "expected memory, redis://[:PASSWORD@]HOST:PORT/DB or redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER, not 'redis'"},
-        {"http://10.0.0.5:6379", "expected memory, redis://[:PASSWORD@]HOST:PORT/DB or redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER, not 'http://10.0.0.5:6379'"},
+        {"redis", "expected memory, redis://[:PASSWORD@]HOST:PORT/DB, redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER or redis-cluster://HOST:PORT[,HOST:PORT…], not 'redis'"},
+        {"http://10.0.0.5:6379", "expected memory, redis://[:PASSWORD@]HOST:PORT/DB, redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER or redis-cluster://HOST:PORT[,HOST:PORT…], not 'http://10.0.0.5:6379'"},
         {"redis://10.0.0.5:notaport/0", "'notaport' is not a port (1 to 65535)"},
         {"redis://10.0.0.5:70000", "'70000' is not a port (1 to 65535)"},
         {"redis://10.0.0.5:", "'10.0.0.5:': no port after ':'"},
@@ -154,6 +163,12 @@ TEST_CASE("state: --state takes memory, redis:// and redis-sentinel:// URLs") {
         {"redis://:@10.0.0.5", "an empty password before '@'"},
         {"redis://:50%@10.0.0.5", "a '%' in the password must start an escape such as %40"},
         {"redis://bad host:1", "'bad host' is not a host name or address"},
+        {"redis-cluster://10.0.1.1:7000/0", "redis-cluster:// takes no /DB or other path (a Redis Cluster has database 0 only), not '/0'"},
+        {"redis-cluster://10.0.1.1:7000/", "redis-cluster:// takes no /DB or other path (a Redis Cluster has database 0 only), not '/'"},
+        {"redis-cluster://10.0.1.1:7000,,10.0.1.2", "an empty Cluster node address in '10.0.1.1:7000,,10.0.1.2'"},
+        {"redis-cluster://", "no host in 'redis-cluster://'"},
+        {"redis-cluster://10.0.1.1:0", "'0' is not a port (1 to 65535)"},
+        {"redis-cluster://:@10.0.1.1", "an empty password before '@'"},
     };
     for (const Bad& b : bad) {
         CAPTURE(b.url);
