@@ -26,6 +26,7 @@ parser.add_argument("--crowd", choices=["launch", "burst"], default="launch")
 parser.add_argument("--cap", type=int, default=0, help="the zone's max_origin_connections (0: none)")
 parser.add_argument("--seed", type=int, default=5)
 parser.add_argument("--json", help="also write the summary here")
+parser.add_argument("--logs", help="keep the wr processes' logs in this directory")
 args = parser.parse_args()
 random.seed(args.seed)
 
@@ -65,9 +66,10 @@ def read_until(stream, pattern, what):
     sys.exit(f"bench-guard: {what} did not start")
 
 
-def drain(stream):  # keep reading a child's output so that a full pipe never blocks it
+def drain(stream, name=None):  # keep reading a child's output so that a full pipe never blocks it
     import threading
-    threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()
+    out = open(os.path.join(args.logs, name + ".log"), "w", buffering=1) if args.logs and name else None
+    threading.Thread(target=lambda: [out.write(line) if out else None for line in stream], daemon=True).start()
 
 
 def free_port():
@@ -102,7 +104,7 @@ if args.edges == 1:
     while len(ports) < 2:
         m = read_until(node.stderr, r"(edge|admin): .*listening on https?://127\.0\.0\.1:(\d+)", "wr serve")
         ports[m.group(1)] = int(m.group(2))
-    drain(node.stderr)
+    drain(node.stderr, "wr")
     admin = f"http://127.0.0.1:{ports['admin']}/client/v4"
     token = open(f"{data}/admin.token").read().strip()
     edge_ports.append(ports["edge"])
@@ -118,7 +120,7 @@ else:
     control = start(serve + ["--role", "control", "--node-name", "control", "--data-dir", f"{work}/control",
                              "--admin-listen", f"127.0.0.1:{control_port}", "--state", state])
     read_until(control.stderr, r"API listening on", "the control node")
-    drain(control.stderr)
+    drain(control.stderr, "control")
     admin = f"http://127.0.0.1:{control_port}/client/v4"
     token = open(f"{work}/control/admin.token").read().strip()
     edge_token = call(admin + "/tokens", token, "POST", {"name": "edges", "scope": "edge"})["result"]["token"]
@@ -127,7 +129,7 @@ else:
                               "--control-url", f"http://127.0.0.1:{control_port}", "--control-token", edge_token,
                               "--admin-listen", "127.0.0.1:0", "--edge-listen", "127.0.0.1:0", "--state", state])
         edge_ports.append(int(read_until(edge.stderr, r"edge: .*listening on https?://127\.0\.0\.1:(\d+)", f"edge-{i + 1}").group(1)))
-        drain(edge.stderr)
+        drain(edge.stderr, f"edge-{i + 1}")
 
 zone = {"name": "example.com", "origin": origin_url}
 if args.cap:

@@ -207,7 +207,10 @@ void App::build_store_node() {
     m_collector->on_drained([guard = m_guard.get()](const std::string& room_id, const model::MinuteRecord& increment) {
         guard->add(room_id, increment);
     });
-    m_collector->on_round([this] { m_origins->log_failures(m_clock.now()); });
+    m_collector->on_round([this, guard = m_guard.get()](util::TimePoint drained_at) {
+        m_origins->log_failures(m_clock.now());
+        guard->round(drained_at);
+    });
 
     m_services = std::make_unique<api::Services>(api::Services{*m_database, m_clock, m_fleet.get(), m_analytics.get()});
     m_services->notifications_queued = [notifications = m_notifications.get()] { notifications->wake_sender(); };
@@ -276,7 +279,6 @@ void App::start() {
     }
     if (m_collector) m_collector->start();
     if (m_notifications) m_notifications->start();
-    if (m_guard) m_guard->start();
     if (m_pusher) m_pusher->start();
     const std::string admin_url = (m_admin->tls() ? "https://" : "http://") +
                                   util::ListenAddress{m_options.admin_listen.host, m_admin->port()}.text();
@@ -290,7 +292,6 @@ void App::start() {
 
 void App::stop() {
     if (m_edge) m_edge->stop();
-    if (m_guard) m_guard->stop();
     if (m_collector) m_collector->stop(); // writes what is left
     if (m_notifications) m_notifications->stop(); // what is not sent stays queued in the store
     if (m_pusher) m_pusher->stop();       // pushes what is left, or keeps it for the restart

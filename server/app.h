@@ -114,7 +114,7 @@ struct AppOptions {
     std::chrono::milliseconds notification_interval{1000};
     std::chrono::milliseconds notification_settle{30000};
     std::chrono::milliseconds notification_retry_delay{10000};
-    std::chrono::milliseconds guard_interval{5000}; // the origin guard's control step (origin::k_guard_interval; tests shorten it)
+    std::chrono::milliseconds guard_interval{5000}; // the origin guard's control step, taken at an analytics round (tests lengthen it to step by hand)
 
     // Roles (wr serve --role …): a control node and edge nodes.
     NodeRole role = NodeRole::all;

@@ -102,7 +102,7 @@ void Collector::collect() {
         }
     });
     if (prune) m_last_prune_hour = hour;
-    if (m_on_round) m_on_round();
+    if (m_on_round) m_on_round(now);
 }
 
 } // namespace wr::analytics

@@ -65,7 +65,7 @@ public:
     void on_drained(DrainListener listener) { m_on_drained = std::move(listener); }
     // Called at the end of each round (the origin's failures are logged from here, off the
     // request path). Set before start().
-    void on_round(std::function<void()> listener) { m_on_round = std::move(listener); }
+    void on_round(std::function<void(util::TimePoint drained_at)> listener) { m_on_round = std::move(listener); }
 
 private:
     void run();
@@ -77,7 +77,7 @@ private:
     std::chrono::milliseconds m_interval;
     std::chrono::hours m_audit_retention;
     DrainListener m_on_drained;
-    std::function<void()> m_on_round;
+    std::function<void(util::TimePoint)> m_on_round;
     std::mutex m_collect_mutex;
     int64_t m_last_prune_hour = -1;
     std::thread m_thread;

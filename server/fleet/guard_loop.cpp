@@ -1,4 +1,4 @@
-// Steps every guarded room's controller on a timer and publishes the effective limits.
+// Steps every guarded room's controller at the analytics rounds and publishes the effective limits.
 #include "fleet/guard_loop.h"
 
 #include <cmath>
@@ -11,35 +11,28 @@ GuardLoop::GuardLoop(const edge::ConfigSource& config, const model::LiveStatus& 
                      ChangeHandler on_change, std::chrono::milliseconds interval)
     : m_config(config), m_live(live), m_origins(origins), m_clock(clock), m_on_change(std::move(on_change)), m_interval(interval) {}
 
-GuardLoop::~GuardLoop() { stop(); }
-
-void GuardLoop::start() { m_thread = std::thread([this] { run(); }); }
-
-void GuardLoop::stop() {
+void GuardLoop::round(util::TimePoint drained_at) {
     {
-        const std::lock_guard lock(m_stop_mutex);
-        m_stopping = true;
-    }
-    m_stop_signal.notify_all();
-    if (m_thread.joinable()) m_thread.join();
-}
-
-void GuardLoop::run() {
-    std::unique_lock lock(m_stop_mutex);
-    while (!m_stop_signal.wait_for(lock, m_interval, [this] { return m_stopping; })) {
-        lock.unlock();
-        try {
-            step();
-        } catch (const std::exception& error) {
-            util::log_error("guard", std::string("a control step failed: ") + error.what());
+        const std::lock_guard step_lock(m_step_mutex);
+        if (!m_last_step) {
+            // The first round anchors the first sample: it covers what is drained from here on.
+            m_last_step = drained_at;
+            return;
         }
-        lock.lock();
+        if (drained_at - *m_last_step < m_interval * 3 / 4) return;
+    }
+    try {
+        step_at(drained_at);
+    } catch (const std::exception& error) {
+        util::log_error("guard", std::string("a control step failed: ") + error.what());
     }
 }
 
-void GuardLoop::step() {
-    const std::lock_guard step_lock(m_step_mutex); // one step at a time (the thread, or a test)
-    const util::TimePoint now = m_clock.now();
+void GuardLoop::step() { step_at(m_clock.now()); }
+
+void GuardLoop::step_at(util::TimePoint now) {
+    const std::lock_guard step_lock(m_step_mutex); // one step at a time (the collector's round, or a test)
+    m_last_step = now;
     const auto previous = [this] {
         const std::lock_guard lock(m_mutex);
         return m_views;

@@ -1,17 +1,21 @@
 #pragma once
 // The origin guard at work on the node that decides for a room — a single node, or the control
-// node of several: every k_guard_interval it takes each room's configured limits (the event's
-// while one runs), its load (the live figures) and what its origin did (the GuardBoard's
+// node of several: about every k_guard_interval it takes each room's configured limits (the
+// event's while one runs), its load (the live figures) and what its origin did (the GuardBoard's
 // increments: this node's own and its edges'), steps the room's controller, and publishes the
 // effective limits — to this node's edge through origin::Registry, and to edge nodes in the
 // answer to their analytics push (json()). Each change of limits or state is logged in one line
 // and handed to `on_change` (notifications).
-#include <condition_variable>
+//
+// It steps at the end of an analytics round (round()), never on a timer of its own: this node's
+// counts reach the board in the collector's drains, every 2 s, so a step between them took two
+// drains' counts one time and three the next, and read the origin's throughput 20 % low and high
+// in turn — and the controller learns capacity from the lower readings. Stepping at a drain,
+// each sample covers exactly the time between two drains.
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -33,23 +37,26 @@ public:
 
     GuardLoop(const edge::ConfigSource& config, const model::LiveStatus& live, origin::Registry& origins, const util::Clock& clock,
               ChangeHandler on_change = {}, std::chrono::milliseconds interval = origin::k_guard_interval);
-    ~GuardLoop();
 
-    void start();
-    void stop();
-    // One control step now (tests run it on their fake clock instead of the thread).
+    // The collector drained every room's counts at `drained_at` (and handed them to add()): a
+    // step is taken once three quarters of the interval have passed since the last (with rounds
+    // every 2 s and the 5 s interval, every other round).
+    void round(util::TimePoint drained_at);
+    // One control step now (tests run it on their fake clock; their interval never comes).
     void step();
 
     // What the room's origin did since the last report of one node (the collector's drain, an edge's push).
     void add(const std::string& room_id, const model::MinuteRecord& increment) { m_board.add(room_id, increment); }
     // The room's guard now; std::nullopt while the room has not been stepped.
     std::optional<origin::GuardView> view(const std::string& room_id) const;
+    // The room's last decision whole, readings included; std::nullopt before its first step.
+    std::optional<origin::GuardDecision> decision(const std::string& room_id) const { return m_board.last(room_id); }
     // The effective limits of every room the guard holds below its configured ones, for edge
     // nodes: {"<room id>": {"total_active_users": N, "new_users_per_minute": N, "state": "throttling"}}.
     nlohmann::json json() const;
 
 private:
-    void run();
+    void step_at(util::TimePoint now);
 
     const edge::ConfigSource& m_config;
     const model::LiveStatus& m_live;
@@ -61,10 +68,7 @@ private:
     std::mutex m_step_mutex;
     mutable std::mutex m_mutex; // guards m_views
     std::unordered_map<std::string, origin::GuardView> m_views;
-    std::thread m_thread;
-    std::mutex m_stop_mutex;
-    std::condition_variable m_stop_signal;
-    bool m_stopping = false;
+    std::optional<util::TimePoint> m_last_step; // under m_step_mutex
 };
 
 // What a change of the guard's state is worth announcing: holding a room down (throttling or

@@ -171,3 +171,21 @@ TEST_CASE("guard loop: a room held down, and let go, is announced once each; cha
     CHECK(figures["origin_p95_ttfb_ms"] == 1500);
     CHECK(figures["reason"] == decision.reason);
 }
+
+TEST_CASE("guard loop: steps at the analytics rounds, so each sample covers whole drains: a saturated origin's throughput is read as it is") {
+    GuardLoopFixture f;
+    // An origin that serves 40 answers a second, each after 1.5 s (over the 200 ms target); the
+    // collector drains 80 of them every 2 s and then ends its round.
+    for (int round = 0; round < 30; ++round) {
+        f.clock.advance(2s);
+        f.loop.add("guarded", guard_loop_answered(80, 1500));
+        f.loop.round(f.clock.now());
+    }
+    const auto decision = f.loop.decision("guarded");
+    REQUIRE(decision.has_value());
+    CHECK(decision->state == GuardState::throttling);
+    // The capacity is learned from the windows over target: each must hold as many seconds of
+    // answers as it says, or the lower readings (two drains in a window of 5 s: 32 a second)
+    // are taken for the origin's limit.
+    CHECK(decision->readings.capacity_per_second == doctest::Approx(40).epsilon(0.01));
+}
