@@ -224,7 +224,11 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     std::unique_ptr<origin::OriginConnection> origin;
     ResponseHeadRead read = ResponseHeadRead::nothing;
     origin::OriginError connect_error = origin::OriginError::none;
-    auto sent_at = std::chrono::steady_clock::now();
+    // The room's measure of its origin starts here, before any wait for a connection under the
+    // zone's cap: a full cap is the origin at its capacity, and the room's visitors wait on it
+    // (the origin guard must see that). The zone's own measure starts when the request is sent.
+    const auto asked_at = std::chrono::steady_clock::now();
+    auto sent_at = asked_at;
     for (int attempt = 0; attempt < 2; ++attempt) {
         origin = co_await m_worker.origins.acquire(destination, m_watch, connect_error, attempt == 0);
         if (!origin) break;
@@ -267,10 +271,13 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         if (end == Upload::End::invalid) co_return co_await answer_error(400, "Bad Request", "The request's body is not valid.", false, head_request);
         if (end == Upload::End::visitor_too_slow)
             co_return co_await answer_error(408, "Request Timeout", "The request took too long to arrive.", false, head_request);
-        if (connect_error == origin::OriginError::queue_timeout)
+        if (connect_error == origin::OriginError::queue_timeout) {
+            // The zone counts it among its cap's timeouts; for the room it is a proxied request that failed.
+            if (result.room) result.room->stats->record_origin_error(now, model::OriginErrorKind::timeout);
             co_return co_await answer_origin_failure(result, 503, "The site is busy",
                                                      "Too many visitors are being served right now. Please try again in a moment.",
                                                      keep_alive, head_request, k_busy_retry_after_seconds);
+        }
         record_origin_error(result, now,
                             connect_error == origin::OriginError::refused ? model::OriginErrorKind::refused
                             : connect_error == origin::OriginError::tls   ? model::OriginErrorKind::tls
@@ -285,11 +292,11 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     }
 
     {
-        const auto answered = std::chrono::steady_clock::now() - sent_at;
-        const auto ttfb = std::chrono::duration_cast<util::Milliseconds>(answered);
+        const auto first_byte = std::chrono::steady_clock::now();
+        const auto answered = first_byte - sent_at;
         const int status = m_reader.head().status;
-        if (upstream) upstream->stats.record_answer(status, ttfb);
-        if (result.room) result.room->stats->record_origin_answer(now, status, ttfb);
+        if (upstream) upstream->stats.record_answer(status, std::chrono::duration_cast<util::Milliseconds>(answered));
+        if (result.room) result.room->stats->record_origin_answer(now, status, std::chrono::duration_cast<util::Milliseconds>(first_byte - asked_at));
         m_access.status = status;
         m_access.origin_first_byte_us = std::chrono::duration_cast<std::chrono::microseconds>(answered).count();
     }

@@ -92,4 +92,35 @@ TEST_CASE("integration: a slow origin makes the guard lower the room's limits: n
     }
 }
 
+TEST_CASE("integration: the guard sees the wait for a connection under the zone's cap: a full cap is the origin at its capacity") {
+    ScriptedOrigin origin;
+    TestServer wr({}, never_on_its_own);
+    wr::test::set_up_shop(wr, origin.url(),
+                          {{"total_active_users", 300},
+                           {"new_users_per_minute", 200},
+                           {"origin_guard", {{"enabled", true}, {"target_ttfb_ms", 300}}}});
+    // One connection to the origin at a time: 45 visitors' pages of 50 ms each wait their turn
+    // in wr (the last about two seconds), though the origin answers each within 50 ms.
+    const auto patched = wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 1}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.text);
+    wr.sync_edge();
+    guard_step(wr);
+    CHECK(visit_slowly(wr, 45, 50) == 45);
+    guard_step(wr);
+
+    const auto status = wr.get(std::string(wr::test::k_shop_path) + "/status");
+    REQUIRE(status.status == 200);
+    const nlohmann::json& result = status.body["result"];
+    CAPTURE(result.dump());
+    CHECK(result["origin_guard"]["state"] == "throttling");
+    CHECK(result["origin_guard"]["p95_ttfb_ms"].get<double>() > 300);
+    CHECK(result["effective_new_users_per_minute"].get<int64_t>() < 200);
+    // The zone's own figure is the origin's: its answers took about 50 ms once sent.
+    const wr::test::Exposition exposition = wr::test::parse_prometheus(wr.get("/metrics").text);
+    const double slow = exposition.value("wr_origin_ttfb_seconds_bucket", {{"node", "wr"}, {"zone", "example.com"}, {"le", "0.25"}});
+    const double all = exposition.value("wr_origin_ttfb_seconds_count", {{"node", "wr"}, {"zone", "example.com"}});
+    CHECK(all >= 45);
+    CHECK(slow >= 0.95 * all);
+}
+
 } // TEST_SUITE
