@@ -40,6 +40,16 @@ void let_in(const wr::test::ThreeEdges& edges, std::vector<SpreadBrowser>& brows
     wr::test::waiting_ask_again(edges, browsers, to, to, errors);
 }
 
+// 300 browsers of the shop, the first 90 of them let in (spread over the edges).
+std::vector<SpreadBrowser> ninety_let_in(const wr::test::ThreeEdges& edges, std::atomic<int>& server_errors) {
+    std::vector<SpreadBrowser> browsers;
+    for (int i = 0; i < 300; ++i) browsers.emplace_back(i);
+    wr::test::warm_up(edges, browsers, server_errors);
+    let_in(edges, browsers, 3, 90, server_errors);
+    REQUIRE(admitted_count(browsers) == 90);
+    return browsers;
+}
+
 } // namespace
 
 TEST_SUITE("integration") {
@@ -106,13 +116,8 @@ TEST_CASE("state cluster: a master killed mid-run: no 5xx, its rooms go on by --
     const int master = cluster.master_of_slot(slot);
     const int replica = cluster.replica_of(master);
     REQUIRE(replica != 0);
-    std::vector<SpreadBrowser> browsers;
-    for (int i = 0; i < 300; ++i) browsers.emplace_back(i);
     std::atomic<int> server_errors{0};
-
-    wr::test::warm_up(edges, browsers, server_errors);
-    let_in(edges, browsers, 3, 90, server_errors);
-    REQUIRE(admitted_count(browsers) == 90);
+    std::vector<SpreadBrowser> browsers = ninety_let_in(edges, server_errors);
     // Every edge has heard of every admission, and the replica has copied them.
     REQUIRE(wr::test::eventually([&] { return cluster.node(replica).cli({"INFO", "replication"}).find("master_link_status:up") != std::string::npos; }));
     std::this_thread::sleep_for(300ms);
@@ -152,13 +157,8 @@ TEST_CASE("state cluster: a room's slot moved to another master mid-run: MOVED a
     const int from = cluster.master_of_slot(slot);
     const std::vector<int> masters = cluster.masters();
     const int to = masters[0] == from ? masters[1] : masters[0];
-    std::vector<SpreadBrowser> browsers;
-    for (int i = 0; i < 300; ++i) browsers.emplace_back(i);
     std::atomic<int> server_errors{0};
-
-    wr::test::warm_up(edges, browsers, server_errors);
-    let_in(edges, browsers, 3, 90, server_errors);
-    REQUIRE(admitted_count(browsers) == 90);
+    std::vector<SpreadBrowser> browsers = ninety_let_in(edges, server_errors);
     // Visitors keep coming while the slot moves, key by key, as redis-cli --cluster reshard moves it.
     std::thread crowd([&] { wr::test::visit_spread(edges, browsers, 90, 150, server_errors); });
     cluster.move_slot(slot, to);
@@ -184,15 +184,7 @@ TEST_CASE("state cluster: an unreachable cluster at start is a logged degraded m
     wr::test::SharedStateNode node(dir.path(), "redis-cluster://127.0.0.1:" + std::to_string(closed), "edge-1");
     node.api("POST", "/client/v4/zones", {{"name", "example.com"}, {"origin", origin.url()}});
     node.api("POST", "/client/v4/zones/example.com/waiting_rooms", wr::test::shop_room());
-    std::this_thread::sleep_for(400ms); // the node's configuration poll
-    int served = 0;
-    for (int i = 0; i < 5; ++i) {
-        SpreadBrowser browser(i);
-        const auto [status, from_origin] = browser.get(node.edge_port);
-        CHECK(status < 500);
-        served += from_origin;
-    }
-    CHECK(served == 5); // local-share, no share known yet: this node admits as if alone
+    CHECK(wr::test::first_visitors_served_alone(node) == 5); // local-share, no share known yet
     CHECK(node.connected("edge-1", "redis-cluster") == 0);
     node.process.send_signal(SIGTERM);
     REQUIRE(node.process.wait_exit(10s) == 0);

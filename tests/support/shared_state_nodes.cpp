@@ -95,6 +95,18 @@ void warm_up(const ThreeEdges& edges, std::vector<SpreadBrowser>& browsers, std:
     std::this_thread::sleep_for(200ms);
 }
 
+int first_visitors_served_alone(const SharedStateNode& node) {
+    std::this_thread::sleep_for(400ms); // the node's configuration poll
+    int served = 0;
+    for (int i = 0; i < 5; ++i) {
+        SpreadBrowser browser(i);
+        const auto [status, from_origin] = browser.get(node.edge_port);
+        CHECK(status < 500);
+        served += from_origin;
+    }
+    return served;
+}
+
 void wait_until_every_edge_reports(const ThreeEdges& edges, size_t active, const std::string& room) {
     eventually([&] {
         for (const auto& node : edges.nodes)

@@ -62,6 +62,11 @@ struct ThreeEdges {
 // poll has compiled it, which on a loaded machine can take longer than the nodes' start.
 void warm_up(const ThreeEdges& edges, std::vector<SpreadBrowser>& browsers, std::atomic<int>& server_errors);
 
+// Five first visitors of the shop on a node whose store has not answered yet, once its
+// configuration poll has the room: how many got the origin's page (each admits as if alone, so
+// all should); a 5xx fails the test.
+int first_visitors_served_alone(const SharedStateNode& node);
+
 // Until every edge reports `active` people in `room`, for up to 5 s (each learns the others'
 // admissions at its next sync; the caller checks the figures then).
 void wait_until_every_edge_reports(const ThreeEdges& edges, size_t active, const std::string& room = "shop");
