@@ -33,8 +33,10 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Two suites at a time: the unit suite and the short ones beside the integration suite, which
+# mostly waits on the processes it starts; the browser, deployment and fuzz runs alone.
 test: test-deps build
-	ctest --test-dir $(BUILD) --output-on-failure
+	ctest --test-dir $(BUILD) -j 2 --output-on-failure
 
 # Sanitizer reports of every process (the tests start wr and the demo origin too) land in
 # build-asan/sanitizer/; any report fails the run, even one from a child whose exit code no test reads.
