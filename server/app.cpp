@@ -204,8 +204,9 @@ void App::build_store_node() {
             notifier->notify(*kind, room_id, fleet::guard_announcement_figures(decision));
     };
     m_guard = std::make_unique<fleet::GuardLoop>(*m_config_source, *m_fleet, *m_origins, m_clock, announce, m_options.guard_interval);
-    m_collector->on_drained([guard = m_guard.get()](const std::string& room_id, const model::MinuteRecord& increment) {
-        guard->add(room_id, increment);
+    m_collector->on_drained([guard = m_guard.get(), node = m_options.node_name](const std::string& room_id,
+                                                                              const model::MinuteRecord& increment) {
+        guard->add(room_id, node, increment);
     });
     m_collector->on_round([this, guard = m_guard.get()](util::TimePoint drained_at) {
         m_origins->log_failures(m_clock.now());

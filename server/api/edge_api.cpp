@@ -56,7 +56,7 @@ Reply edge_analytics(Services& services, Request& request) {
         for (const auto& [room_id, minutes] : merged)
             for (const auto& [minute, record] : minutes) {
                 if (services.analytics) services.analytics->room(room_id)->add_to_totals(record);
-                if (services.guard) services.guard->add(room_id, record); // what the room's origin did at this edge
+                if (services.guard) services.guard->add(room_id, node, record); // what the room's origin did at this edge
             }
         acknowledged = message->batch->sequence;
     }

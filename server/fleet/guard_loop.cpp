@@ -48,7 +48,7 @@ void GuardLoop::step_at(util::TimePoint now) {
     }
     const std::vector<origin::GuardBoard::RoomDecision> decisions = m_board.step(inputs, now);
     std::unordered_map<std::string, origin::GuardView> views;
-    for (const auto& [room_id, decision] : decisions) {
+    for (const auto& [room_id, decision, sample] : decisions) {
         if (decision.state == origin::GuardState::throttling || decision.state == origin::GuardState::recovering)
             m_origins.room(room_id)->set(decision.effective.total_active_users, decision.effective.new_users_per_minute,
                                          static_cast<int>(decision.state));

@@ -45,8 +45,11 @@ public:
     // One control step now (tests run it on their fake clock; their interval never comes).
     void step();
 
-    // What the room's origin did since the last report of one node (the collector's drain, an edge's push).
-    void add(const std::string& room_id, const model::MinuteRecord& increment) { m_board.add(room_id, increment); }
+    // What the room's origin did at `node` since that node's last report (the collector's drain
+    // for this node, an edge's push), received now.
+    void add(const std::string& room_id, const std::string& node, const model::MinuteRecord& increment) {
+        m_board.add(room_id, node, increment, m_clock.now());
+    }
     // The room's guard now; std::nullopt while the room has not been stepped.
     std::optional<origin::GuardView> view(const std::string& room_id) const;
     // The room's last decision whole, readings included; std::nullopt before its first step.

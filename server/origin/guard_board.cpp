@@ -2,9 +2,19 @@
 #include "origin/guard_board.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_set>
 
 namespace wr::origin {
+namespace {
+
+// A node's counts are stretched to the step's interval by at most this factor: a node
+// heard after a long silence (a network hiccup) stands for a few steps, not for a flood.
+constexpr double k_max_scale = 4;
+// A node not heard from for this long is forgotten (it left, or the room went quiet there).
+constexpr auto k_forget_node = std::chrono::minutes{10};
+
+} // namespace
 
 OriginSample sample_of(uint64_t answers, uint64_t errors, const model::Histogram& ttfb, util::Milliseconds interval) {
     OriginSample sample;
@@ -15,18 +25,26 @@ OriginSample sample_of(uint64_t answers, uint64_t errors, const model::Histogram
     return sample;
 }
 
-void GuardBoard::add(const std::string& room_id, const model::MinuteRecord& increment) {
+void GuardBoard::add(const std::string& room_id, const std::string& node, const model::MinuteRecord& increment, util::TimePoint at) {
     uint64_t answers = 0;
     for (const int64_t count : increment.origin_answers) answers += static_cast<uint64_t>(std::max<int64_t>(0, count));
     // Errors: 5xx answers and requests that got no answer at all.
     uint64_t errors = static_cast<uint64_t>(std::max<int64_t>(0, increment.origin_answers[4]));
     for (const int64_t count : increment.origin_errors) errors += static_cast<uint64_t>(std::max<int64_t>(0, count));
     if (answers == 0 && errors == 0 && increment.origin_time.empty()) return;
+    // A report with nothing from the origin leaves the node's last report where it was: the
+    // quiet time counts in the span of the next one, as it should (nothing was asked meanwhile).
     const std::lock_guard lock(m_mutex);
-    Pending& pending = m_rooms[room_id].pending;
-    pending.answers += answers;
-    pending.errors += errors;
-    pending.ttfb.merge(increment.origin_time);
+    Room& room = m_rooms[room_id];
+    NodeFeed& feed = room.nodes[node];
+    if (!feed.pending) {
+        feed.pending = true;
+        feed.since = feed.heard_at;
+    }
+    feed.answers += answers;
+    feed.errors += errors;
+    feed.heard_at = std::max(at, feed.heard_at.value_or(at));
+    room.ttfb.merge(increment.origin_time);
 }
 
 std::vector<GuardBoard::RoomDecision> GuardBoard::step(const std::vector<RoomInput>& rooms, util::TimePoint now) {
@@ -41,9 +59,26 @@ std::vector<GuardBoard::RoomDecision> GuardBoard::step(const std::vector<RoomInp
                                                                                                   now - *room.last_step))
                                                            : k_guard_interval;
         room.last_step = now;
-        const OriginSample sample = sample_of(room.pending.answers, room.pending.errors, room.pending.ttfb, interval);
-        room.pending = Pending{};
-        decisions.push_back({input.room_id, room.controller.update(input.settings, input.configured, sample, input.load, now)});
+        // Each node's counts as a rate over the time its reports cover, held over the interval.
+        double answers = 0;
+        double errors = 0;
+        for (auto& [node, feed] : room.nodes) {
+            if (!feed.pending) continue;
+            double scale = 1;
+            if (feed.since && feed.heard_at && *feed.heard_at > *feed.since) {
+                const double covered = std::chrono::duration<double>(*feed.heard_at - *feed.since).count();
+                scale = std::min(std::chrono::duration<double>(interval).count() / covered, k_max_scale);
+            }
+            answers += static_cast<double>(feed.answers) * scale;
+            errors += static_cast<double>(feed.errors) * scale;
+            feed.answers = feed.errors = 0;
+            feed.pending = false;
+        }
+        std::erase_if(room.nodes, [now](const auto& entry) { return !entry.second.heard_at || now - *entry.second.heard_at > k_forget_node; });
+        const OriginSample sample = sample_of(static_cast<uint64_t>(std::llround(answers)), static_cast<uint64_t>(std::llround(errors)),
+                                              room.ttfb, interval);
+        room.ttfb = model::Histogram{};
+        decisions.push_back({input.room_id, room.controller.update(input.settings, input.configured, sample, input.load, now), sample});
     }
     std::erase_if(m_rooms, [&present](const auto& entry) { return !present.contains(entry.first); });
     return decisions;

@@ -6,6 +6,13 @@
 // OriginSample for its GuardController. One place decides per room, so a room has one set of
 // effective limits however many nodes admit to it. Pure: time and the rooms' loads come in as
 // arguments; thread-safe, as increments arrive from the collector and from the admin API.
+//
+// Each node reports on its own clock (an edge pushes every 2 s, whenever its timer fires), so a
+// control step may hold one, two or three of an edge's reports: counted as they came, the
+// origin's throughput would read half or one and a half times what it is, step by step — and the
+// controller learns the origin's capacity from its throughput. So each node's counts are read as
+// a rate over the time its reports cover (from the report before the first of the step to the
+// last), and the sample holds that rate over the step's interval.
 #include <map>
 #include <mutex>
 #include <optional>
@@ -39,10 +46,11 @@ public:
     struct RoomDecision {
         std::string room_id;
         GuardDecision decision;
+        OriginSample sample; // what the controller was given
     };
 
-    // What the room's origin did since the last report of one node.
-    void add(const std::string& room_id, const model::MinuteRecord& increment);
+    // What the room's origin did at `node` since that node's last report, received at `at`.
+    void add(const std::string& room_id, const std::string& node, const model::MinuteRecord& increment, util::TimePoint at);
     // One control step for each room given (rooms not given are forgotten): its sample is what
     // was added since its last step.
     std::vector<RoomDecision> step(const std::vector<RoomInput>& rooms, util::TimePoint now);
@@ -50,14 +58,18 @@ public:
     std::optional<GuardDecision> last(const std::string& room_id) const;
 
 private:
-    struct Pending {
+    // One node's reports of a room since the room's last step.
+    struct NodeFeed {
         uint64_t answers = 0;
         uint64_t errors = 0;
-        model::Histogram ttfb;
+        bool pending = false;                     // something reported since the last step
+        std::optional<util::TimePoint> since;     // when the report before this step's first came
+        std::optional<util::TimePoint> heard_at;  // when its last report came
     };
     struct Room {
         GuardController controller;
-        Pending pending;
+        std::unordered_map<std::string, NodeFeed> nodes;
+        model::Histogram ttfb; // every node's, since the last step
         std::optional<util::TimePoint> last_step;
     };
 

@@ -77,8 +77,8 @@ TEST_CASE("guard loop: a slow origin lowers the guarded room's limits where the 
     f.step();
     CHECK(f.loop.view("guarded")->state == GuardState::content);
     CHECK(f.origins.room("guarded")->new_users_per_minute.load() == 0); // 0: the configured limits apply
-    f.loop.add("guarded", guard_loop_answered(80, 1500));
-    f.loop.add("plain", guard_loop_answered(80, 1500));
+    f.loop.add("guarded", "edge", guard_loop_answered(80, 1500));
+    f.loop.add("plain", "edge", guard_loop_answered(80, 1500));
     f.step();
 
     const auto view = f.loop.view("guarded");
@@ -105,7 +105,7 @@ TEST_CASE("guard loop: a slow origin lowers the guarded room's limits where the 
     size_t expected_changes = 1;
     auto before = *f.loop.view("guarded");
     for (int i = 0; i < 6; ++i) {
-        f.loop.add("guarded", guard_loop_answered(i < 3 ? 80 : 0, 1500));
+        f.loop.add("guarded", "edge", guard_loop_answered(i < 3 ? 80 : 0, 1500));
         f.step();
         const auto now = *f.loop.view("guarded");
         if (now.state != before.state || !(now.effective == before.effective)) ++expected_changes;
@@ -124,7 +124,7 @@ TEST_CASE("guard loop: a slow origin lowers the guarded room's limits where the 
 TEST_CASE("guard loop: an edge applies what the control node published, and an empty word puts its configured limits back") {
     GuardLoopFixture control;
     control.step();
-    control.loop.add("guarded", guard_loop_answered(80, 1500));
+    control.loop.add("guarded", "edge", guard_loop_answered(80, 1500));
     control.step();
     const nlohmann::json published = control.loop.json();
     REQUIRE(published.contains("guarded"));
@@ -178,7 +178,7 @@ TEST_CASE("guard loop: steps at the analytics rounds, so each sample covers whol
     // collector drains 80 of them every 2 s and then ends its round.
     for (int round = 0; round < 30; ++round) {
         f.clock.advance(2s);
-        f.loop.add("guarded", guard_loop_answered(80, 1500));
+        f.loop.add("guarded", "edge", guard_loop_answered(80, 1500));
         f.loop.round(f.clock.now());
     }
     const auto decision = f.loop.decision("guarded");

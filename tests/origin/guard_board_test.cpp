@@ -2,6 +2,10 @@
 // checked against a GuardController fed the sample the reports add up to (the oracle).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "origin/guard_board.h"
 
 using wr::model::MinuteRecord;
@@ -46,9 +50,9 @@ TEST_CASE("guard board: a step's sample is what every node reported since the ro
     GuardBoard board;
     const GuardBoard::RoomInput room{"r1", board_guard_on(), k_board_configured, k_board_load};
     board.step({room}, k_board_start); // the first step: nothing reported yet
-    board.add("r1", board_report(30, 2, 0, 900));  // one edge
-    board.add("r1", board_report(20, 0, 3, 900));  // another
-    board.add("r2", board_report(500, 0, 0, 10));  // another room's origin is none of r1's business
+    board.add("r1", "edge-1", board_report(30, 2, 0, 900), k_board_start + 2s);  // one edge
+    board.add("r1", "edge-2", board_report(20, 0, 3, 900), k_board_start + 3s);  // another
+    board.add("r2", "edge-1", board_report(500, 0, 0, 10), k_board_start + 2s);  // another room's origin is none of r1's business
     const auto decisions = board.step({room}, k_board_start + 5s);
     REQUIRE(decisions.size() == 1);
     CHECK(decisions[0].room_id == "r1");
@@ -75,7 +79,7 @@ TEST_CASE("guard board: a room no longer given is forgotten, and one that comes 
     GuardBoard board;
     const GuardBoard::RoomInput room{"r1", board_guard_on(), k_board_configured, k_board_load};
     board.step({room}, k_board_start);
-    board.add("r1", board_report(60, 0, 0, 2000));
+    board.add("r1", "edge-1", board_report(60, 0, 0, 2000), k_board_start + 2s);
     CHECK(board.step({room}, k_board_start + 5s)[0].decision.state == GuardState::throttling);
     CHECK(board.step({}, k_board_start + 10s).empty());
     CHECK_FALSE(board.last("r1").has_value());
@@ -93,4 +97,54 @@ TEST_CASE("guard board: the sample's p95 is the reports' merged histogram's, and
     CHECK(sample.p95_ttfb_ms == static_cast<double>(ttfb.percentile(0.95)));
     CHECK(sample.p95_ttfb_ms >= 3000 * 0.9);
     CHECK(wr::origin::sample_of(0, 7, {}, 5000ms).p95_ttfb_ms < 0);
+}
+
+TEST_CASE("guard board: nodes reporting on their own clocks give each step the origin's rate, however many reports fell in it") {
+    // Three edges each see 10 answers a second and push what they saw every 2 s, at their own
+    // phase and a little early or late; the control node steps every 4 s. A step holds one, two
+    // or three reports of an edge: counted as they came the throughput would read 15 to 45 a
+    // second. The oracle: 30 a second over each step's interval.
+    GuardBoard board;
+    const GuardBoard::RoomInput room{"r1", board_guard_on(), k_board_configured, k_board_load};
+    const int offsets_ms[] = {300, 1100, 1700};
+    const int jitter_ms[] = {0, 700, -700, 300, 0, -300};
+    std::vector<std::pair<int, int>> pushes; // (when, node)
+    for (int node = 0; node < 3; ++node)
+        for (int k = 0; k < 30; ++k) pushes.emplace_back(offsets_ms[node] + 2000 * k + jitter_ms[(k + node) % 6], node);
+    std::sort(pushes.begin(), pushes.end());
+    int last_push_ms[3] = {0, 0, 0};
+    size_t next = 0;
+    int checked = 0;
+    for (int step_ms = 900; step_ms <= 56900; step_ms += 4000) {
+        for (; next < pushes.size() && pushes[next].first <= step_ms; ++next) {
+            const auto [when, node] = pushes[next];
+            const int64_t seen = (when - last_push_ms[node]) / 100; // 10 a second since its last push
+            last_push_ms[node] = when;
+            board.add("r1", "edge-" + std::to_string(node), board_report(seen, 0, 0, 100), k_board_start + std::chrono::milliseconds{when});
+        }
+        const auto decisions = board.step({room}, k_board_start + std::chrono::milliseconds{step_ms});
+        REQUIRE(decisions.size() == 1);
+        if (step_ms < 8900) continue; // the first report of each edge has no span yet
+        const OriginSample& sample = decisions[0].sample;
+        CHECK(sample.interval == 4000ms);
+        INFO("step at ", step_ms, " ms");
+        CHECK(static_cast<double>(sample.answers) == doctest::Approx(120).epsilon(0.02));
+        ++checked;
+    }
+    CHECK(checked == 13);
+}
+
+TEST_CASE("guard board: a node quiet for a while counts its quiet time, and one heard after a long silence stands for a few steps at most") {
+    GuardBoard board;
+    const GuardBoard::RoomInput room{"r1", board_guard_on(), k_board_configured, k_board_load};
+    board.add("r1", "edge-1", board_report(20, 0, 0, 100), k_board_start + 2s);
+    board.step({room}, k_board_start + 4s);
+    // 20 answers over the 20 s since its last report (reports without origin answers in between
+    // change nothing): 1 a second, 4 over the step's 4 s.
+    for (auto at = 8s; at <= 20s; at += 4s) board.step({room}, k_board_start + at);
+    board.add("r1", "edge-1", board_report(20, 0, 0, 100), k_board_start + 22s);
+    CHECK(board.step({room}, k_board_start + 24s)[0].sample.answers == 4);
+    // 400 answers in a report 0.1 s after the one before: at most 4 steps' worth of the rate.
+    board.add("r1", "edge-1", board_report(400, 0, 0, 100), k_board_start + 22s + 100ms);
+    CHECK(board.step({room}, k_board_start + 28s)[0].sample.answers == 1600);
 }
