@@ -1,4 +1,4 @@
-# Shell helpers the benchmarks share (sourced by bench/run.sh, access_log.sh, origin_cap.sh).
+# Shell helpers the benchmarks share (sourced by bench/run.sh, access_log.sh, origin_cap.sh, state.sh).
 # Each script sets `work` (its scratch directory) and `duration` (seconds a run) before use.
 
 # Waits (10 s at most) until something accepts connections on 127.0.0.1:PORT; else stops the bench.
@@ -53,4 +53,43 @@ http {
 CONF
     start_nginx "$work/nginx-origin.conf"
     wait_for_port "$1"
+}
+
+# A Redis Cluster of three masters with a replica each on 127.0.0.1:PORT … PORT+5 (their cluster
+# bus on PORT+10000 …), every server on core CPU, in $work/cluster-N. Sets cluster_masters
+# (HOST:PORT of each master), cluster_master_pids and cluster_replica_pids. stop_redis_cluster
+# ends it. start_redis_cluster PORT CPU
+start_redis_cluster() {
+    local ports=() seeds=() i dir
+    for i in 0 1 2 3 4 5; do
+        dir="$work/cluster-$i"
+        mkdir -p "$dir"
+        ports+=($(($1 + i)))
+        seeds+=("127.0.0.1:$(($1 + i))")
+        taskset -c "$2" redis-server --port "$(($1 + i))" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+            --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
+            --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --dir "$dir"
+    done
+    for i in 0 1 2 3 4 5; do wait_for_port "${ports[$i]}"; done
+    redis-cli --cluster create "${seeds[@]}" --cluster-replicas 1 --cluster-yes >"$work/cluster-create.log" 2>&1 ||
+        { echo "bench: redis-cli --cluster create failed" >&2; cat "$work/cluster-create.log" >&2; exit 1; }
+    for _ in $(seq 200); do
+        [[ $(redis-cli -p "${ports[0]}" cluster info | tr -d '\r' | awk -F: '/^cluster_state/ { print $2 }') == ok ]] && break
+        sleep 0.1
+    done
+    cluster_masters=() cluster_master_pids=() cluster_replica_pids=()
+    for i in 0 1 2 3 4 5; do
+        if redis-cli -p "${ports[$i]}" info replication | grep -q '^role:master'; then
+            cluster_masters+=("127.0.0.1:${ports[$i]}")
+            cluster_master_pids+=("$(cat "$work/cluster-$i/redis.pid")")
+        else
+            cluster_replica_pids+=("$(cat "$work/cluster-$i/redis.pid")")
+        fi
+    done
+    ((${#cluster_masters[@]} == 3)) || { echo "bench: the cluster has ${#cluster_masters[@]} masters, not 3" >&2; exit 1; }
+}
+stop_redis_cluster() {
+    local pidfile
+    for pidfile in "$work"/cluster-*/redis.pid; do [[ -f $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null; done
+    return 0
 }

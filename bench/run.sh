@@ -19,10 +19,13 @@ cleanup() {
     [[ -n $wr_redis_pid ]] && kill "$wr_redis_pid" 2>/dev/null
     [[ -n ${wr_twin_pid:-} ]] && kill "$wr_twin_pid" 2>/dev/null
     [[ -n ${wr_twin2_pid:-} ]] && kill "$wr_twin2_pid" 2>/dev/null
+    [[ -n ${wr_cluster_pid:-} ]] && kill "$wr_cluster_pid" 2>/dev/null
     [[ -n ${floor_pid:-} ]] && kill "$floor_pid" 2>/dev/null
     # redis-server last, once the wr using it has exited (else it logs an outage on its way out)
     [[ -n $wr_redis_pid ]] && { wait "$wr_redis_pid" 2>/dev/null || true; }
     [[ -f $work/redis.pid ]] && kill "$(cat "$work/redis.pid")" 2>/dev/null
+    [[ -n ${wr_cluster_pid:-} ]] && { wait "$wr_cluster_pid" 2>/dev/null || true; }
+    stop_redis_cluster
     for pidfile in "$work"/nginx*.pid; do [[ -f $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null; done
     wait 2>/dev/null || true
     rm -rf "$work"
@@ -44,6 +47,7 @@ stream_origin_port=$((base + 5)) nginx_stream_port=$((base + 6))
 redis_port=$((base + 7)) wr_redis_edge_port=$((base + 8)) wr_redis_admin_port=$((base + 9))
 floor_port=$((base + 10)) wr_twin_edge_port=$((base + 11)) wr_twin_admin_port=$((base + 12))
 wr_twin2_edge_port=$((base + 13)) wr_twin2_admin_port=$((base + 14))
+wr_cluster_edge_port=$((base + 15)) wr_cluster_admin_port=$((base + 16)) cluster_port=$((base + 20)) # cluster: 6 ports
 
 
 # run_wrk connections port host [cookie] → "requests/s p99_ms errors"
@@ -273,7 +277,13 @@ if command -v redis-server >/dev/null; then
     "${pin_server[@]}" "$wr" serve --data-dir "$work/wr-twin2-data" --edge-listen "127.0.0.1:$wr_twin2_edge_port" \
         --admin-listen "127.0.0.1:$wr_twin2_admin_port" --edge-threads 1 --log-level warn --node-name bench &
     wr_twin2_pid=$!
-    for name_port in "redis:$wr_redis_admin_port" "twin:$wr_twin_admin_port" "twin2:$wr_twin2_admin_port"; do
+    # And one on a Redis Cluster of three masters with a replica each (on core 1 too).
+    start_redis_cluster "$cluster_port" "$load_cpu"
+    "${pin_server[@]}" "$wr" serve --data-dir "$work/wr-cluster-data" --edge-listen "127.0.0.1:$wr_cluster_edge_port" \
+        --admin-listen "127.0.0.1:$wr_cluster_admin_port" --edge-threads 1 --log-level warn \
+        --state "redis-cluster://$(IFS=,; echo "${cluster_masters[*]}")" --node-name bench &
+    wr_cluster_pid=$!
+    for name_port in "redis:$wr_redis_admin_port" "twin:$wr_twin_admin_port" "twin2:$wr_twin2_admin_port" "cluster:$wr_cluster_admin_port"; do
         port=${name_port#*:}
         wait_for_port "$port"
         "$wr" --data-dir "$work/wr-${name_port%%:*}-data" --api "http://127.0.0.1:$port" apply -f - >/dev/null <<JSON
@@ -285,6 +295,7 @@ JSON
     redis_cookie=$(first_cookie "$wr_redis_edge_port" open.bench.test)
     twin_cookie=$(first_cookie "$wr_twin_edge_port" open.bench.test)
     twin2_cookie=$(first_cookie "$wr_twin2_edge_port" open.bench.test)
+    cluster_cookie=$(first_cookie "$wr_cluster_edge_port" open.bench.test)
     # The end-to-end p99 of a proxied request at 256 and more connections is tens of milliseconds,
     # set mostly by the origin and wrk sharing core 1, and moves by more than the 1 ms budget
     # from run to run. What the shared state could add is in the edge's decision (the request
@@ -302,7 +313,7 @@ JSON
     # The two are measured one after the other, so a tail that moves from run to run by more than
     # the budget would decide the comparison: five alternating runs each, the medians compared.
     for c in "${connections[@]}"; do
-        m_rpss=() m_p99s=() r_rpss=() r_p99s=() a_p99s=() m_err=0 r_err=0
+        m_rpss=() m_p99s=() r_rpss=() r_p99s=() a_p99s=() c_rpss=() c_p99s=() m_err=0 r_err=0 c_err=0
         decision_buckets "$wr_redis_admin_port" "$work/wr-redis-data" > "$work/redis-decisions.before"
         decision_buckets "$wr_twin_admin_port" "$work/wr-twin-data" > "$work/twin-decisions.before"
         for round in 1 2 3 4 5; do
@@ -312,10 +323,15 @@ JSON
             r_rpss+=("$rps") r_p99s+=("$p99") r_err=$((r_err + errors))
             read -r rps p99 errors <<<"$(run_wrk "$c" "$wr_twin2_edge_port" open.bench.test "$twin2_cookie")"
             a_p99s+=("$p99")
+            read -r rps p99 errors <<<"$(run_wrk "$c" "$wr_cluster_edge_port" open.bench.test "$cluster_cookie")"
+            c_rpss+=("$rps") c_p99s+=("$p99") c_err=$((c_err + errors))
         done
         m_rps=$(median_of "${m_rpss[@]}") m_p99=$(median_of "${m_p99s[@]}") r_rps=$(median_of "${r_rpss[@]}") r_p99=$(median_of "${r_p99s[@]}")
         printf '%-42s %6s %10.0f %11.0f %6s %9s %9s %7s\n' "admitted path, --state redis vs memory" "$c" "$r_rps" "$m_rps" \
             "$(ratio "$r_rps" "$m_rps")" "$r_p99" "$m_p99" "$r_err/$m_err"
+        c_rps=$(median_of "${c_rpss[@]}")
+        printf '%-42s %6s %10.0f %11.0f %6s %9s %9s %7s\n' "admitted path, --state redis-cluster vs memory" "$c" "$c_rps" "$m_rps" \
+            "$(ratio "$c_rps" "$m_rps")" "$(median_of "${c_p99s[@]}")" "$m_p99" "$c_err/$m_err"
         decision_buckets "$wr_redis_admin_port" "$work/wr-redis-data" > "$work/redis-decisions.after"
         decision_buckets "$wr_twin_admin_port" "$work/wr-twin-data" > "$work/twin-decisions.after"
         awk -v r="$r_p99" -v m="$m_p99" -v c="$c" 'BEGIN { printf "  p99 added by --state redis at %s connections: %+.2f ms (budget <= 1 ms)\n", c, r - m }'

@@ -7,6 +7,7 @@
 # machine). Each run prints the room-syncs per second done, Redis's CPU per room-sync (process
 # time and INFO commandstats) and the room-syncs per second one core carries at that cost.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build=${1:-build-bench}
 duration=${2:-${WR_BENCH_SECONDS:-10}}
 bench="$build/wr_bench_state"
@@ -15,6 +16,7 @@ command -v redis-server >/dev/null || { echo "bench/state.sh: redis-server is mi
 work=$(mktemp -d /tmp/wr-bench-state.XXXXXX)
 cleanup() {
     [[ -f $work/redis.pid ]] && kill "$(cat "$work/redis.pid")" 2>/dev/null
+    stop_redis_cluster
     wait 2>/dev/null || true
     rm -rf "$work"
 }
@@ -58,3 +60,20 @@ run --label "saturation, many nodes" --nodes 100 --rooms 10 --interval-ms 0
 # second, what one client core drives here with room to spare (the nodes' own work costs about as
 # much as Redis's); Redis's share of its core is then the figure to read.
 run --label "paced fleet" --nodes 40 --rooms 25 --interval-ms 250
+
+# A Redis Cluster of three masters, each with a replica, all on the Redis core: the same paced
+# fleet. A room lives on one shard, and one EVALSHA carries a node's rooms of one slot — about one
+# room — so each call's fixed cost is a room's. The figure is the masters' CPU together per
+# room-sync; the replicas' is printed apart (they copy every write and serve no sync).
+if command -v redis-cli >/dev/null; then
+    kill "$(cat "$work/redis.pid")" 2>/dev/null && rm -f "$work/redis.pid"
+    start_redis_cluster $((port + 100)) "$redis_cpu"
+    master_pids=()
+    for pid in "${cluster_master_pids[@]}"; do master_pids+=(--redis-pid "$pid"); done
+    replica_ticks() { local pid stats=(); for pid in "${cluster_replica_pids[@]}"; do stats+=("/proc/$pid/stat"); done; awk '{ s += $14 + $15 } END { print s }' "${stats[@]}"; }
+    before=$(replica_ticks)
+    taskset -c "$client_cpus" "$bench" --state "redis-cluster://$(IFS=,; echo "${cluster_masters[*]}")" "${master_pids[@]}" \
+        --seconds "$duration" --label "paced fleet, a 3-master cluster with a replica each" --nodes 40 --rooms 25 --interval-ms 250
+    awk -v b="$before" -v a="$(replica_ticks)" -v s="$duration" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { printf "  the three replicas   %10.1f %% of one core together\n", 100 * (a - b) / hz / s }'
+fi
