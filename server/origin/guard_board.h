@@ -8,8 +8,8 @@
 // arguments; thread-safe, as increments arrive from the collector and from the admin API.
 //
 // Each node reports on its own clock (an edge pushes every 2 s, whenever its timer fires), so a
-// control step may hold one, two or three of an edge's reports: counted as they came, the
-// origin's throughput would read half or one and a half times what it is, step by step — and the
+// control step may hold one, two or three of an edge's reports: counted as they came, an edge's
+// share of the origin's throughput would read half or one and a half times what it is — and the
 // controller learns the origin's capacity from its throughput. So each node's counts are read as
 // a rate over the time its reports cover (from the report before the first of the step to the
 // last), and the sample holds that rate over the step's interval.

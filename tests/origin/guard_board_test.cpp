@@ -102,8 +102,9 @@ TEST_CASE("guard board: the sample's p95 is the reports' merged histogram's, and
 TEST_CASE("guard board: nodes reporting on their own clocks give each step the origin's rate, however many reports fell in it") {
     // Three edges each see 10 answers a second and push what they saw every 2 s, at their own
     // phase and a little early or late; the control node steps every 4 s. A step holds one, two
-    // or three reports of an edge: counted as they came the throughput would read 15 to 45 a
-    // second. The oracle: 30 a second over each step's interval.
+    // or three reports of an edge: counted as they came, the throughput would read 15 % low or
+    // 20 % high from step to step (one edge's share half or one and a half of itself). The oracle:
+    // 30 a second over each step's interval.
     GuardBoard board;
     const GuardBoard::RoomInput room{"r1", board_guard_on(), k_board_configured, k_board_load};
     const int offsets_ms[] = {300, 1100, 1700};
