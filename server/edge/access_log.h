@@ -25,7 +25,7 @@ struct AccessRecord {
     bool active = false;                  // a request began (cleared once its line is written)
     util::TimePoint time{};               // when its head arrived
     std::chrono::steady_clock::time_point started{};
-    std::string client;                   // the address as judged (after --trusted-proxy)
+    std::string client;                   // the address as judged (after --trusted-proxy); its text needs no escaping
     std::string method, target, host, referer, user_agent;
     std::string_view protocol = "HTTP/1.1"; // "HTTP/1.0", "HTTP/1.1"; HTTP/2 when the edge speaks it
     int status = 0;
@@ -35,7 +35,7 @@ struct AccessRecord {
     std::string zone, room;
     Decision decision = Decision::none;
     bool new_visitor = false;             // the visitor had no valid cookie for the room
-    RequestId request_id;
+    RequestId request_id;                 // made, or checked by acceptable_request_id: needs no escaping
 
     // Starts a request: clears everything but the strings' room.
     void begin(util::TimePoint now, std::chrono::steady_clock::time_point steady);
@@ -69,15 +69,16 @@ public:
     // flush(), and whether nothing is left (the writer's lock was free).
     bool empty_after_flush() {
         flush();
-        return m_lines.empty();
+        return m_used == 0;
     }
 
 private:
     util::LineWriter* m_writer;
     AccessLogFormat m_format;
-    std::string m_node;
+    std::string m_node_json; // the node's name, escaped for JSON
     util::LineWriterCounters* m_counters;
-    std::string m_lines;
+    std::string m_lines; // its first m_used bytes are lines; past them, room made for the next
+    size_t m_used = 0;
     uint64_t m_count = 0;
     SecondText m_seconds;
 };

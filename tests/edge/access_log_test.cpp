@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -91,6 +94,68 @@ TEST_CASE("edge access log: a combined line is nginx's, and hostile bytes stay i
     const json parsed = json::parse(line(hostile, AccessLogFormat::json));
     CHECK(parsed["target"] == "/a\"b\\c\x01\xc3\xbf\n");
     CHECK(parsed["user_agent"] == "caf\xc3\xa9");
+}
+
+TEST_CASE("edge access log: every byte, at every place in a field, is escaped as one byte at a time would") {
+    // The scan looks at eight bytes at once and at a field's last eight: a byte to escape must be
+    // found wherever it sits, in fields shorter and longer than eight.
+    const auto json_expected = [](unsigned char c) -> std::string {
+        static constexpr char k_hex[] = "0123456789abcdef";
+        if (c == '"' || c == '\\') return std::string{'\\', static_cast<char>(c)};
+        if (c >= 0x20 && c < 0x7f) return std::string(1, static_cast<char>(c));
+        return std::string{'\\', 'u', '0', '0', k_hex[c >> 4], k_hex[c & 15]}; // alone, a byte >= 0x80 is not UTF-8
+    };
+    const auto combined_expected = [](unsigned char c) -> std::string {
+        static constexpr char k_hex[] = "0123456789ABCDEF";
+        if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) return std::string{'\\', 'x', k_hex[c >> 4], k_hex[c & 15]};
+        return std::string(1, static_cast<char>(c));
+    };
+    AccessRecord record = sample();
+    for (const size_t length : {1, 5, 7, 8, 9, 15, 16, 17, 24}) {
+        for (size_t at = 0; at < length; ++at) {
+            for (int c = 0; c < 256; ++c) {
+                std::string field(length, 'a');
+                field[at] = static_cast<char>(c);
+                record.user_agent = field;
+                const std::string json_line = line(record, AccessLogFormat::json);
+                const std::string json_field = std::string(at, 'a') + json_expected(static_cast<unsigned char>(c)) +
+                                               std::string(length - at - 1, 'a');
+                REQUIRE_MESSAGE(json_line.ends_with(",\"user_agent\":\"" + json_field + "\"}\n"), length, " ", at, " ", c);
+                const std::string combined_line = line(record, AccessLogFormat::combined);
+                const std::string combined_field = std::string(at, 'a') + combined_expected(static_cast<unsigned char>(c)) +
+                                                   std::string(length - at - 1, 'a');
+                REQUIRE_MESSAGE(combined_line.ends_with(" \"" + combined_field + "\"\n"), length, " ", at, " ", c);
+            }
+        }
+    }
+}
+
+TEST_CASE("edge access log: a thread's buffer writes the lines format_access_line makes, across hand-overs and long fields") {
+    wr::test::TempDir dir;
+    const auto path = dir.path() / "access.log";
+    wr::util::LineWriterCounters counters;
+    wr::util::LineWriter writer(path.string(), 8 * 1024 * 1024, counters);
+    writer.start();
+    wr::edge::AccessLogBuffer buffer(&writer, AccessLogFormat::json, "edge \"1\"", &counters);
+    std::string expected;
+    wr::edge::SecondText seconds;
+    AccessRecord record = sample();
+    for (int i = 0; i < 1000; ++i) {
+        // Now and then a field far longer than a line's usual room, and one to escape throughout.
+        record.target = i % 97 == 0 ? "/" + std::string(20000, '"') : "/item/" + std::to_string(i);
+        record.status = 200 + i % 300;
+        const auto finished = record.started + std::chrono::microseconds(i);
+        buffer.append(record, finished);
+        wr::edge::format_access_line(expected, AccessLogFormat::json, record, "edge \"1\"", finished, seconds);
+    }
+    CHECK(wr::test::eventually([&] { return buffer.empty_after_flush(); }));
+    writer.stop();
+    CHECK(counters.written.load() == 1000);
+    CHECK(counters.dropped.load() == 0);
+    std::ifstream in(path, std::ios::binary);
+    const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(written.size() == expected.size());
+    CHECK(written == expected);
 }
 
 TEST_CASE("edge request ids: generated ids are 32 hex characters and differ; a proxy's is used only when it is plain") {
