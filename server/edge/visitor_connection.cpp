@@ -141,11 +141,10 @@ net::Task<bool> VisitorConnection<Stream>::answer_error(int status, std::string_
     co_return co_await answer(status, error_page(status, title, text, m_access.request_id.view()), keep_alive, head_request);
 }
 
-template <typename Stream> void VisitorConnection<Stream>::begin_record(bool head_complete) {
-    // The times are the log's alone: without it, no clock is read for them.
+template <typename Stream> void VisitorConnection<Stream>::begin_record(bool head_complete, util::TimePoint now) {
+    // The steady time is the log's alone: without it, no clock is read for it.
     const bool logging = m_worker.access_log.enabled();
-    m_access.begin(logging ? m_shared.clock.now() : util::TimePoint{},
-                   logging ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{});
+    m_access.begin(now, logging ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{});
     const net::MessageHead& request = m_request.head();
     if (head_complete && request.version_minor == 0) m_access.protocol = "HTTP/1.0";
     // The id is made for every request: the origin and wr's own pages get it, logged or not. A
@@ -188,7 +187,11 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
     while (m_shared.running.load(std::memory_order_relaxed)) {
         const HeadRead read = co_await read_head();
         if (read == HeadRead::closed) co_return;
-        begin_record(read == HeadRead::complete);
+        // One read of the clock for the request: the Gate decides at this time and the log
+        // records it. A head that failed is only logged.
+        const bool head_complete = read == HeadRead::complete;
+        const util::TimePoint now = head_complete || m_worker.access_log.enabled() ? m_shared.clock.now() : util::TimePoint{};
+        begin_record(head_complete, now);
         const RecordOnExit record_on_exit{*this}; // the line is written as this request ends, however it ends
         switch (read) {
         case HeadRead::complete: break;
@@ -227,7 +230,6 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
         const bool body_pending = request.framing != net::BodyFraming::none;
         // Hold this snapshot for the whole request: the room and zone below point into it.
         const Snapshot snapshot = m_worker.current(m_shared.config);
-        const util::TimePoint now = m_shared.clock.now();
         IncomingRequest incoming = describe_request(request, m_cookies, m_peer, m_https, m_shared.trusted_proxies);
         incoming.request_id = m_access.request_id.view();
         record_request(incoming);
