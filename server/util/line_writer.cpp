@@ -1,6 +1,7 @@
 // Queues buffers of lines and writes them from a thread of its own.
 #include "util/line_writer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -15,6 +16,11 @@ namespace wr::util {
 namespace {
 
 constexpr size_t k_spares = 16;
+// The writer sleeps until this much waits (a quarter of the bound, if that is less), or for
+// k_latency at most: a few large writes cost the producers' core less than many small ones, each
+// with its wake-up and context switch.
+constexpr size_t k_wake_bytes = 256 * 1024;
+constexpr std::chrono::milliseconds k_latency{250};
 // Written at most this much at a time to a pipe it has polled writable: a pipe with room for
 // PIPE_BUF bytes takes them without blocking, so a reader that stops cannot hang the writer.
 constexpr size_t k_stream_piece = PIPE_BUF;
@@ -29,7 +35,8 @@ int open_for_append(const std::string& path) {
 } // namespace
 
 LineWriter::LineWriter(std::string path, size_t max_pending_bytes, LineWriterCounters& counters)
-    : m_path(std::move(path)), m_max_pending(max_pending_bytes), m_counters(counters) {
+    : m_path(std::move(path)), m_max_pending(max_pending_bytes),
+      m_wake_bytes(std::max<size_t>(1, std::min(k_wake_bytes, max_pending_bytes / 4))), m_counters(counters) {
     open_file();
 }
 
@@ -90,8 +97,9 @@ bool LineWriter::submit(std::string& buffer, uint64_t lines) {
     m_queue.push_back({std::move(buffer), lines});
     buffer = std::move(replacement);
     buffer.clear();
+    const bool wake = m_pending >= m_wake_bytes;
     lock.unlock();
-    m_wake.notify_one();
+    if (wake) m_wake.notify_one();
     return true;
 }
 
@@ -107,11 +115,14 @@ bool LineWriter::write_all(const std::string& text) {
     size_t done = 0;
     while (done < text.size()) {
         if (std::chrono::steady_clock::now().time_since_epoch().count() >= m_give_up_at.load()) return false;
-        pollfd ready{m_fd, POLLOUT, 0};
-        const int polled = ::poll(&ready, 1, 100);
-        if (polled < 0 && errno != EINTR) return false;
-        if (polled <= 0) continue; // not writable yet: look at the clock (stop's patience) and wait again
-        if (ready.revents & (POLLERR | POLLNVAL)) return false;
+        if (m_stream) {
+            // A regular file is always writable; a pipe or socket is waited for here, not in write().
+            pollfd ready{m_fd, POLLOUT, 0};
+            const int polled = ::poll(&ready, 1, 100);
+            if (polled < 0 && errno != EINTR) return false;
+            if (polled <= 0) continue; // not writable yet: look at the clock (stop's patience) and wait again
+            if (ready.revents & (POLLERR | POLLNVAL)) return false;
+        }
         const size_t piece = m_stream ? std::min(k_stream_piece, text.size() - done) : text.size() - done;
         const ssize_t written = ::write(m_fd, text.data() + done, piece);
         if (written < 0) {
@@ -129,7 +140,7 @@ void LineWriter::run() {
         bool reopen = false;
         {
             std::unique_lock lock(m_mutex);
-            m_wake.wait(lock, [this] { return m_stopping || m_reopen || !m_queue.empty(); });
+            m_wake.wait_for(lock, k_latency, [this] { return m_stopping || m_reopen || m_pending >= m_wake_bytes; });
             batch.swap(m_queue);
             reopen = std::exchange(m_reopen, false);
             if (batch.empty() && m_stopping) return;

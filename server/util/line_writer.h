@@ -2,10 +2,11 @@
 // Writes lines to a file (or stdout) on a thread of its own, for logs that must never slow down
 // the threads that produce them (the edge's access log). Producers hand over whole buffers of
 // lines with submit(), which takes a mutex only to queue the buffer (and only if it is free at
-// once: it never waits); the writer thread writes them out. When the file cannot keep up (a slow
-// disk, a full pipe nobody reads), at most `max_pending_bytes` wait, and lines beyond that are
-// dropped and counted rather than queued without bound. reopen() (on SIGUSR1) makes the writer
-// open the path again, for log rotation.
+// once: it never waits); the writer thread writes them out, woken when 256 KiB have gathered and
+// otherwise four times a second, so that it costs the producers' core few switches. When the
+// file cannot keep up (a slow disk, a full pipe nobody reads), at most `max_pending_bytes` wait,
+// and lines beyond that are dropped and counted rather than queued without bound. reopen() (on
+// SIGUSR1) makes the writer open the path again, for log rotation.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -57,6 +58,7 @@ private:
 
     std::string m_path;
     size_t m_max_pending;
+    size_t m_wake_bytes; // the writer is woken when this much waits, else looks every k_latency
     LineWriterCounters& m_counters;
     int m_fd = -1;
     bool m_stream = false; // a pipe, socket or terminal: written in pieces it can take without blocking

@@ -158,6 +158,19 @@ TEST_CASE("edge access log: a thread's buffer writes the lines format_access_lin
     CHECK(written == expected);
 }
 
+TEST_CASE("util::LineWriter writes a few lines within moments, without waiting for a full batch") {
+    wr::test::TempDir dir;
+    const auto path = dir.path() / "few.log";
+    wr::util::LineWriterCounters counters;
+    wr::util::LineWriter writer(path.string(), 8 * 1024 * 1024, counters);
+    writer.start();
+    std::string buffer = "one line\n";
+    REQUIRE(wr::test::eventually([&] { return writer.submit(buffer, 1); }));
+    CHECK(wr::test::eventually([&] { return counters.written.load() == 1; }, 2s, 10ms));
+    CHECK(std::filesystem::file_size(path) == 9);
+    writer.stop();
+}
+
 TEST_CASE("edge request ids: generated ids are 32 hex characters and differ; a proxy's is used only when it is plain") {
     wr::edge::RequestIdSource ids(42);
     std::set<std::string> seen;
