@@ -391,7 +391,8 @@ void AccessLogBuffer::append(const AccessRecord& record, std::chrono::steady_clo
         m_counters->dropped.fetch_add(1, std::memory_order_relaxed);
         return;
     }
-    // The buffer's room is made (and written over by resize) once per buffer, not once per line.
+    // Room is made by resize, which writes zeros over it: only when a buffer grows, not per line
+    // nor per hand-over (the writer's spares come back with their size).
     const size_t room = m_used + access_line_bound(record, m_node_json);
     if (m_lines.size() < room) m_lines.resize(std::max(room, m_lines.capacity()));
     m_used = static_cast<size_t>(write_access_line(m_lines.data() + m_used, m_format, record, m_node_json, finished, m_seconds) -
@@ -402,10 +403,9 @@ void AccessLogBuffer::append(const AccessRecord& record, std::chrono::steady_clo
 
 void AccessLogBuffer::flush() {
     if (!m_writer || m_used == 0) return;
-    m_lines.resize(m_used);
-    if (m_writer->submit(m_lines, m_count)) {
+    if (m_writer->submit(m_lines, m_used, m_count)) {
         m_count = 0;
-        m_used = 0; // m_lines is the writer's empty spare now
+        m_used = 0; // m_lines is a spare now, or these lines were dropped: written over from its start
     }
 }
 

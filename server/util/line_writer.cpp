@@ -79,24 +79,22 @@ void LineWriter::stop(std::chrono::milliseconds patience) {
     if (m_thread.joinable()) m_thread.join();
 }
 
-bool LineWriter::submit(std::string& buffer, uint64_t lines) {
-    if (buffer.empty()) return true;
+bool LineWriter::submit(std::string& buffer, size_t size, uint64_t lines) {
+    if (size == 0) return true;
     std::unique_lock lock(m_mutex, std::try_to_lock);
     if (!lock) return false;
-    if (m_stopping || m_pending + buffer.size() > m_max_pending) {
+    if (m_stopping || m_pending + size > m_max_pending) {
         m_counters.dropped.fetch_add(lines, std::memory_order_relaxed);
-        buffer.clear();
         return true;
     }
-    m_pending += buffer.size();
+    m_pending += size;
     std::string replacement;
     if (!m_spares.empty()) {
         replacement = std::move(m_spares.back());
         m_spares.pop_back();
     }
-    m_queue.push_back({std::move(buffer), lines});
+    m_queue.push_back({std::move(buffer), size, lines});
     buffer = std::move(replacement);
-    buffer.clear();
     const bool wake = m_pending >= m_wake_bytes;
     lock.unlock();
     if (wake) m_wake.notify_one();
@@ -111,7 +109,7 @@ void LineWriter::reopen() {
     m_wake.notify_one();
 }
 
-bool LineWriter::write_all(const std::string& text) {
+bool LineWriter::write_all(std::string_view text) {
     size_t done = 0;
     while (done < text.size()) {
         if (std::chrono::steady_clock::now().time_since_epoch().count() >= m_give_up_at.load()) return false;
@@ -153,13 +151,12 @@ void LineWriter::run() {
             }
         }
         for (Chunk& chunk : batch) {
-            if (write_all(chunk.text))
+            if (write_all(std::string_view(chunk.text).substr(0, chunk.size)))
                 m_counters.written.fetch_add(chunk.lines, std::memory_order_relaxed);
             else
                 m_counters.dropped.fetch_add(chunk.lines, std::memory_order_relaxed);
             std::lock_guard lock(m_mutex);
-            m_pending -= chunk.text.size();
-            chunk.text.clear();
+            m_pending -= chunk.size;
             if (m_spares.size() < k_spares) m_spares.push_back(std::move(chunk.text));
         }
         batch.clear();

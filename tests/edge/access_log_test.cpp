@@ -165,7 +165,7 @@ TEST_CASE("util::LineWriter writes a few lines within moments, without waiting f
     wr::util::LineWriter writer(path.string(), 8 * 1024 * 1024, counters);
     writer.start();
     std::string buffer = "one line\n";
-    REQUIRE(wr::test::eventually([&] { return writer.submit(buffer, 1); }));
+    REQUIRE(wr::test::eventually([&] { return writer.submit(buffer, buffer.size(), 1); }));
     CHECK(wr::test::eventually([&] { return counters.written.load() == 1; }, 2s, 10ms));
     CHECK(std::filesystem::file_size(path) == 9);
     writer.stop();
@@ -210,7 +210,7 @@ TEST_CASE("util::LineWriter drops and counts lines beyond its bound when the fil
     for (int round = 0; round < 400; ++round) {
         std::string buffer;
         for (int i = 0; i < 10; ++i) buffer += one + "\n";
-        while (!writer.submit(buffer, 10)) {}
+        while (!writer.submit(buffer, buffer.size(), 10)) {}
         handed += 10;
     }
     CHECK(std::chrono::steady_clock::now() - started < 1s); // 400 KB into a 64 KB pipe: nothing waited
