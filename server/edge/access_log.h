@@ -24,8 +24,8 @@ enum class AccessLogFormat { combined, json };
 struct AccessRecord {
     bool active = false;                  // a request began (cleared once its line is written)
     util::TimePoint time{};               // when its head arrived
-    std::chrono::steady_clock::time_point started{};
-    std::string client;                   // the address as judged (after --trusted-proxy); its text needs no escaping
+    std::chrono::steady_clock::time_point started{}; // its head's first byte: the duration runs from here
+    std::string client;                   // the address as judged (after --trusted-proxy): needs no escaping
     std::string method, target, host, referer, user_agent;
     std::string_view protocol = "HTTP/1.1"; // "HTTP/1.0", "HTTP/1.1"; HTTP/2 when the edge speaks it
     int status = 0;
@@ -77,7 +77,7 @@ private:
     AccessLogFormat m_format;
     std::string m_node_json; // the node's name, escaped for JSON
     util::LineWriterCounters* m_counters;
-    std::string m_lines; // its first m_used bytes are lines; past them, room made for the next
+    std::string m_lines; // its first m_used bytes are lines; past them, room for the next
     size_t m_used = 0;
     uint64_t m_count = 0;
     SecondText m_seconds;

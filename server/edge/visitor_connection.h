@@ -76,6 +76,7 @@ private:
     bool m_refused = false;
     int m_version_minor = 1;      // the request being answered: HTTP/1.0 or 1.1
     net::ConnectionWatch m_watch;
+    net::SteadyTime m_head_started{}; // the first byte of the head being read (or answered)
     net::ReadBuffer m_in;
     net::HttpParser m_request{net::HttpParser::Kind::request};
     origin::ResponseReader m_reader; // the origin's answer to the request being forwarded
