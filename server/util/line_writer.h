@@ -56,8 +56,12 @@ private:
         uint64_t lines = 0;
     };
     void run();
-    // Writes all of `text`; false when the file refused it or stop() ran out of patience.
+    // Writes all of `text` to a pipe, socket or terminal; false when it refused it or stop() ran
+    // out of patience.
     bool write_all(std::string_view text);
+    // Writes `batch` to a regular file; returns how many of its chunks were written whole (the
+    // file refused the rest, or stop() ran out of patience).
+    size_t write_to_file(const std::deque<Chunk>& batch);
     void open_file();
 
     std::string m_path;
