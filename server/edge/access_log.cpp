@@ -318,7 +318,10 @@ void AccessRecord::begin(util::TimePoint now, std::chrono::steady_clock::time_po
     active = true;
     time = now;
     started = steady;
-    for (std::string* text : {&client, &method, &target, &host, &referer, &user_agent, &zone, &room}) text->clear();
+    client = {};
+    for (std::string* text : {&method, &target, &host, &referer, &user_agent}) text->clear();
+    zone = {};
+    room = {};
     protocol = "HTTP/1.1";
     status = 0;
     bytes_in = 0;

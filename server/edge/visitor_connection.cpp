@@ -160,7 +160,10 @@ template <typename Stream> void VisitorConnection<Stream>::begin_record(bool hea
 
 template <typename Stream> void VisitorConnection<Stream>::record_request(const IncomingRequest& incoming) {
     if (!m_worker.access_log.enabled()) return;
-    if (incoming.client != m_peer) m_access.client = address_text(incoming.client);
+    if (incoming.client != m_peer) {
+        m_access.forwarded_client = address_text(incoming.client);
+        m_access.client = m_access.forwarded_client;
+    }
     m_access.method.assign(incoming.method);
     assign_logged_target(m_access.target, incoming.target);
     m_access.host.assign(incoming.host);
@@ -172,8 +175,8 @@ template <typename Stream> void VisitorConnection<Stream>::record_decision(const
     m_access.decision = result.decision;
     m_access.new_visitor = result.new_visitor;
     if (!m_worker.access_log.enabled()) return;
-    if (result.zone) m_access.zone.assign(result.zone->name);
-    if (result.room) m_access.room.assign(result.room->settings.name);
+    if (result.zone) m_access.zone = result.zone->name;
+    if (result.room) m_access.room = result.room->settings.name;
 }
 
 template <typename Stream> void VisitorConnection<Stream>::finish_record() {
@@ -194,6 +197,9 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
         const bool head_complete = read == HeadRead::complete;
         const util::TimePoint now = head_complete || m_worker.access_log.enabled() ? m_shared.clock.now() : util::TimePoint{};
         begin_record(head_complete, now);
+        // Hold this snapshot for the whole request: the room and zone the Gate finds, and the
+        // log's record of them, point into it. The line is written before it goes.
+        const Snapshot snapshot = m_worker.current(m_shared.config);
         const RecordOnExit record_on_exit{*this}; // the line is written as this request ends, however it ends
         switch (read) {
         case HeadRead::complete: break;
@@ -230,8 +236,6 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
         bool keep_alive = request.keep_alive && !m_shared.draining.load(std::memory_order_acquire);
         const bool head_method = request.method == "HEAD";
         const bool body_pending = request.framing != net::BodyFraming::none;
-        // Hold this snapshot for the whole request: the room and zone below point into it.
-        const Snapshot snapshot = m_worker.current(m_shared.config);
         IncomingRequest incoming = describe_request(request, m_cookies, m_peer, m_https, m_shared.trusted_proxies);
         incoming.request_id = m_access.request_id.view();
         record_request(incoming);

@@ -68,8 +68,8 @@ TEST_CASE("edge access log: a JSON line carries every field") {
         "origin_first_byte_ms":4.567,"zone":"example.com","room":"shop","decision":"admitted","new_visitor":true,"node":"edge-1",
         "request_id":"req-1","referer":"https://example.com/","user_agent":"Mozilla/5.0"})j"));
     AccessRecord refused = sample();
-    refused.room.clear();
-    refused.zone.clear();
+    refused.room = {};
+    refused.zone = {};
     refused.origin_first_byte_us = -1;
     const json no_room = json::parse(line(refused, AccessLogFormat::json));
     CHECK(no_room["room"].is_null());
