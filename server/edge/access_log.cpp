@@ -31,29 +31,49 @@ constexpr std::array<bool, 256> k_plain = [] {
     return plain;
 }();
 
-// How many bytes `text` starts with that k_plain holds. Eight at a time while none is to be
-// escaped (each test below is exact for "any of the eight"), the last eight of a field of eight
-// or more likewise, a shorter field one byte at a time.
-bool eight_plain(const char* at) {
+// Whether none of the eight bytes of `x` is to be escaped; each test is exact for "any of the
+// eight": a byte below 0x20, of 0x7f or more, a quote, a backslash.
+constexpr bool word_plain(uint64_t x) {
     constexpr uint64_t k_ones = 0x0101010101010101, k_highs = 0x8080808080808080;
     constexpr uint64_t k_quotes = k_ones * '"', k_backslashes = k_ones * '\\';
-    uint64_t x;
-    std::memcpy(&x, at, 8);
-    const uint64_t control = (x - k_ones * 0x20) & ~x; // a byte below 0x20
-    const uint64_t high = (x + k_ones) | x;            // a byte of 0x7f or more
+    const uint64_t control = (x - k_ones * 0x20) & ~x;
+    const uint64_t high = (x + k_ones) | x;
     const uint64_t quote = ((x ^ k_quotes) - k_ones) & ~(x ^ k_quotes);
     const uint64_t backslash = ((x ^ k_backslashes) - k_ones) & ~(x ^ k_backslashes);
     return ((control | high | quote | backslash) & k_highs) == 0;
 }
 
+template <typename Word> Word load(const char* at) {
+    Word word;
+    std::memcpy(&word, at, sizeof word);
+    return word;
+}
+
+// Whether a field of at most 16 bytes has nothing to escape, its bytes gathered into one or two
+// words by overlapping loads (a field shorter than four fills the rest of its word with 'a').
+bool short_plain(const char* at, size_t size) {
+    if (size >= 8) return word_plain(load<uint64_t>(at)) && word_plain(load<uint64_t>(at + size - 8));
+    if (size >= 4) return word_plain(load<uint32_t>(at) | static_cast<uint64_t>(load<uint32_t>(at + size - 4)) << 32);
+    if (size == 0) return true;
+    const auto byte = [&](size_t i) { return static_cast<uint64_t>(static_cast<unsigned char>(at[i])); };
+    return word_plain(0x6161616161000000 | byte(0) | byte(size / 2) << 8 | byte(size - 1) << 16);
+}
+
+// How many bytes `text` starts with that k_plain holds: eight at a time while none is to be
+// escaped, the last eight of the field likewise, then one at a time.
 size_t plain_prefix(std::string_view text) {
     size_t i = 0;
     if (text.size() >= 8) {
-        while (i + 8 <= text.size() && eight_plain(text.data() + i)) i += 8;
-        if (i + 8 > text.size() && eight_plain(text.data() + text.size() - 8)) return text.size();
+        while (i + 8 <= text.size() && word_plain(load<uint64_t>(text.data() + i))) i += 8;
+        if (i + 8 > text.size() && word_plain(load<uint64_t>(text.data() + text.size() - 8))) return text.size();
     }
     while (i < text.size() && k_plain[static_cast<unsigned char>(text[i])]) ++i;
     return i;
+}
+
+// Whether `text` has nothing to escape: most fields, and short.
+bool all_plain(std::string_view text) {
+    return text.size() <= 16 ? short_plain(text.data(), text.size()) : plain_prefix(text) == text.size();
 }
 
 // Writes a line into room made for it beforehand (access_line_bound): no capacity check and no
@@ -92,7 +112,19 @@ public:
         std::memcpy(m_at, text, N - 1);
         m_at += N - 1;
     }
-    void number(uint64_t value) { m_at = std::to_chars(m_at, m_at + 20, value).ptr; }
+    // A status (three digits) and a zero are most numbers of a line: written without a call.
+    void number(uint64_t value) {
+        if (value < 10) {
+            *m_at++ = static_cast<char>('0' + value);
+        } else if (value >= 100 && value < 1000) {
+            m_at[0] = static_cast<char>('0' + value / 100);
+            m_at[1] = static_cast<char>('0' + value / 10 % 10);
+            m_at[2] = static_cast<char>('0' + value % 10);
+            m_at += 3;
+        } else {
+            m_at = std::to_chars(m_at, m_at + 20, value).ptr;
+        }
+    }
     // Milliseconds with three decimals: "12.345".
     void millis(int64_t microseconds) {
         if (microseconds < 0) microseconds = 0;
@@ -109,6 +141,10 @@ public:
     // are not UTF-8 (a visitor's target may hold anything) as \u00XX, so every line stays valid
     // JSON. Most fields have nothing to escape: one copy.
     void json_text(std::string_view text) {
+        if (all_plain(text)) put(text);
+        else json_escaped(text);
+    }
+    void json_escaped(std::string_view text) {
         static constexpr char k_hex[] = "0123456789abcdef";
         size_t i = plain_prefix(text);
         put(text.substr(0, i));
@@ -146,6 +182,10 @@ public:
     // A field of the combined format: as is, but a quote, backslash or control byte escaped as
     // nginx does (\xHH), so that the quoted fields stay one field each.
     void combined_text(std::string_view text) {
+        if (all_plain(text)) put(text);
+        else combined_escaped(text);
+    }
+    void combined_escaped(std::string_view text) {
         static constexpr char k_hex[] = "0123456789ABCDEF";
         size_t i = plain_prefix(text);
         put(text.substr(0, i));

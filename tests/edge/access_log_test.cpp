@@ -97,8 +97,9 @@ TEST_CASE("edge access log: a combined line is nginx's, and hostile bytes stay i
 }
 
 TEST_CASE("edge access log: every byte, at every place in a field, is escaped as one byte at a time would") {
-    // The scan looks at eight bytes at once and at a field's last eight: a byte to escape must be
-    // found wherever it sits, in fields shorter and longer than eight.
+    // The scan looks at eight bytes at once, gathered by overlapping loads in a field of up to 16
+    // (one to three bytes, four to seven, eight to 16) and block by block in a longer one: a byte
+    // to escape must be found wherever it sits, in fields of every kind of length.
     const auto json_expected = [](unsigned char c) -> std::string {
         static constexpr char k_hex[] = "0123456789abcdef";
         if (c == '"' || c == '\\') return std::string{'\\', static_cast<char>(c)};
@@ -111,7 +112,7 @@ TEST_CASE("edge access log: every byte, at every place in a field, is escaped as
         return std::string(1, static_cast<char>(c));
     };
     AccessRecord record = sample();
-    for (const size_t length : {1, 5, 7, 8, 9, 15, 16, 17, 24}) {
+    for (const size_t length : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24}) {
         for (size_t at = 0; at < length; ++at) {
             for (int c = 0; c < 256; ++c) {
                 std::string field(length, 'a');
