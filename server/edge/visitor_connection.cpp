@@ -160,7 +160,8 @@ template <typename Stream> void VisitorConnection<Stream>::begin_record(bool hea
 
 template <typename Stream> void VisitorConnection<Stream>::record_request(const IncomingRequest& incoming) {
     if (!m_worker.access_log.enabled()) return;
-    if (incoming.client != m_peer) {
+    // Only a trusted proxy's requests may name another client (and the comparison is a call).
+    if (m_trusted_proxy && incoming.client != m_peer) {
         m_access.forwarded_client = address_text(incoming.client);
         m_access.client = m_access.forwarded_client;
     }
