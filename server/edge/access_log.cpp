@@ -230,7 +230,7 @@ void append_two(char* at, int value) {
 }
 
 // The node's name as a JSON string's content, escaped once rather than per line.
-std::string json_escaped(std::string_view text) {
+std::string escaped_for_json(std::string_view text) {
     std::string out(6 * text.size(), '\0');
     LineCursor cursor(out.data());
     cursor.json_text(text);
@@ -440,14 +440,14 @@ void assign_logged_target(std::string& out, std::string_view target) {
 
 void format_access_line(std::string& out, AccessLogFormat format, const AccessRecord& record, std::string_view node,
                         std::chrono::steady_clock::time_point finished, SecondText& seconds) {
-    const std::string node_json = json_escaped(node);
+    const std::string node_json = escaped_for_json(node);
     const size_t used = out.size();
     out.resize(used + access_line_bound(record, node_json));
     out.resize(static_cast<size_t>(write_access_line(out.data() + used, format, record, node_json, finished, seconds) - out.data()));
 }
 
 AccessLogBuffer::AccessLogBuffer(util::LineWriter* writer, AccessLogFormat format, std::string node, util::LineWriterCounters* counters)
-    : m_writer(writer), m_format(format), m_node_json(json_escaped(node)), m_counters(counters) {
+    : m_writer(writer), m_format(format), m_node_json(escaped_for_json(node)), m_counters(counters) {
     if (m_writer) m_lines.reserve(k_hand_over_bytes + 4096);
 }
 
