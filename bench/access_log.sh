@@ -62,10 +62,11 @@ on_cookie=$(first_cookie "$on_edge" open.bench.test)
 
 # Throughput on this shared VM moves with what else runs (a busier core even answers faster, its
 # vCPU never idling), so the CPU each request costs wr is printed beside it: the log's own price.
-printf '\n%-42s %6s %10s %10s %6s %7s %17s\n' "access log (json, to a file)" "conns" "on req/s" "off req/s" "ratio" "errors" "cpu us/req on/off"
+printf '\n%-42s %6s %10s %10s %6s %7s %17s  %s\n' "access log (json, to a file)" "conns" "on req/s" "off req/s" "ratio" "errors" "cpu us/req on/off" \
+    "ratio of each round"
 for c in "${connections[@]}"; do
     for workload in queue proxied; do
-        on=() off=() errors=0 on_cpu=0 off_cpu=0 on_requests=0 off_requests=0
+        on=() off=() per_round=() errors=0 on_cpu=0 off_cpu=0 on_requests=0 off_requests=0
         for round in $(seq "$rounds"); do
             # Which goes first alternates too, so that neither always follows the other's run.
             for side in $( ((round % 2)) && echo "off on" || echo "on off"); do
@@ -85,12 +86,13 @@ for c in "${connections[@]}"; do
                     on+=("$rps") on_cpu=$(awk -v a="$on_cpu" -v b="$used" 'BEGIN { print a + b }') on_requests=$(awk -v a="$on_requests" -v b="$served" 'BEGIN { print a + b }')
                 fi
             done
+            per_round+=("$(ratio "${on[-1]}" "${off[-1]}")")
         done
         on_median=$(median_of "${on[@]}") off_median=$(median_of "${off[@]}")
-        printf '%-42s %6s %10.0f %10.0f %6s %7s %17s\n' "  $([[ $workload == queue ]] && echo "queue page" || echo "proxied, admitted")" "$c" \
-            "$on_median" "$off_median" "$(awk -v a="$on_median" -v b="$off_median" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')" "$errors" \
+        printf '%-42s %6s %10.0f %10.0f %6s %7s %17s  %s\n' "  $([[ $workload == queue ]] && echo "queue page" || echo "proxied, admitted")" "$c" \
+            "$on_median" "$off_median" "$(ratio "$on_median" "$off_median")" "$errors" \
             "$(awk -v c1="$on_cpu" -v r1="$on_requests" -v c0="$off_cpu" -v r0="$off_requests" \
-                'BEGIN { if (r1 > 0 && r0 > 0) printf "%.1f/%.1f", c1 * 1e6 / r1, c0 * 1e6 / r0; else print "-" }')"
+                'BEGIN { if (r1 > 0 && r0 > 0) printf "%.1f/%.1f", c1 * 1e6 / r1, c0 * 1e6 / r0; else print "-" }')" "${per_round[*]}"
     done
 done
 lines=$(wc -l < "$work/access.log")

@@ -1,4 +1,5 @@
-# Shell helpers the benchmarks share (sourced by bench/run.sh, access_log.sh, origin_cap.sh, state.sh).
+# Shell helpers the benchmarks share (sourced by bench/run.sh, access_log.sh, access_log_together.sh,
+# origin_cap.sh, state.sh).
 # Each script sets `work` (its scratch directory) and `duration` (seconds a run) before use.
 
 # Waits (10 s at most) until something accepts connections on 127.0.0.1:PORT; else stops the bench.

@@ -19,23 +19,26 @@ namespace wr::edge {
 
 enum class AccessLogFormat { combined, json };
 
-// One request as the log tells it. Strings are copied in (a head's views do not outlive the
-// parts of the request that use them); they keep their room from request to request.
+// One request as the log tells it. The head's fields are copied in (a head's views do not
+// outlive the parts of the request that use them) and keep their room from request to request;
+// the rest are views of what outlives the line: the connection's address text, and the
+// configuration snapshot the request holds.
 struct AccessRecord {
     bool active = false;                  // a request began (cleared once its line is written)
     util::TimePoint time{};               // when its head arrived
-    std::chrono::steady_clock::time_point started{};
-    std::string client;                   // the address as judged (after --trusted-proxy)
+    std::chrono::steady_clock::time_point started{}; // its head's first byte: the duration runs from here
+    std::string_view client;              // the address as judged (after --trusted-proxy): needs no escaping
+    std::string forwarded_client;         // its text, when a trusted proxy named it
     std::string method, target, host, referer, user_agent;
     std::string_view protocol = "HTTP/1.1"; // "HTTP/1.0", "HTTP/1.1"; HTTP/2 when the edge speaks it
     int status = 0;
     uint64_t bytes_in = 0;                // the request's body, as read from the visitor
     uint64_t bytes_out = 0;               // everything written to the visitor: head and body
     int64_t origin_first_byte_us = -1;    // from sending to the origin to its answer's head; -1: no answer
-    std::string zone, room;
+    std::string_view zone, room;          // names in the request's configuration snapshot
     Decision decision = Decision::none;
     bool new_visitor = false;             // the visitor had no valid cookie for the room
-    RequestId request_id;
+    RequestId request_id;                 // made, or checked by acceptable_request_id: needs no escaping
 
     // Starts a request: clears everything but the strings' room.
     void begin(util::TimePoint now, std::chrono::steady_clock::time_point steady);
@@ -69,15 +72,16 @@ public:
     // flush(), and whether nothing is left (the writer's lock was free).
     bool empty_after_flush() {
         flush();
-        return m_lines.empty();
+        return m_used == 0;
     }
 
 private:
     util::LineWriter* m_writer;
     AccessLogFormat m_format;
-    std::string m_node;
+    std::string m_node_json; // the node's name, escaped for JSON
     util::LineWriterCounters* m_counters;
-    std::string m_lines;
+    std::string m_lines; // its first m_used bytes are lines; past them, room for the next
+    size_t m_used = 0;
     uint64_t m_count = 0;
     SecondText m_seconds;
 };

@@ -78,12 +78,14 @@ template <typename Stream> net::Task<typename VisitorConnection<Stream>::HeadRea
     m_request.begin();
     // Between requests with nothing buffered the connection is idle: the first to go when
     // descriptors run short or the connection cap is reached, closed after --idle-timeout. Once
-    // a head has begun, it must be whole within --header-timeout.
+    // a head has begun, it must be whole within --header-timeout; the access log times the
+    // request from there too (as nginx's $request_time does), so one clock read serves both.
     bool begun = !m_in.empty();
     HeadTurn turn(m_worker.heads, m_peer, m_trusted_proxy);
     if (begun) {
+        m_head_started = std::chrono::steady_clock::now();
         if (!turn.begin()) co_return HeadRead::over_share;
-        m_watch.expire_in(options.header_timeout);
+        m_watch.expire_at(m_head_started + options.header_timeout);
     } else {
         m_watch.expire_in(options.idle_timeout);
         m_in.release_if_empty();
@@ -109,8 +111,9 @@ template <typename Stream> net::Task<typename VisitorConnection<Stream>::HeadRea
         if (!begun) {
             begun = true;
             m_worker.watches.set_idle(m_watch, false);
+            m_head_started = std::chrono::steady_clock::now();
             if (!turn.begin()) co_return HeadRead::over_share;
-            m_watch.expire_in(options.header_timeout);
+            m_watch.expire_at(m_head_started + options.header_timeout);
         }
     }
 }
@@ -141,11 +144,9 @@ net::Task<bool> VisitorConnection<Stream>::answer_error(int status, std::string_
     co_return co_await answer(status, error_page(status, title, text, m_access.request_id.view()), keep_alive, head_request);
 }
 
-template <typename Stream> void VisitorConnection<Stream>::begin_record(bool head_complete) {
-    // The times are the log's alone: without it, no clock is read for them.
+template <typename Stream> void VisitorConnection<Stream>::begin_record(bool head_complete, util::TimePoint now) {
     const bool logging = m_worker.access_log.enabled();
-    m_access.begin(logging ? m_shared.clock.now() : util::TimePoint{},
-                   logging ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{});
+    m_access.begin(now, m_head_started);
     const net::MessageHead& request = m_request.head();
     if (head_complete && request.version_minor == 0) m_access.protocol = "HTTP/1.0";
     // The id is made for every request: the origin and wr's own pages get it, logged or not. A
@@ -159,7 +160,11 @@ template <typename Stream> void VisitorConnection<Stream>::begin_record(bool hea
 
 template <typename Stream> void VisitorConnection<Stream>::record_request(const IncomingRequest& incoming) {
     if (!m_worker.access_log.enabled()) return;
-    if (incoming.client != m_peer) m_access.client = address_text(incoming.client);
+    // Only a trusted proxy's requests may name another client (and the comparison is a call).
+    if (m_trusted_proxy && incoming.client != m_peer) {
+        m_access.forwarded_client = address_text(incoming.client);
+        m_access.client = m_access.forwarded_client;
+    }
     m_access.method.assign(incoming.method);
     assign_logged_target(m_access.target, incoming.target);
     m_access.host.assign(incoming.host);
@@ -171,8 +176,8 @@ template <typename Stream> void VisitorConnection<Stream>::record_decision(const
     m_access.decision = result.decision;
     m_access.new_visitor = result.new_visitor;
     if (!m_worker.access_log.enabled()) return;
-    if (result.zone) m_access.zone.assign(result.zone->name);
-    if (result.room) m_access.room.assign(result.room->settings.name);
+    if (result.zone) m_access.zone = result.zone->name;
+    if (result.room) m_access.room = result.room->settings.name;
 }
 
 template <typename Stream> void VisitorConnection<Stream>::finish_record() {
@@ -188,7 +193,14 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
     while (m_shared.running.load(std::memory_order_relaxed)) {
         const HeadRead read = co_await read_head();
         if (read == HeadRead::closed) co_return;
-        begin_record(read == HeadRead::complete);
+        // One read of the clock for the request: the Gate decides at this time and the log
+        // records it. A head that failed is only logged.
+        const bool head_complete = read == HeadRead::complete;
+        const util::TimePoint now = head_complete || m_worker.access_log.enabled() ? m_shared.clock.now() : util::TimePoint{};
+        begin_record(head_complete, now);
+        // Hold this snapshot for the whole request: the room and zone the Gate finds, and the
+        // log's record of them, point into it. The line is written before it goes.
+        const Snapshot snapshot = m_worker.current(m_shared.config);
         const RecordOnExit record_on_exit{*this}; // the line is written as this request ends, however it ends
         switch (read) {
         case HeadRead::complete: break;
@@ -225,9 +237,6 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
         bool keep_alive = request.keep_alive && !m_shared.draining.load(std::memory_order_acquire);
         const bool head_method = request.method == "HEAD";
         const bool body_pending = request.framing != net::BodyFraming::none;
-        // Hold this snapshot for the whole request: the room and zone below point into it.
-        const Snapshot snapshot = m_worker.current(m_shared.config);
-        const util::TimePoint now = m_shared.clock.now();
         IncomingRequest incoming = describe_request(request, m_cookies, m_peer, m_https, m_shared.trusted_proxies);
         incoming.request_id = m_access.request_id.view();
         record_request(incoming);

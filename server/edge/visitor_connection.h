@@ -38,7 +38,7 @@ private:
     net::Task<bool> answer_error(int status, std::string_view title, std::string_view text, bool keep_alive, bool head_request);
     // The access log's record of the request being answered: begun when its head has been read
     // (or has failed to be), written out by its thread's buffer when the answer is done.
-    void begin_record(bool head_complete);
+    void begin_record(bool head_complete, util::TimePoint now);
     void record_request(const IncomingRequest& incoming);
     void record_decision(const GateResult& result);
     void finish_record();
@@ -76,6 +76,7 @@ private:
     bool m_refused = false;
     int m_version_minor = 1;      // the request being answered: HTTP/1.0 or 1.1
     net::ConnectionWatch m_watch;
+    net::SteadyTime m_head_started{}; // the first byte of the head being read (or answered)
     net::ReadBuffer m_in;
     net::HttpParser m_request{net::HttpParser::Kind::request};
     origin::ResponseReader m_reader; // the origin's answer to the request being forwarded

@@ -46,6 +46,10 @@ struct ConnectionWatch {
         deadline = std::chrono::steady_clock::now() + timeout;
         expired = false;
     }
+    void expire_at(SteadyTime when) {
+        deadline = when;
+        expired = false;
+    }
     void expire_never() {
         deadline = SteadyTime::max();
         expired = false;

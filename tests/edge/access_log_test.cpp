@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -65,8 +68,8 @@ TEST_CASE("edge access log: a JSON line carries every field") {
         "origin_first_byte_ms":4.567,"zone":"example.com","room":"shop","decision":"admitted","new_visitor":true,"node":"edge-1",
         "request_id":"req-1","referer":"https://example.com/","user_agent":"Mozilla/5.0"})j"));
     AccessRecord refused = sample();
-    refused.room.clear();
-    refused.zone.clear();
+    refused.room = {};
+    refused.zone = {};
     refused.origin_first_byte_us = -1;
     const json no_room = json::parse(line(refused, AccessLogFormat::json));
     CHECK(no_room["room"].is_null());
@@ -91,6 +94,82 @@ TEST_CASE("edge access log: a combined line is nginx's, and hostile bytes stay i
     const json parsed = json::parse(line(hostile, AccessLogFormat::json));
     CHECK(parsed["target"] == "/a\"b\\c\x01\xc3\xbf\n");
     CHECK(parsed["user_agent"] == "caf\xc3\xa9");
+}
+
+TEST_CASE("edge access log: every byte, at every place in a field, is escaped as one byte at a time would") {
+    // The scan looks at eight bytes at once, gathered by overlapping loads in a field of up to 16
+    // (one to three bytes, four to seven, eight to 16) and block by block in a longer one: a byte
+    // to escape must be found wherever it sits, in fields of every kind of length.
+    const auto json_expected = [](unsigned char c) -> std::string {
+        static constexpr char k_hex[] = "0123456789abcdef";
+        if (c == '"' || c == '\\') return std::string{'\\', static_cast<char>(c)};
+        if (c >= 0x20 && c < 0x7f) return std::string(1, static_cast<char>(c));
+        return std::string{'\\', 'u', '0', '0', k_hex[c >> 4], k_hex[c & 15]}; // alone, a byte >= 0x80 is not UTF-8
+    };
+    const auto combined_expected = [](unsigned char c) -> std::string {
+        static constexpr char k_hex[] = "0123456789ABCDEF";
+        if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) return std::string{'\\', 'x', k_hex[c >> 4], k_hex[c & 15]};
+        return std::string(1, static_cast<char>(c));
+    };
+    AccessRecord record = sample();
+    for (const size_t length : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24}) {
+        for (size_t at = 0; at < length; ++at) {
+            for (int c = 0; c < 256; ++c) {
+                std::string field(length, 'a');
+                field[at] = static_cast<char>(c);
+                record.user_agent = field;
+                const std::string json_line = line(record, AccessLogFormat::json);
+                const std::string json_field = std::string(at, 'a') + json_expected(static_cast<unsigned char>(c)) +
+                                               std::string(length - at - 1, 'a');
+                REQUIRE_MESSAGE(json_line.ends_with(",\"user_agent\":\"" + json_field + "\"}\n"), length, " ", at, " ", c);
+                const std::string combined_line = line(record, AccessLogFormat::combined);
+                const std::string combined_field = std::string(at, 'a') + combined_expected(static_cast<unsigned char>(c)) +
+                                                   std::string(length - at - 1, 'a');
+                REQUIRE_MESSAGE(combined_line.ends_with(" \"" + combined_field + "\"\n"), length, " ", at, " ", c);
+            }
+        }
+    }
+}
+
+TEST_CASE("edge access log: a thread's buffer writes the lines format_access_line makes, across hand-overs and long fields") {
+    wr::test::TempDir dir;
+    const auto path = dir.path() / "access.log";
+    wr::util::LineWriterCounters counters;
+    wr::util::LineWriter writer(path.string(), 8 * 1024 * 1024, counters);
+    writer.start();
+    wr::edge::AccessLogBuffer buffer(&writer, AccessLogFormat::json, "edge \"1\"", &counters);
+    std::string expected;
+    wr::edge::SecondText seconds;
+    AccessRecord record = sample();
+    for (int i = 0; i < 1000; ++i) {
+        // Now and then a field far longer than a line's usual room, and one to escape throughout.
+        record.target = i % 97 == 0 ? "/" + std::string(20000, '"') : "/item/" + std::to_string(i);
+        record.status = 200 + i % 300;
+        const auto finished = record.started + std::chrono::microseconds(i);
+        buffer.append(record, finished);
+        wr::edge::format_access_line(expected, AccessLogFormat::json, record, "edge \"1\"", finished, seconds);
+    }
+    CHECK(wr::test::eventually([&] { return buffer.empty_after_flush(); }));
+    writer.stop();
+    CHECK(counters.written.load() == 1000);
+    CHECK(counters.dropped.load() == 0);
+    std::ifstream in(path, std::ios::binary);
+    const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(written.size() == expected.size());
+    CHECK(written == expected);
+}
+
+TEST_CASE("util::LineWriter writes a few lines within moments, without waiting for a full batch") {
+    wr::test::TempDir dir;
+    const auto path = dir.path() / "few.log";
+    wr::util::LineWriterCounters counters;
+    wr::util::LineWriter writer(path.string(), 8 * 1024 * 1024, counters);
+    writer.start();
+    std::string buffer = "one line\n";
+    REQUIRE(wr::test::eventually([&] { return writer.submit(buffer, buffer.size(), 1); }));
+    CHECK(wr::test::eventually([&] { return counters.written.load() == 1; }, 2s, 10ms));
+    CHECK(std::filesystem::file_size(path) == 9);
+    writer.stop();
 }
 
 TEST_CASE("edge request ids: generated ids are 32 hex characters and differ; a proxy's is used only when it is plain") {
@@ -132,7 +211,7 @@ TEST_CASE("util::LineWriter drops and counts lines beyond its bound when the fil
     for (int round = 0; round < 400; ++round) {
         std::string buffer;
         for (int i = 0; i < 10; ++i) buffer += one + "\n";
-        while (!writer.submit(buffer, 10)) {}
+        while (!writer.submit(buffer, buffer.size(), 10)) {}
         handed += 10;
     }
     CHECK(std::chrono::steady_clock::now() - started < 1s); // 400 KB into a 64 KB pipe: nothing waited

@@ -138,6 +138,8 @@ TEST_CASE("integration: the access log has a JSON line for each of wr's decision
     CHECK(lines[7]["zone"].is_null());
     CHECK(lines[10]["method"] == "POST");
     CHECK(lines[11]["method"] == ""); // the head never arrived whole
+    // A request is timed from its head's first byte: this one waited out the 1 s header timeout.
+    CHECK(lines[11]["duration_ms"].get<double>() >= 1000);
 }
 
 TEST_CASE("integration: the access log in combined format is nginx's, one line per request") {
