@@ -300,6 +300,11 @@ void GuardController::step(const Judgement& judgement, const Limits& configured,
         target = active + (gap_users > 0 ? k_rise_gain * gap_users + k_replace_minutes * m_departures_per_minute : gap_users);
     }
 
+    // What visitors are held to, and whether an earlier step up is still waiting to go out (a
+    // step below the publication band never does, and waits for nothing).
+    const auto published_total = static_cast<double>(m_last.effective.total_active_users);
+    const bool rise_pending = m_total - published_total >= std::max(1.0, k_publish_band * published_total);
+
     m_relaxing = false;
     double total = m_total;
     double rate = m_rate;
@@ -328,10 +333,12 @@ void GuardController::step(const Judgement& judgement, const Limits& configured,
         if (total >= configured_total * (1 - k_publish_band) && rate >= configured_rate * (1 - k_publish_band)) m_content = true;
     } else if (target < total) {
         total = target; // demand past the set point: lower at once
-    } else if ((active >= k_used_share * static_cast<double>(m_last.effective.total_active_users) || load.queued_users == 0) &&
+    } else if ((active >= k_used_share * published_total || load.queued_users == 0) && !rise_pending &&
                (!m_risen_at || now - *m_risen_at >= k_rise_spacing)) {
-        // The room has used what was published (or no one waits), and the demand of the users the
-        // last step let in shows in the readings: the next step up.
+        // The last step up has gone out, the room has used what was published (or no one waits),
+        // and the demand of the users the last step let in shows in the readings: the next step
+        // up. A step still waiting to be published lets no one in yet, so one taken on top of it
+        // would go out with it as a single step twice as large as the readings allowed.
         const double raised = std::min(target, total * (1 + k_max_rise_per_minute * std::max(seconds, seconds_of(k_rise_spacing)) / 60));
         if (raised > total) m_risen_at = now;
         total = std::max(total, raised);

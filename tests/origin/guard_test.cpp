@@ -446,7 +446,7 @@ TEST_CASE("origin guard: a step change in the origin's capacity settles without 
     CHECK(over_up <= static_cast<int>(up.samples.size()) / 20);
 }
 
-TEST_CASE("origin guard: a change is published at most every half minute, cuts excepted") {
+TEST_CASE("origin guard: a change is published at most every half minute, cuts excepted, and a rise as one step") {
     Plant plant;
     GuardController guard;
     TimePoint now = k_start;
@@ -463,6 +463,10 @@ TEST_CASE("origin guard: a change is published at most every half minute, cuts e
             if (last_rise) CHECK(i - *last_rise >= 6);
             last_rise = i;
         }
+        // While throttling, a rise goes out as the one step the readings allowed (at most a fifth
+        // more: 0.6 a minute over 20 s), never as two taken while the first waited to be published.
+        if (!cut && d.state == GuardState::throttling && run.decisions[i - 1].state == GuardState::throttling)
+            CHECK(static_cast<double>(d.effective.total_active_users) <= 1.2 * static_cast<double>(run.decisions[i - 1].effective.total_active_users) + 1);
     }
     CHECK(changes <= 3 * 60);
 }
