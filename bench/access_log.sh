@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The access log's cost: two wr processes alike but for --access-log (json lines to a file), the
 # queue page and the admitted proxied path through each, in alternating runs, the medians
-# compared (budget: with the log >= 0.95x without). bench/run.sh calls it; alone:
+# compared (budget: with the log >= 0.95x without). bench/run.sh runs access_log_together.sh instead:
 #   bench/access_log.sh BUILD_DIR [SECONDS_PER_RUN] [ROUNDS]
 # wr is pinned to core 0; wrk and the origin (nginx, one worker) to core 1.
 set -euo pipefail

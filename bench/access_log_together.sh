@@ -3,7 +3,7 @@
 # the two wr processes of bench/access_log.sh (alike but for --access-log json to a file) run at
 # the same time, both pinned to core 0, each loaded by its own wrk on core 1. They share the core
 # and its caches, so the ratio of what each serves (and of the CPU each request costs it) is the
-# log's price, whatever the machine's other load does to both. Not part of bench/run.sh:
+# log's price, whatever the machine's other load does to both. bench/run.sh runs it at 16, 256 and 1024:
 #   bench/access_log_together.sh BUILD_DIR [SECONDS_PER_RUN] [ROUNDS]
 # WR_BENCH_CONNECTIONS (default 256) and WR_BENCH_WORKLOADS (default "queue proxied") narrow it;
 # WR_BENCH_ON_FLAGS replaces the log's flags (set it empty to measure the method's own noise).

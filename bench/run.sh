@@ -350,8 +350,9 @@ else
     printf '\nshared state: redis-server is missing (scripts/install-deps.sh bench installs it)\n'
 fi
 
-# --- the access log: on against off, in fresh processes of their own ---
-"$(dirname "$0")/access_log.sh" "$build" "$duration"
+# --- the access log: on against off, in fresh processes of their own, loaded at the same time
+# on the same core, so that the machine's other load costs both sides alike ---
+WR_BENCH_CONNECTIONS="16 256 1024" "$(dirname "$0")/access_log_together.sh" "$build" "$duration"
 
 printf '\nin-process admission path (one core):\n'
 "${pin_server[@]}" "$decision_bin" 2>/dev/null | tee "$work/decision.txt"
