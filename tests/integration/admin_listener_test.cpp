@@ -404,7 +404,11 @@ TEST_CASE("integration: wr apply with many rooms of 1 MiB custom pages passes th
                                      "application/json");
     REQUIRE(applied);
     CHECK_MESSAGE(applied->status == 200, applied->body.substr(0, 300));
-    CHECK(wr.get("/client/v4/zones/example.com/waiting_rooms?per_page=50").body["result"].size() == 12);
+    // The answer is 12 MiB of JSON: give it the same patience as the upload (the default 5 s
+    // is short for a sanitizer build on a busy machine).
+    const auto listed = client.Get("/client/v4/zones/example.com/waiting_rooms?per_page=50", {{"Authorization", "Bearer " + wr.admin_token()}});
+    REQUIRE(listed);
+    CHECK(json::parse(listed->body)["result"].size() == 12);
 }
 
 TEST_CASE("integration: ten concurrent 4 MB hostile JSON bodies of each kind grow the admin server's peak memory by at most 64 MiB") {
@@ -444,7 +448,18 @@ TEST_CASE("integration: ten concurrent 4 MB hostile JSON bodies of each kind gro
                 const auto reply = client.Post("/client/v4/zones/example.com/waiting_rooms", auth, kind.body, "application/json");
                 return reply ? reply->status : -1;
             }));
-        for (auto& answer : answers) CHECK(answer.get() == kind.status);
+        for (auto& answer : answers) {
+            const int status = answer.get();
+#if defined(__SANITIZE_ADDRESS__)
+            // Two bodies are read at a time and the others wait 30 s at most for their turn, then
+            // get 503 with Retry-After. Under AddressSanitizer on a busy 2-core machine ten slow
+            // parses can take longer than that: the refusal is then the 503, which changes nothing
+            // as well (checked at the end). Plain builds answer every one with the kind's status.
+            CHECK((status == kind.status || status == 503));
+#else
+            CHECK(status == kind.status);
+#endif
+        }
     }
     const long peak_kb = status_kb(wr.process.pid(), "VmHWM");
     const long after_kb = status_kb(wr.process.pid(), "VmRSS");
@@ -461,9 +476,9 @@ TEST_CASE("integration: ten concurrent 4 MB hostile JSON bodies of each kind gro
     CHECK(after_kb - before_kb <= 16 * 1024);
 #endif
     // The server is as it was: the zone has no rooms, and it answers.
-    const auto rooms = admin.Get("/client/v4/zones/example.com/waiting_rooms", auth);
-    REQUIRE(rooms);
-    CHECK(json::parse(rooms->body)["result"].empty());
+    const auto created = admin.Get("/client/v4/zones/example.com/waiting_rooms", auth);
+    REQUIRE(created);
+    CHECK(json::parse(created->body)["result"].empty());
 }
 
 } // TEST_SUITE
