@@ -59,7 +59,7 @@ SCRIPT
         docs_wait curl -sf -o /dev/null -H 'Host: shop.example.com' "http://127.0.0.1:$DOCS_EDGE_PORT/"
 }
 
-for meta in $(ls "$blocks"/*.meta | sort -t/ -k1,1 -V); do
+for meta in $(ls "$blocks"/*.meta | sort -V); do  # 2 before 10
     number=$(basename "$meta" .meta)
     line=$(sed -n 's/^line=//p' "$meta")
     directive=$(sed -n 's/^directive=//p' "$meta")
