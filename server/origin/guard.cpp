@@ -55,6 +55,8 @@ constexpr double k_max_probe_pause_seconds = 1200;
 constexpr double k_probe_share = 0.85;
 // How long the highest demand per active user is remembered.
 constexpr double k_per_user_memory_seconds = 900;
+// How long the highest demand per browsing user is remembered (it decays by e over this).
+constexpr double k_per_browser_memory_seconds = 180;
 // Published limits move only by at least this share (the total) or this (the rate), and apart
 // from cuts at most this often: no log line per jitter.
 constexpr double k_publish_band = 0.03;
@@ -113,6 +115,7 @@ void GuardController::reset() {
     m_capacity.reset();
     m_capacity_measured_at.reset();
     m_demand_per_user = 0;
+    m_demand_per_browser = 0;
     m_content = true;
     m_relaxing = false;
     m_published_at.reset();
@@ -252,6 +255,13 @@ void GuardController::step(const Judgement& judgement, const Limits& configured,
     // The highest demand per active user seen lately: the fallback for what a user asks.
     if (judgement.judged && active >= 1)
         m_demand_per_user = std::max(demand / active, m_demand_per_user * std::exp(-seconds / k_per_user_memory_seconds));
+    // Likewise per browsing user, over a few minutes: the count lags (a user counts as browsing
+    // for a minute or two after their last page), so when a cohort stops at once the ratio dips
+    // while they are still counted, and a gap divided by it would promise room for far more users
+    // than the origin has, who then arrive together as the cohort leaves the count.
+    if (judgement.judged && load.browsing_users > 0)
+        m_demand_per_browser = std::max(demand / static_cast<double>(load.browsing_users),
+                                        m_demand_per_browser * std::exp(-seconds / k_per_browser_memory_seconds));
 
     // What the origin serves within target: what it serves while over target, at most; what it
     // served while healthy, at least. Learned first at the first sign of strain.
@@ -292,7 +302,7 @@ void GuardController::step(const Judgement& judgement, const Limits& configured,
     if (m_capacity) {
         // What one more user asks of the origin: the demand per browsing user, or failing that
         // the highest demand per active user seen lately (while a room fills, all its users browse).
-        const double per_user = load.browsing_users > 0 ? std::max(demand / static_cast<double>(load.browsing_users), 1e-6)
+        const double per_user = load.browsing_users > 0 ? std::max({m_demand_per_browser, demand / static_cast<double>(load.browsing_users), 1e-6})
                                                          : std::max({m_demand_per_user, demand / std::max(active, 1.0), 1e-6});
         const double gap_users = (k_set_point * *m_capacity - demand) / per_user;
         // Rising, the users who stopped browsing lately are replaced as well: without them the

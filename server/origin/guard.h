@@ -122,6 +122,7 @@ private:
     std::deque<std::pair<util::TimePoint, int64_t>> m_browsing_history; // the last minute's browsing users
     double m_departures_per_minute = 0;           // browsing users who stop, a minute
     double m_demand_per_user = 0;     // requests a second per active user: the highest ratio seen lately
+    double m_demand_per_browser = 0;  // requests a second per browsing user: the highest ratio of the last few minutes
     bool m_content = true;            // the configured limits apply
     bool m_relaxing = false;          // returning to the configured limits
     double m_total = 0;               // the effective limits before they are rounded and published

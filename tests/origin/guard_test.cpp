@@ -470,3 +470,24 @@ TEST_CASE("origin guard: a change is published at most every half minute, cuts e
     }
     CHECK(changes <= 3 * 60);
 }
+
+TEST_CASE("origin guard: a cohort that stops browsing at once, still counted, does not make room for twice the users the origin has") {
+    GuardController guard;
+    TimePoint now = k_start;
+    const OriginGuardSettings settings = guard_on();
+    // The origin shows its limit: 100 a second, over target, with 500 browsing of 1,000 active.
+    feed(guard, settings, k_configured, sample(100, 900), RoomLoad{1000, 0, 5000, 500}, now, 6);
+    REQUIRE(guard.last().state == GuardState::throttling);
+    // Healthy at 90 a second from 450 browsing: 0.2 a second each.
+    feed(guard, settings, k_configured, sample(90, 200), RoomLoad{1000, 0, 5000, 450}, now, 12);
+    // Half of them stop at once; for a minute or two they still count as browsing. The origin has
+    // room for at most (90 - 45) / 0.2 = 225 more users, and a rise takes half of the room it sees.
+    // Read per user from the dip (down to 0.1), the room would look up to twice as large.
+    int64_t highest = 0;
+    for (const GuardDecision& d : feed(guard, settings, k_configured, sample(45, 150), RoomLoad{1000, 0, 5000, 450}, now, 12))
+        highest = std::max(highest, d.effective.total_active_users);
+    // The first rise comes while the smoothed demand is still on its way down (about 55): room for
+    // (90 - 55) / 0.2 = 175, half of it taken. Read per user from the dip it is some 140.
+    CHECK(highest > 1000);
+    CHECK(highest <= 1000 + 100);
+}
