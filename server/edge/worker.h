@@ -4,6 +4,7 @@
 // the in-flight count a drain waits for). Everything in a Worker is touched by its thread only.
 #include <atomic>
 #include <thread>
+#include <unordered_set>
 
 #include "analytics/room_stats.h"
 #include "edge/access_log.h"
@@ -33,6 +34,8 @@ struct EdgeShared {
     std::atomic<bool>& running;
 };
 
+class H2Connection;
+
 struct Worker {
     Worker(state::Counters& counters, uint64_t seed, const EdgeOptions& options, CrawlerVerifier& crawlers, size_t index,
            int heads_per_address, AccessLogBuffer log)
@@ -55,6 +58,8 @@ struct Worker {
     TurnstileClient turnstile;
     HeadShare heads; // each client address's share of this thread's connections reading a head
     Snapshot snapshot;
+    // This thread's HTTP/2 connections, told to go away when a drain begins.
+    std::unordered_set<H2Connection*> h2_connections;
     std::thread thread;
 
     // This thread's copy of the configuration, refreshed when a new one was published. A request
