@@ -158,6 +158,7 @@ H2Connection::H2Connection(Worker& worker, const EdgeShared& shared, net::TlsStr
     m_worker.watches.add(m_watch);
     m_worker.watches.add(m_write_watch);
     m_worker.h2_connections.insert(this);
+    shared.analytics.edge().h2_connections.fetch_add(1, std::memory_order_relaxed);
 
     nghttp2_session_callbacks* callbacks = nullptr;
     nghttp2_session_callbacks_new(&callbacks);
@@ -203,6 +204,7 @@ bool H2Connection::count_reset() {
     if (++m_resets <= k_max_resets_per_second) return true;
     if (m_resets == k_max_resets_per_second + 1) {
         util::log_warn("edge", "an HTTP/2 client at " + m_peer_text + " reset streams too fast; its connection ends");
+        m_shared.analytics.edge().h2_calm_goaways.fetch_add(1, std::memory_order_relaxed);
         nghttp2_session_terminate_session(m_session, NGHTTP2_ENHANCE_YOUR_CALM);
     }
     return false;
@@ -300,6 +302,7 @@ net::Task<> H2Connection::serve() {
         const ssize_t used = nghttp2_session_mem_recv(m_session, reinterpret_cast<const uint8_t*>(m_in.data()), got);
         if (used < 0) {
             // Not HTTP/2 (a bad preface), or a flood nghttp2 caught: GOAWAY if it can still go, then close.
+            if (used == NGHTTP2_ERR_FLOODED) m_shared.analytics.edge().h2_calm_goaways.fetch_add(1, std::memory_order_relaxed);
             nghttp2_session_terminate_session(m_session, used == NGHTTP2_ERR_FLOODED ? NGHTTP2_ENHANCE_YOUR_CALM : NGHTTP2_PROTOCOL_ERROR);
             break;
         }

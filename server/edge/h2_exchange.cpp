@@ -132,6 +132,7 @@ net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
         }
     } ending{*this, stream};
     const InFlight in_flight(m_shared.in_flight);
+    m_shared.analytics.edge().h2_requests.fetch_add(1, std::memory_order_relaxed);
     const Watched watched(m_worker.watches, stream.watch);
     const EdgeOptions& options = m_shared.options;
     begin_record(stream);

@@ -46,6 +46,9 @@ struct Worker {
     // First, so that it outlives the io_context: connections still suspended when the io_context
     // is destroyed unlink their watches from it as their frames go.
     net::ConnectionWatches watches;
+    // This thread's HTTP/2 connections, told to go away when a drain begins (before the
+    // io_context too: connections leave it as their frames go).
+    std::unordered_set<H2Connection*> h2_connections;
     // This thread's access log lines (before the io_context too, for the same reason), and
     // whether requests still write lines: not once the server has stopped.
     AccessLogBuffer access_log;
@@ -58,8 +61,6 @@ struct Worker {
     TurnstileClient turnstile;
     HeadShare heads; // each client address's share of this thread's connections reading a head
     Snapshot snapshot;
-    // This thread's HTTP/2 connections, told to go away when a drain begins.
-    std::unordered_set<H2Connection*> h2_connections;
     std::thread thread;
 
     // This thread's copy of the configuration, refreshed when a new one was published. A request
