@@ -4,6 +4,7 @@
 //                                               all sent at once on one connection; `upload` bytes of
 //                                               the stream origin's pattern are sent as the body
 //   node h2_client.mjs reset <port> <path>      HEADERS then RST_STREAM as fast as it can, until GOAWAY
+//   node h2_client.mjs continuation <port> <path>  one header block continued for ever, until the connection ends
 //   node h2_client.mjs drain <port> <path> <pid>  a request; once its answer has begun, SIGTERM to pid
 //   node h2_client.mjs ws <port> <path>         a WebSocket handshake over TLS, ALPN as a browser offers it for one
 import http2 from 'node:http2';
@@ -86,9 +87,9 @@ async function requests() {
   return { alpn, enableConnectProtocol, results };
 }
 
-// The rapid-reset attack in raw frames (Node's client would wait for each stream's turn): HEADERS
-// for a new stream then RST_STREAM(CANCEL) for it, in batches, until a GOAWAY comes back.
-async function reset() {
+// Raw HTTP/2 over TLS, for the attacks (Node's client would not send them): the preface, and
+// every frame read back parsed far enough to see a GOAWAY's error code.
+async function raw() {
   const socket = tls.connect({ host: '127.0.0.1', port: Number(port), servername: 'localhost', rejectUnauthorized: false,
     ALPNProtocols: ['h2'] });
   await new Promise((r) => socket.once('secureConnect', r));
@@ -100,37 +101,69 @@ async function reset() {
     head.writeUInt32BE(id, 5);
     return Buffer.concat([head, payload]);
   };
-  let goaway = null;
+  const connection = { socket, frame, goaway: null, closed: false };
   let received = Buffer.alloc(0);
   socket.on('data', (d) => {
     received = Buffer.concat([received, d]);
     while (received.length >= 9) {
       const length = received.readUIntBE(0, 3);
       if (received.length < 9 + length) break;
-      if (received[3] === 7) goaway = received.readUInt32BE(9 + 4);
+      if (received[3] === 7) connection.goaway = received.readUInt32BE(9 + 4);
       if (received[3] === 4 && !(received[4] & 1)) socket.write(frame(4, 1, 0, Buffer.alloc(0))); // SETTINGS ack
       received = received.subarray(9 + length);
     }
   });
   socket.on('error', () => {});
+  socket.on('close', () => { connection.closed = true; });
   socket.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(4, 0, 0, Buffer.alloc(0))]));
-  // GET https://shop.example.com<path>: indexed :method GET and :scheme https, literal :authority and :path.
+  return connection;
+}
+
+// GET https://shop.example.com<path>: indexed :method GET and :scheme https, literal :authority and :path.
+function request_block() {
   const literal = (index, value) => Buffer.concat([Buffer.from([index, value.length]), Buffer.from(value)]);
-  const block = Buffer.concat([Buffer.from([0x82, 0x87]), literal(0x01, host), literal(0x04, path)]);
+  return Buffer.concat([Buffer.from([0x82, 0x87]), literal(0x01, host), literal(0x04, path)]);
+}
+
+// The rapid-reset attack: HEADERS for a new stream then RST_STREAM(CANCEL) for it, in batches,
+// until a GOAWAY comes back.
+async function reset() {
+  const c = await raw();
+  const block = request_block();
   const cancel = Buffer.alloc(4);
   cancel.writeUInt32BE(8);
   let sent = 0;
   let id = 1;
   const deadline = Date.now() + 5000;
-  while (goaway === null && !socket.destroyed && Date.now() < deadline && sent < 100000) {
+  while (c.goaway === null && !c.closed && Date.now() < deadline && sent < 100000) {
     const batch = [];
-    for (let i = 0; i < 50; ++i, id += 2, ++sent) batch.push(frame(1, 0x5, id, block), frame(3, 0, id, cancel));
-    socket.write(Buffer.concat(batch));
+    for (let i = 0; i < 50; ++i, id += 2, ++sent) batch.push(c.frame(1, 0x5, id, block), c.frame(3, 0, id, cancel));
+    c.socket.write(Buffer.concat(batch));
     await new Promise((r) => setImmediate(r));
   }
   await new Promise((r) => setTimeout(r, 200));
-  socket.destroy();
-  return { sent, goaway };
+  c.socket.destroy();
+  return { sent, goaway: c.goaway };
+}
+
+// The CONTINUATION flood: one HEADERS without END_HEADERS, then CONTINUATION frames of a header
+// that never ends, until the connection ends.
+async function continuation() {
+  const c = await raw();
+  c.socket.write(c.frame(1, 0x1, 1, request_block()));
+  // Each frame whole small fields (literal, new name "x-a", value "b"): valid HPACK, never ending.
+  const field = Buffer.from([0x00, 0x03, 0x78, 0x2d, 0x61, 0x01, 0x62]);
+  const fragment = Buffer.concat(Array(2000).fill(field));
+  let sent = 0;
+  const deadline = Date.now() + 5000;
+  while (c.goaway === null && !c.closed && Date.now() < deadline && sent < 10000) {
+    c.socket.write(c.frame(9, 0, 1, fragment));
+    ++sent;
+    await new Promise((r) => setImmediate(r));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  c.socket.destroy();
+  return { sent, goaway: c.goaway, closed: c.closed };
 }
 
 async function drain() {
@@ -170,7 +203,7 @@ async function ws() {
   return { alpn, status: received.split('\r\n')[0] };
 }
 
-const run = { requests, reset, drain, ws }[mode];
+const run = { requests, reset, continuation, drain, ws }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));

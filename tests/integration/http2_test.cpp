@@ -237,6 +237,15 @@ TEST_CASE("integration: HTTP/2: a client resetting streams as fast as it can get
     CHECK(metrics.value("wr_edge_requests_total", {{"node", "wr"}, {"protocol", "h2"}}) >= 1);
 }
 
+TEST_CASE("integration: HTTP/2: a header block continued for ever ends its connection, and the edge serves on") {
+    TlsShop shop;
+    const json flood = h2_client("continuation " + std::to_string(shop.wr.edge_port()) + " /");
+    CHECK(flood["closed"] == true);
+    CHECK(flood["sent"] <= 20); // a few frames past the bound, in flight when it was reached
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+}
+
 TEST_CASE("integration: HTTP/2: SIGTERM sends GOAWAY and the stream in flight finishes") {
     StreamOrigin origin;
     wr::test::TempDir data;
