@@ -34,7 +34,14 @@ struct H2Callbacks {
     static int begin_headers(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
         if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
         H2Connection& connection = connection_of(user_data);
-        auto stream = std::make_shared<H2Stream>(frame->hd.stream_id, connection.m_worker.io.get_executor());
+        std::shared_ptr<H2Stream> stream;
+        if (connection.m_spare.empty()) {
+            stream = std::make_shared<H2Stream>(frame->hd.stream_id, connection.m_worker.io.get_executor());
+        } else {
+            stream = std::move(connection.m_spare.back());
+            connection.m_spare.pop_back();
+            stream->reuse(frame->hd.stream_id);
+        }
         nghttp2_session_set_stream_user_data(session, frame->hd.stream_id, stream.get());
         connection.m_streams.emplace(frame->hd.stream_id, std::move(stream));
         ++connection.m_partial;
@@ -116,6 +123,7 @@ struct H2Callbacks {
         else --connection.m_partial;
         connection.close_stream(stream, error_code);
         nghttp2_session_set_stream_user_data(session, stream_id, nullptr);
+        if (!stream.running && stream.started) connection.recycle(found->second);
         connection.m_streams.erase(found);
         connection.after_input();
         return 0;
@@ -221,6 +229,28 @@ void H2Connection::close_stream(H2Stream& stream, uint32_t) {
     if (stream.watch.origin) stream.watch.origin->cancel(ignored);
 }
 
+void H2Stream::reuse(int32_t stream_id) {
+    id = stream_id;
+    running = closed = headers_complete = end_stream = started = responded = false;
+    fields.clear();
+    cookies.clear();
+    body_in.clear();
+    body_received = unconsumed = 0;
+    body_too_large = false;
+    page.reset();
+    body_out.clear();
+    out_at = 0;
+    out_view = {};
+    out_end = deferred = false;
+    watch.expire_never();
+    watch.visitor = watch.origin = nullptr;
+}
+
+void H2Connection::recycle(const std::shared_ptr<H2Stream>& stream) {
+    constexpr size_t k_max_spare = 16;
+    if (m_reading && m_spare.size() < k_max_spare) m_spare.push_back(stream);
+}
+
 void H2Connection::set_phase(Phase phase) {
     if (phase == m_phase) return;
     m_phase = phase;
@@ -237,6 +267,7 @@ void H2Connection::after_input() {
     for (auto& stream : m_ready) {
         if (stream->closed || !m_reading) continue;
         stream->started = true;
+        stream->running = true;
         ++m_running_streams;
         asio::co_spawn(m_worker.io, serve_stream(stream), asio::detached);
     }

@@ -39,8 +39,11 @@ struct H2Upload; // edge/h2_exchange.cpp
 // One request stream.
 struct H2Stream {
     explicit H2Stream(int32_t stream_id, net::Executor executor) : id(stream_id), signal(executor), upload_signal(executor) {}
+    // Ready to serve another stream of the connection, keeping its buffers' room.
+    void reuse(int32_t stream_id);
 
     int32_t id;
+    bool running = false;     // its coroutine has not ended yet
     bool closed = false;      // nghttp2 closed it (answered, reset, or the connection went)
     bool headers_complete = false;
     bool end_stream = false;  // the request body is complete
@@ -70,6 +73,7 @@ struct H2Stream {
     AccessRecord access;
     origin::ResponseReader reader;
     ResponseFields response;
+    GateResult result;        // the Gate's decision, filled afresh for each stream
 
     size_t out_pending() const { return (page ? out_view.size() : body_out.size()) - out_at; }
 };
@@ -102,6 +106,8 @@ private:
     // Counts a client reset; false when over the bound (the session is being terminated).
     bool count_reset();
     void close_stream(H2Stream& stream, uint32_t error_code);
+    // A stream both closed and done with: kept for the connection's next one.
+    void recycle(const std::shared_ptr<H2Stream>& stream);
 
     // edge/h2_exchange.cpp: one stream, from its headers to its answer's end.
     net::Task<> serve_stream(std::shared_ptr<H2Stream> stream);
@@ -143,6 +149,7 @@ private:
     int m_partial = 0;                  // streams whose headers are still arriving
     std::unordered_map<int32_t, std::shared_ptr<H2Stream>> m_streams;
     std::vector<std::shared_ptr<H2Stream>> m_ready; // headers complete during the last read
+    std::vector<std::shared_ptr<H2Stream>> m_spare; // streams done with, for the next ones (bounded)
     std::string m_out;
     std::array<char, 16 * 1024> m_in;
     // Client resets in the current second.

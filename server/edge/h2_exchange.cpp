@@ -124,13 +124,15 @@ net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
     H2Stream& stream = *holder;
     struct Ending {
         H2Connection& connection;
-        H2Stream& stream;
+        const std::shared_ptr<H2Stream>& holder;
         ~Ending() {
-            connection.finish_record(stream);
+            connection.finish_record(*holder);
+            holder->running = false;
+            if (holder->closed) connection.recycle(holder);
             --connection.m_running_streams;
             connection.m_done_signal.cancel();
         }
-    } ending{*this, stream};
+    } ending{*this, holder};
     const InFlight in_flight(m_shared.in_flight);
     m_shared.analytics.edge().h2_requests.fetch_add(1, std::memory_order_relaxed);
     const Watched watched(m_worker.watches, stream.watch);
@@ -162,7 +164,7 @@ net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
             stream.access.decision = Decision::body_too_large;
             answer_error(stream, 413, "Request too large", "The request is larger than this site accepts.");
         } else {
-            GateResult result;
+            GateResult& result = stream.result;
             try {
                 const auto decision_start = std::chrono::steady_clock::now();
                 m_worker.gate.handle(snapshot, incoming, now, result);

@@ -37,7 +37,12 @@ bool RequestFields::add(std::string_view name, std::string_view value) {
 }
 
 void RequestFields::build(net::MessageHead& head, bool end_stream) const {
-    head = net::MessageHead{};
+    head.headers.clear(); // its room is kept: a connection's streams reuse their heads
+    head.method = head.target = head.reason = {};
+    head.status = 0;
+    head.size = 0;
+    head.content_length = 0;
+    head.upgrade = false;
     head.version_minor = 1;
     head.keep_alive = true;
     std::string_view authority;
