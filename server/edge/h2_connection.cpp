@@ -125,7 +125,16 @@ struct H2Callbacks {
         nghttp2_session_set_stream_user_data(session, stream_id, nullptr);
         if (!stream.running && stream.started) connection.recycle(found->second);
         connection.m_streams.erase(found);
-        connection.after_input();
+        connection.update_phase(); // streams are started after the read, never from inside nghttp2
+        return 0;
+    }
+
+    // An answer complete before its request (a 413, an origin that answered early): the visitor
+    // is told to stop sending the rest (RFC 9113 §8.1), after the answer's last frame.
+    static int frame_sent(nghttp2_session* session, const nghttp2_frame* frame, void*) {
+        if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) || !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) return 0;
+        const H2Stream* stream = stream_of(session, frame->hd.stream_id);
+        if (stream && !stream->end_stream) nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_NO_ERROR);
         return 0;
     }
 
@@ -175,6 +184,7 @@ H2Connection::H2Connection(Worker& worker, const EdgeShared& shared, net::TlsStr
     nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, H2Callbacks::frame_received);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, H2Callbacks::data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, H2Callbacks::stream_closed);
+    nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, H2Callbacks::frame_sent);
     nghttp2_option* option = nullptr;
     nghttp2_option_new(&option);
     // The window is given back as the origin takes the bytes, not as they arrive (h2_exchange.cpp).
@@ -188,6 +198,7 @@ H2Connection::H2Connection(Worker& worker, const EdgeShared& shared, net::TlsStr
 }
 
 H2Connection::~H2Connection() {
+    *m_alive = false;
     nghttp2_session_del(m_session);
     m_worker.h2_connections.erase(this);
     m_worker.watches.remove(m_write_watch);
@@ -272,6 +283,10 @@ void H2Connection::after_input() {
         asio::co_spawn(m_worker.io, serve_stream(stream), asio::detached);
     }
     m_ready.clear();
+    update_phase();
+}
+
+void H2Connection::update_phase() {
     if (m_partial > 0) set_phase(Phase::reading_headers);
     else if (m_active > 0) set_phase(Phase::busy);
     else if (m_phase != Phase::preface) set_phase(Phase::idle);

@@ -100,8 +100,9 @@ private:
 
     net::Task<> write_loop();
     void wake_writer();
-    // After each read: the connection's deadline for the phase it is in, and the streams to start.
+    // After each read: the streams to start, and the connection's deadline for the phase it is in.
     void after_input();
+    void update_phase();
     void set_phase(Phase phase);
     // Counts a client reset; false when over the bound (the session is being terminated).
     bool count_reset();
@@ -132,6 +133,9 @@ private:
     Worker& m_worker;
     const EdgeShared& m_shared;
     net::TlsStream& m_stream;
+    // False once the connection is gone: a stream's coroutine destroyed after it (when the server
+    // stops with streams open, the io_context destroys their frames in any order) leaves it be.
+    std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
     queue::ClientAddress m_peer;
     std::string m_peer_text;
     bool m_trusted_proxy;

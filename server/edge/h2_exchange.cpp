@@ -125,14 +125,16 @@ net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
     struct Ending {
         H2Connection& connection;
         const std::shared_ptr<H2Stream>& holder;
+        std::shared_ptr<bool> alive;
         ~Ending() {
+            if (!*alive) return;
             connection.finish_record(*holder);
             holder->running = false;
             if (holder->closed) connection.recycle(holder);
             --connection.m_running_streams;
             connection.m_done_signal.cancel();
         }
-    } ending{*this, holder};
+    } ending{*this, holder, m_alive};
     const InFlight in_flight(m_shared.in_flight);
     m_shared.analytics.edge().h2_requests.fetch_add(1, std::memory_order_relaxed);
     const Watched watched(m_worker.watches, stream.watch);
