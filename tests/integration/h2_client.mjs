@@ -5,6 +5,7 @@
 //                                               the stream origin's pattern are sent as the body
 //   node h2_client.mjs reset <port> <path>      HEADERS then RST_STREAM as fast as it can, until GOAWAY
 //   node h2_client.mjs continuation <port> <path>  one header block continued for ever, until the connection ends
+//   node h2_client.mjs quiet <port> <path|->     the preface (and a request for path), then silence, until closed
 //   node h2_client.mjs drain <port> <path> <pid>  a request; once its answer has begun, SIGTERM to pid
 //   node h2_client.mjs ws <port> <path>         a WebSocket handshake over TLS, ALPN as a browser offers it for one
 import http2 from 'node:http2';
@@ -166,6 +167,17 @@ async function continuation() {
   return { sent, goaway: c.goaway, closed: c.closed };
 }
 
+// A connection that goes quiet: after the preface alone (path "-"), or after one request for
+// path; how long until the edge closes it.
+async function quiet() {
+  const c = await raw();
+  const started = Date.now();
+  if (path !== '-') c.socket.write(c.frame(1, 0x5, 1, request_block()));
+  while (!c.closed && Date.now() - started < 8000) await new Promise((r) => setTimeout(r, 20));
+  c.socket.destroy();
+  return { closed: c.closed, ms: Date.now() - started, goaway: c.goaway };
+}
+
 async function drain() {
   const session = connect();
   let goaway = null;
@@ -203,7 +215,7 @@ async function ws() {
   return { alpn, status: received.split('\r\n')[0] };
 }
 
-const run = { requests, reset, continuation, drain, ws }[mode];
+const run = { requests, reset, continuation, quiet, drain, ws }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));

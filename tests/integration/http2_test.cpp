@@ -224,6 +224,22 @@ TEST_CASE("integration: HTTP/2: headers too large are answered 431, bodies too l
     CHECK(out["results"][2]["status"] == 200);
 }
 
+TEST_CASE("integration: HTTP/2: a connection that sends no request within --header-timeout, or none for --idle-timeout, closes") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) {
+        options.header_timeout = std::chrono::seconds{1};
+        options.idle_timeout = std::chrono::seconds{2};
+    });
+    const std::string port = std::to_string(shop.wr.edge_port());
+    const json silent = h2_client("quiet " + port + " -");
+    CHECK(silent["closed"] == true);
+    CHECK(silent["ms"] >= 900);
+    CHECK(silent["ms"] < 1900);
+    const json idle = h2_client("quiet " + port + " /bytes?n=10");
+    CHECK(idle["closed"] == true);
+    CHECK(idle["ms"] >= 1900);
+    CHECK(idle["ms"] < 3500);
+}
+
 TEST_CASE("integration: HTTP/2: a client resetting streams as fast as it can gets GOAWAY, and the edge serves on") {
     TlsShop shop;
     const json attack = h2_client("reset " + std::to_string(shop.wr.edge_port()) + " /");
