@@ -354,6 +354,9 @@ fi
 # on the same core, so that the machine's other load costs both sides alike ---
 WR_BENCH_CONNECTIONS="16 256 1024" "$(dirname "$0")/access_log_together.sh" "$build" "$duration"
 
+# --- HTTP/2 on the TLS edge against nginx with http2, in fresh processes of their own ---
+"$(dirname "$0")/h2.sh" "$build" "$duration"
+
 printf '\nin-process admission path (one core):\n'
 "${pin_server[@]}" "$decision_bin" 2>/dev/null | tee "$work/decision.txt"
 awk '$1 == "floor" && $3 == "ns/op" { f = $2 } $1 == "admitted" && $3 == "ns/op" { a = $2 } END { if (f > 0) printf "admitted / floor = %.2f (budget <= 2.00)\n", a / f }' "$work/decision.txt"

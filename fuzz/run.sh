@@ -19,6 +19,7 @@ declare -A sources=(
   [request_path]="server/edge/request_path.cpp server/edge/client_address.cpp server/util/escape.cpp server/expr/parser.cpp server/expr/evaluate.cpp"
   [proxy_head]="server/net/http_message.cpp server/net/http_parser.cpp server/edge/forward_head.cpp server/edge/request_path.cpp server/util/escape.cpp"
   [origin_response]="server/origin/response_reader.cpp server/net/http_message.cpp server/net/http_parser.cpp"
+  [h2_fields]="server/edge/h2_fields.cpp server/net/http_message.cpp server/net/http_parser.cpp server/edge/forward_head.cpp server/edge/request_path.cpp server/util/escape.cpp"
   [edge_wire]="server/fleet/report_wire.cpp server/fleet/snapshot_wire.cpp server/fleet/outbox.cpp server/model/config_document_json.cpp server/model/json_codec.cpp server/model/json_fields.cpp server/model/histogram.cpp server/model/minute_record.cpp server/util/key_ring.cpp server/util/secure.cpp server/util/files.cpp server/util/log.cpp server/util/time_format.cpp"
 )
 declare -A options=(
@@ -30,9 +31,10 @@ declare -A options=(
   [proxy_head]="-max_len=20000"
   [edge_wire]="-max_len=16384"
   [origin_response]="-max_len=8192"
+  [h2_fields]="-max_len=20000"
 )
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(expr cookie request_path config_json gate proxy_head origin_response edge_wire)
+[[ ${#targets[@]} -eq 0 ]] && targets=(expr cookie request_path config_json gate proxy_head origin_response edge_wire h2_fields)
 
 llhttp_include=/usr/share/include/llhttp
 # Every source once, as an object of its own, compiled in parallel (and through ccache when it is
@@ -66,7 +68,7 @@ for source in "${!wanted[@]}"; do echo "$source $(object_of "$source")"; done |
 for target in "${targets[@]}"; do
   objects=()
   for source in "fuzz/${target}_fuzz.cpp" ${sources[$target]}; do objects+=("$(object_of "$source")"); done
-  clang++ -fsanitize=fuzzer,address,undefined "${objects[@]}" "${llhttp_objects[@]}" -lre2 -lssl -lcrypto -o "$out/${target}_fuzz"
+  clang++ -fsanitize=fuzzer,address,undefined "${objects[@]}" "${llhttp_objects[@]}" -lre2 -lssl -lcrypto -lnghttp2 -o "$out/${target}_fuzz"
 done
 for target in "${targets[@]}"; do
   mkdir -p "$out/corpus/$target"

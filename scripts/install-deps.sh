@@ -7,10 +7,10 @@ build_packages=(
   cmake ninja-build g++ pkg-config ccache
   libcpp-httplib-dev libboost-dev libcli11-dev libsqlitecpp-dev libsqlite3-dev
   nlohmann-json3-dev libssl-dev doctest-dev libkainjow-mustache-dev
-  libre2-dev libhiredis-dev zlib1g-dev libbrotli-dev node-llhttp
+  libre2-dev libhiredis-dev zlib1g-dev libbrotli-dev node-llhttp libnghttp2-dev
 )
-test_packages=(nodejs npm redis-server redis-sentinel chromium sqlite3 prometheus clang libclang-rt-14-dev openssl curl)
-bench_packages=(nginx haproxy wrk curl redis-server redis-tools)
+test_packages=(nodejs npm redis-server redis-sentinel chromium sqlite3 prometheus clang libclang-rt-14-dev openssl curl nghttp2-client)
+bench_packages=(nginx haproxy wrk curl redis-server redis-tools nghttp2-client)
 fuzz_packages=(clang libclang-rt-14-dev)
 
 wanted=("${build_packages[@]}")

@@ -85,6 +85,11 @@ class LatencyHistogram;
 
 // The edge's own counts, beside the rooms' (for /metrics): tunnels after an Upgrade.
 struct EdgeCounters {
+    // Requests read, by the protocol they came in (each on its own cache line: every edge thread adds).
+    alignas(64) std::atomic<uint64_t> http1_requests{0};
+    alignas(64) std::atomic<uint64_t> h2_requests{0};
+    alignas(64) std::atomic<uint64_t> h2_connections{0};     // HTTP/2 connections opened (ALPN h2)
+    std::atomic<uint64_t> h2_calm_goaways{0};                 // closed with GOAWAY(ENHANCE_YOUR_CALM): resets or floods
     std::atomic<int64_t> open_tunnels{0};
     std::atomic<uint64_t> tunnels_opened{0};
     util::LineWriterCounters access_log; // lines written, and dropped when the disk could not keep up

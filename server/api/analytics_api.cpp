@@ -136,6 +136,11 @@ Reply metrics(Services& services, Request& request) {
     }
     if (services.analytics) {
         node.state = services.analytics->state_metrics();
+        const analytics::EdgeCounters& edge = services.analytics->edge();
+        node.http1_requests = edge.http1_requests.load(std::memory_order_relaxed);
+        node.h2_requests = edge.h2_requests.load(std::memory_order_relaxed);
+        node.h2_connections = edge.h2_connections.load(std::memory_order_relaxed);
+        node.h2_calm_goaways = edge.h2_calm_goaways.load(std::memory_order_relaxed);
         node.open_tunnels = services.analytics->edge().open_tunnels.load(std::memory_order_relaxed);
         node.tunnels_opened = services.analytics->edge().tunnels_opened.load(std::memory_order_relaxed);
         node.access_log_lines = services.analytics->edge().access_log.written.load(std::memory_order_relaxed);

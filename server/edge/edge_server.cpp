@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <sys/resource.h>
 
+#include "edge/alpn.h"
+#include "edge/h2_connection.h"
 #include "edge/visitor_connection.h"
 #include "origin/registry.h"
 #include "util/address.h"
@@ -99,6 +101,7 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
         if (m_options.tls_certificate.empty() || m_options.tls_private_key.empty())
             throw std::runtime_error("TLS on the edge needs both --tls-cert and --tls-key");
         m_tls = load_tls_context(m_options.tls_certificate, m_options.tls_private_key);
+        offer_alpn(m_tls->native_handle());
     }
     if (m_options.turnstile.active() && !model::parse_origin_url(m_options.turnstile.verify_url))
         throw std::runtime_error("--turnstile-verify-url: '" + m_options.turnstile.verify_url + "' is not an http(s) URL");
@@ -209,6 +212,8 @@ bool EdgeServer::drain(std::chrono::milliseconds timeout) {
         asio::post(w.io, [&w] {
             error_code ignored;
             w.acceptor.close(ignored);
+            // HTTP/2 connections are told with GOAWAY: no new streams; those in flight finish.
+            for (H2Connection* connection : w.h2_connections) connection->go_away();
         });
     }
     const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -222,6 +227,7 @@ bool EdgeServer::drain(std::chrono::milliseconds timeout) {
 void EdgeServer::reload_tls() {
     if (!tls()) return;
     auto context = load_tls_context(m_options.tls_certificate, m_options.tls_private_key);
+    offer_alpn(context->native_handle());
     std::lock_guard lock(m_tls_mutex);
     m_tls = std::move(context);
 }
@@ -295,11 +301,23 @@ net::Task<> EdgeServer::serve_tls(Worker& worker, net::Socket socket) {
     // Held for the connection's life: a certificate reload does not pull it from under us.
     const std::shared_ptr<asio::ssl::context> tls = current_tls();
     net::TlsStream stream(std::move(socket), *tls);
-    VisitorConnection<net::TlsStream> connection(worker, m_shared, stream, peer, true);
     error_code ec;
-    connection.watch().expire_in(std::chrono::seconds{10});
-    co_await stream.async_handshake(asio::ssl::stream_base::server, net::awaitable(ec));
+    {
+        // The handshake's deadline, before the protocol (and so the connection's kind) is known.
+        net::ConnectionWatch handshake;
+        handshake.visitor = &stream.next_layer();
+        worker.watches.add(handshake);
+        handshake.expire_in(std::chrono::seconds{10});
+        co_await stream.async_handshake(asio::ssl::stream_base::server, net::awaitable(ec));
+        worker.watches.remove(handshake);
+    }
     if (ec) co_return;
+    if (negotiated_alpn(stream.native_handle()) == AlpnProtocol::h2) {
+        H2Connection connection(worker, m_shared, stream, peer);
+        co_await connection.serve(); // which closes its sending side itself, after the GOAWAY
+        co_return;
+    }
+    VisitorConnection<net::TlsStream> connection(worker, m_shared, stream, peer, true);
     co_await connection.serve();
     if (connection.refused()) co_return;
     connection.watch().expire_in(std::chrono::seconds{5});

@@ -232,6 +232,7 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
         }
 
         const InFlight in_flight(m_shared.in_flight);
+        m_shared.analytics.edge().http1_requests.fetch_add(1, std::memory_order_relaxed);
         const net::MessageHead& request = m_request.head();
         // While draining, every answer closes its connection.
         bool keep_alive = request.keep_alive && !m_shared.draining.load(std::memory_order_acquire);

@@ -4,6 +4,7 @@
 // the in-flight count a drain waits for). Everything in a Worker is touched by its thread only.
 #include <atomic>
 #include <thread>
+#include <unordered_set>
 
 #include "analytics/room_stats.h"
 #include "edge/access_log.h"
@@ -33,6 +34,8 @@ struct EdgeShared {
     std::atomic<bool>& running;
 };
 
+class H2Connection;
+
 struct Worker {
     Worker(state::Counters& counters, uint64_t seed, const EdgeOptions& options, CrawlerVerifier& crawlers, size_t index,
            int heads_per_address, AccessLogBuffer log)
@@ -43,6 +46,9 @@ struct Worker {
     // First, so that it outlives the io_context: connections still suspended when the io_context
     // is destroyed unlink their watches from it as their frames go.
     net::ConnectionWatches watches;
+    // This thread's HTTP/2 connections, told to go away when a drain begins (before the
+    // io_context too: connections leave it as their frames go).
+    std::unordered_set<H2Connection*> h2_connections;
     // This thread's access log lines (before the io_context too, for the same reason), and
     // whether requests still write lines: not once the server has stopped.
     AccessLogBuffer access_log;

@@ -1,0 +1,164 @@
+#pragma once
+// One visitor's HTTP/2 connection (ALPN "h2" on the TLS edge). nghttp2 does the framing, HPACK,
+// flow control and the protocol's checks; this class feeds it the bytes read from the TLS stream,
+// writes what it has to send, and serves every stream as a request like any other: the worker's
+// Gate decides it, and wr answers it itself (the queue page, JSON, 303, 421, 429…) or forwards
+// it to the HTTP/1.1 origin through the worker's pool, each stream on its own origin connection
+// (edge/h2_exchange.cpp). Memory per connection is bounded whatever the bodies: a stream's
+// request body is let in only as the origin takes it (the window is given back as the bytes go
+// on), and its answer is read from the origin only as the visitor takes it.
+//
+// Limits (docs/http2.md): 100 concurrent streams, header blocks as large as an HTTP/1 head,
+// CONTINUATION frames, outbound SETTINGS/PING acknowledgements and SETTINGS entries bounded by
+// nghttp2's options; the preface and first request within --header-timeout; a connection with no
+// stream open closes after --idle-timeout; streams reset by the client faster than a bound end
+// the connection with GOAWAY(ENHANCE_YOUR_CALM) (the "rapid reset" attack). A drain sends GOAWAY
+// and lets the streams in flight finish.
+//
+// Everything here runs on the worker's thread: the reading loop (serve), the writing loop, and one
+// coroutine per stream (two while a request body streams to the origin), which wake each other
+// through timers used as signals. No locks.
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nghttp2/nghttp2.h>
+
+#include "edge/access_log.h"
+#include "edge/h2_fields.h"
+#include "edge/worker.h"
+#include "net/asio.h"
+#include "net/connection_watch.h"
+#include "origin/response_reader.h"
+
+namespace wr::edge {
+
+struct H2Upload; // edge/h2_exchange.cpp
+
+// One request stream.
+struct H2Stream {
+    explicit H2Stream(int32_t stream_id, net::Executor executor) : id(stream_id), signal(executor), upload_signal(executor) {}
+    // Ready to serve another stream of the connection, keeping its buffers' room.
+    void reuse(int32_t stream_id);
+
+    int32_t id;
+    bool running = false;     // its coroutine has not ended yet
+    bool closed = false;      // nghttp2 closed it (answered, reset, or the connection went)
+    bool headers_complete = false;
+    bool end_stream = false;  // the request body is complete
+    bool started = false;     // its coroutine runs
+    bool responded = false;   // a final answer was submitted
+    RequestFields fields;
+    net::MessageHead head;    // the request as HTTP/1.1, built when its headers are complete
+    std::string cookies;      // several cookie fields joined, for the Gate
+
+    // The request body: received, not yet sent to the origin (bounded by the stream's window).
+    std::string body_in;
+    uint64_t body_received = 0;
+    uint64_t unconsumed = 0;  // received bytes whose window is not given back yet
+    bool body_too_large = false;
+
+    // The answer's body: what the visitor has not taken yet.
+    PageText page;            // wr's own page, kept alive while it is sent
+    std::string body_out;
+    size_t out_at = 0;        // bytes of body_out (or of the page) already given to nghttp2
+    std::string_view out_view; // wr's own page
+    bool out_end = false;     // nothing will be added: EOF once taken
+    bool deferred = false;    // nghttp2 waits for more (NGHTTP2_ERR_DEFERRED)
+
+    net::Timer signal;        // wakes the stream's coroutine
+    net::Timer upload_signal; // wakes its upload
+    net::ConnectionWatch watch; // deadlines of its origin connection
+    AccessRecord access;
+    origin::ResponseReader reader;
+    ResponseFields response;
+    GateResult result;        // the Gate's decision, filled afresh for each stream
+
+    size_t out_pending() const { return (page ? out_view.size() : body_out.size()) - out_at; }
+};
+
+class H2Connection {
+public:
+    H2Connection(Worker& worker, const EdgeShared& shared, net::TlsStream& stream, queue::ClientAddress peer);
+    ~H2Connection();
+    H2Connection(const H2Connection&) = delete;
+    H2Connection& operator=(const H2Connection&) = delete;
+
+    // Serves the connection until it ends; the caller then shuts the TLS stream down.
+    net::Task<> serve();
+    net::ConnectionWatch& watch() { return m_watch; }
+    // A drain began: GOAWAY now (no new streams); those in flight finish.
+    void go_away();
+
+    // The attack bound: client resets (RST_STREAM) in one second beyond which the connection ends.
+    static constexpr int k_max_resets_per_second = 200;
+
+private:
+    friend struct H2Callbacks;
+    enum class Phase { preface, reading_headers, busy, idle };
+
+    net::Task<> write_loop();
+    void wake_writer();
+    // After each read: the streams to start, and the connection's deadline for the phase it is in.
+    void after_input();
+    void update_phase();
+    void set_phase(Phase phase);
+    // Counts a client reset; false when over the bound (the session is being terminated).
+    bool count_reset();
+    void close_stream(H2Stream& stream, uint32_t error_code);
+    // A stream both closed and done with: kept for the connection's next one.
+    void recycle(const std::shared_ptr<H2Stream>& stream);
+
+    // edge/h2_exchange.cpp: one stream, from its headers to its answer's end.
+    net::Task<> serve_stream(std::shared_ptr<H2Stream> stream);
+    void begin_record(H2Stream& stream);
+    void finish_record(H2Stream& stream);
+    // Submits a final answer: `fields` (finished here), and a body when `body` (the page, or
+    // streamed from body_out) — false when the stream is gone.
+    bool respond(H2Stream& stream, bool body);
+    void answer_page(H2Stream& stream, int status, PageText body, const GateResult* result, int retry_after_seconds = 0);
+    void answer_error(H2Stream& stream, int status, std::string_view title, std::string_view text, const GateResult* result = nullptr,
+                      int retry_after_seconds = 0);
+    net::Task<> proxy(std::shared_ptr<H2Stream> stream, GateResult& result, util::TimePoint now);
+    enum class HeadRead { complete, nothing, failed, invalid };
+    net::Task<HeadRead> read_response_head(H2Stream& stream, origin::OriginConnection& origin, bool head_request);
+    net::Task<> upload(std::shared_ptr<H2Stream> stream, origin::OriginConnection& origin, bool chunked, H2Upload& state);
+    net::Task<> stop_upload(H2Stream& stream, origin::OriginConnection& origin, H2Upload& state);
+    // Waits on `timer` until it is cancelled (a signal) or `timeout` passes; false at the timeout.
+    static net::Task<bool> wait(net::Timer& timer, std::chrono::steady_clock::duration timeout);
+    void resume(H2Stream& stream);
+    void give_back(H2Stream& stream, size_t bytes);
+
+    Worker& m_worker;
+    const EdgeShared& m_shared;
+    net::TlsStream& m_stream;
+    // False once the connection is gone: a stream's coroutine destroyed after it (when the server
+    // stops with streams open, the io_context destroys their frames in any order) leaves it be.
+    std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
+    queue::ClientAddress m_peer;
+    std::string m_peer_text;
+    bool m_trusted_proxy;
+    nghttp2_session* m_session = nullptr;
+    net::ConnectionWatch m_watch;       // the reading side: preface, header and idle deadlines
+    net::ConnectionWatch m_write_watch; // a write the visitor does not take in time
+    Phase m_phase = Phase::preface;
+    bool m_went_away = false;
+    bool m_reading = true;
+    bool m_writer_done = false;
+    net::Timer m_write_signal;
+    net::Timer m_done_signal;           // wakes serve() while it waits for the streams to end
+    int m_running_streams = 0;          // stream coroutines not yet ended
+    int m_active = 0;                   // streams whose headers are complete and that are open
+    int m_partial = 0;                  // streams whose headers are still arriving
+    std::unordered_map<int32_t, std::shared_ptr<H2Stream>> m_streams;
+    std::vector<std::shared_ptr<H2Stream>> m_ready; // headers complete during the last read
+    std::vector<std::shared_ptr<H2Stream>> m_spare; // streams done with, for the next ones (bounded)
+    std::string m_out;
+    std::array<char, 16 * 1024> m_in;
+    // Client resets in the current second.
+    std::chrono::steady_clock::time_point m_reset_window{};
+    int m_resets = 0;
+};
+
+} // namespace wr::edge

@@ -1,0 +1,222 @@
+// An HTTP/2 client for the edge's integration tests (tests/integration/http2_test.cpp), on Node's
+// http2 module. Prints one JSON object on stdout.
+//   node h2_client.mjs requests <port>         stdin: {"requests": [{method, path, headers, upload}]},
+//                                               all sent at once on one connection; `upload` bytes of
+//                                               the stream origin's pattern are sent as the body
+//   node h2_client.mjs reset <port> <path>      HEADERS then RST_STREAM as fast as it can, until GOAWAY
+//   node h2_client.mjs continuation <port> <path>  one header block continued for ever, until the connection ends
+//   node h2_client.mjs quiet <port> <path|->     the preface (and a request for path), then silence, until closed
+//   node h2_client.mjs drain <port> <path> <pid>  a request; once its answer has begun, SIGTERM to pid
+//   node h2_client.mjs ws <port> <path>         a WebSocket handshake over TLS, ALPN as a browser offers it for one
+import http2 from 'node:http2';
+import tls from 'node:tls';
+
+const [mode, port, path, pid] = process.argv.slice(2);
+const authority = `https://127.0.0.1:${port}`;
+const host = 'shop.example.com';
+
+const pattern = (i) => (i * 31 + 7) & 255;
+function fnv1a(hash, bytes) {
+  for (const b of bytes) hash = BigInt.asUintN(64, (hash ^ BigInt(b)) * 1099511628211n);
+  return hash;
+}
+const hex = (hash) => hash.toString(16).padStart(16, '0');
+
+function connect() {
+  return http2.connect(authority, { rejectUnauthorized: false, servername: 'localhost', settings: { enablePush: false } });
+}
+
+// One request: status, headers, body length, its FNV-1a and (when short) its text.
+function request(session, spec) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const headers = { ':method': spec.method || 'GET', ':path': spec.path, ':authority': host, ...(spec.headers || {}) };
+    if (spec.upload) headers['content-length'] = String(spec.upload);
+    const stream = session.request(headers, { endStream: !spec.upload });
+    const result = { status: 0, headers: {}, length: 0, text: '', error: null };
+    let hash = 1469598103934665603n;
+    const chunks = [];
+    stream.on('response', (h) => {
+      result.status = h[':status'];
+      for (const [k, v] of Object.entries(h)) if (!k.startsWith(':')) result.headers[k] = v;
+    });
+    stream.on('data', (chunk) => {
+      if (result.length === 0) result.firstMs = Date.now() - started;
+      result.length += chunk.length;
+      hash = fnv1a(hash, chunk);
+      if (result.length <= 65536) chunks.push(chunk);
+    });
+    stream.on('end', () => {
+      result.fnv1a = hex(hash);
+      const binary = String(result.headers['content-type'] || '').includes('octet-stream');
+      if (result.length <= 65536 && !binary) result.text = Buffer.concat(chunks).toString('utf8');
+      resolve(result);
+    });
+    stream.on('error', (e) => { result.error = String(e.code || e.message); resolve(result); });
+    stream.on('close', () => { if (stream.rstCode) result.error = result.error || `rst ${stream.rstCode}`; resolve(result); });
+    if (spec.upload) {
+      const total = spec.upload;
+      let sent = 0;
+      const piece = 65536;
+      const more = () => {
+        while (sent < total) {
+          const n = Math.min(piece, total - sent);
+          const buf = Buffer.allocUnsafe(n);
+          for (let i = 0; i < n; ++i) buf[i] = pattern(sent + i);
+          sent += n;
+          if (!stream.write(buf)) return stream.once('drain', more);
+        }
+        stream.end();
+      };
+      more();
+    }
+  });
+}
+
+async function requests() {
+  let input = '';
+  for await (const chunk of process.stdin) input += chunk;
+  const plan = JSON.parse(input);
+  const session = connect();
+  const started = Date.now();
+  session.on('error', () => {});
+  await new Promise((r) => session.once('connect', r));
+  const alpn = session.alpnProtocol;
+  const results = await Promise.all(plan.requests.map((spec) => request(session, spec).then((r) => ({ ...r, ms: Date.now() - started }))));
+  const enableConnectProtocol = Boolean(session.remoteSettings.enableConnectProtocol);
+  session.close();
+  return { alpn, enableConnectProtocol, results };
+}
+
+// Raw HTTP/2 over TLS, for the attacks (Node's client would not send them): the preface, and
+// every frame read back parsed far enough to see a GOAWAY's error code.
+async function raw() {
+  const socket = tls.connect({ host: '127.0.0.1', port: Number(port), servername: 'localhost', rejectUnauthorized: false,
+    ALPNProtocols: ['h2'] });
+  await new Promise((r) => socket.once('secureConnect', r));
+  const frame = (type, flags, id, payload) => {
+    const head = Buffer.alloc(9);
+    head.writeUIntBE(payload.length, 0, 3);
+    head[3] = type;
+    head[4] = flags;
+    head.writeUInt32BE(id, 5);
+    return Buffer.concat([head, payload]);
+  };
+  const connection = { socket, frame, goaway: null, closed: false };
+  let received = Buffer.alloc(0);
+  socket.on('data', (d) => {
+    received = Buffer.concat([received, d]);
+    while (received.length >= 9) {
+      const length = received.readUIntBE(0, 3);
+      if (received.length < 9 + length) break;
+      if (received[3] === 7) connection.goaway = received.readUInt32BE(9 + 4);
+      if (received[3] === 4 && !(received[4] & 1)) socket.write(frame(4, 1, 0, Buffer.alloc(0))); // SETTINGS ack
+      received = received.subarray(9 + length);
+    }
+  });
+  socket.on('error', () => {});
+  socket.on('close', () => { connection.closed = true; });
+  socket.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(4, 0, 0, Buffer.alloc(0))]));
+  return connection;
+}
+
+// GET https://shop.example.com<path>: indexed :method GET and :scheme https, literal :authority and :path.
+function request_block() {
+  const literal = (index, value) => Buffer.concat([Buffer.from([index, value.length]), Buffer.from(value)]);
+  return Buffer.concat([Buffer.from([0x82, 0x87]), literal(0x01, host), literal(0x04, path)]);
+}
+
+// The rapid-reset attack: HEADERS for a new stream then RST_STREAM(CANCEL) for it, in batches,
+// until a GOAWAY comes back.
+async function reset() {
+  const c = await raw();
+  const block = request_block();
+  const cancel = Buffer.alloc(4);
+  cancel.writeUInt32BE(8);
+  let sent = 0;
+  let id = 1;
+  const deadline = Date.now() + 5000;
+  while (c.goaway === null && !c.closed && Date.now() < deadline && sent < 100000) {
+    const batch = [];
+    for (let i = 0; i < 50; ++i, id += 2, ++sent) batch.push(c.frame(1, 0x5, id, block), c.frame(3, 0, id, cancel));
+    c.socket.write(Buffer.concat(batch));
+    await new Promise((r) => setImmediate(r));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  c.socket.destroy();
+  return { sent, goaway: c.goaway };
+}
+
+// The CONTINUATION flood: one HEADERS without END_HEADERS, then CONTINUATION frames of a header
+// that never ends, until the connection ends. A frame every 10 ms: `sent` counts what the edge
+// read before it ended the connection, however slow the edge is (a sanitizer build).
+async function continuation() {
+  const c = await raw();
+  c.socket.write(c.frame(1, 0x1, 1, request_block()));
+  // Each frame whole small fields (literal, new name "x-a", value "b"): valid HPACK, never ending.
+  const field = Buffer.from([0x00, 0x03, 0x78, 0x2d, 0x61, 0x01, 0x62]);
+  const fragment = Buffer.concat(Array(2000).fill(field));
+  let sent = 0;
+  const deadline = Date.now() + 5000;
+  while (c.goaway === null && !c.closed && Date.now() < deadline && sent < 10000) {
+    c.socket.write(c.frame(9, 0, 1, fragment));
+    ++sent;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  c.socket.destroy();
+  return { sent, goaway: c.goaway, closed: c.closed };
+}
+
+// A connection that goes quiet: after the preface alone (path "-"), or after one request for
+// path; how long until the edge closes it.
+async function quiet() {
+  const c = await raw();
+  const started = Date.now();
+  if (path !== '-') c.socket.write(c.frame(1, 0x5, 1, request_block()));
+  while (!c.closed && Date.now() - started < 8000) await new Promise((r) => setTimeout(r, 20));
+  c.socket.destroy();
+  return { closed: c.closed, ms: Date.now() - started, goaway: c.goaway };
+}
+
+async function drain() {
+  const session = connect();
+  let goaway = null;
+  session.on('goaway', (code, last) => { goaway = { code, last }; });
+  session.on('error', () => {});
+  await new Promise((r) => session.once('connect', r));
+  const stream = session.request({ ':path': path, ':authority': host });
+  const result = { status: 0, body: '', error: null };
+  stream.on('response', (h) => {
+    result.status = h[':status'];
+    process.kill(Number(pid), 'SIGTERM');
+  });
+  stream.setEncoding('utf8');
+  stream.on('data', (d) => { result.body += d; });
+  await new Promise((r) => { stream.on('end', r); stream.on('error', (e) => { result.error = String(e.code); r(); }); });
+  // A new stream after GOAWAY is refused by the client itself or by the server.
+  await new Promise((r) => setTimeout(r, 100));
+  return { ...result, goaway };
+}
+
+async function ws() {
+  const socket = tls.connect({ host: '127.0.0.1', port: Number(port), servername: 'localhost', rejectUnauthorized: false,
+    ALPNProtocols: ['http/1.1'] });
+  await new Promise((r) => socket.once('secureConnect', r));
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+    'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+  let received = '';
+  await new Promise((r) => {
+    socket.on('data', (d) => { received += d.toString('latin1'); if (received.includes('\r\n\r\n')) r(); });
+    socket.on('close', r);
+    setTimeout(r, 5000);
+  });
+  const alpn = socket.alpnProtocol;
+  socket.destroy();
+  return { alpn, status: received.split('\r\n')[0] };
+}
+
+const run = { requests, reset, continuation, quiet, drain, ws }[mode];
+// Exits once stdout has taken the whole line (a pipe takes it asynchronously).
+run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
+  (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));

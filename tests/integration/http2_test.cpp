@@ -1,0 +1,295 @@
+// HTTP/2 on the TLS edge, end to end with real clients (curl and Node's http2 module, through
+// tests/integration/h2_client.mjs) in front of wr-stream-origin: ALPN, many streams on one
+// connection each decided and answered on its own, bodies streamed both ways, SSE, the limits,
+// the drain's GOAWAY and the rapid-reset bound.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include "support/eventually.h"
+#include "support/process.h"
+#include "support/prometheus_parser.h"
+#include "support/shop_room.h"
+#include "support/temp_dir.h"
+#include "support/test_server.h"
+#include "support/tls_files.h"
+
+using nlohmann::json;
+using wr::test::StreamOrigin;
+using wr::test::TestServer;
+
+namespace {
+
+// Byte i of every /bytes body, and the FNV-1a of the first n of them (as h2_client.mjs reports it).
+std::string pattern_hash(uint64_t n) {
+    uint64_t hash = 1469598103934665603ull;
+    for (uint64_t i = 0; i < n; ++i) hash = (hash ^ ((i * 31 + 7) & 255)) * 1099511628211ull;
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+    return text;
+}
+
+std::string run_command(const std::string& command) {
+    std::string out;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    char buffer[4096];
+    size_t got = 0;
+    while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, got);
+    ::pclose(pipe);
+    return out;
+}
+
+const std::string k_client = std::string(WR_SOURCE_DIR) + "/tests/integration/h2_client.mjs";
+
+// Runs h2_client.mjs; its JSON answer.
+json h2_client(const std::string& arguments, const json& input = nullptr) {
+    wr::test::TempDir temp;
+    std::string command = "node " + k_client + " " + arguments;
+    if (!input.is_null()) {
+        std::ofstream(temp.path() / "plan.json") << input.dump();
+        command += " < " + (temp.path() / "plan.json").string();
+    }
+    const std::string out = run_command(command + " 2>&1");
+    INFO(out.substr(0, 2000));
+    const json parsed = json::parse(out.substr(0, out.find('\n')), nullptr, false);
+    REQUIRE_FALSE(parsed.is_discarded());
+    REQUIRE_FALSE(parsed.contains("failed"));
+    return parsed;
+}
+
+json h2_requests(int port, const json& requests) { return h2_client("requests " + std::to_string(port), json{{"requests", requests}}); }
+
+// The name=value part of a Set-Cookie value.
+std::string cookie_pair(const std::string& set_cookie) { return set_cookie.substr(0, set_cookie.find(';')); }
+
+// The edge over TLS in front of the stream origin, with the shop room on it.
+struct TlsShop {
+    explicit TlsShop(json room = json::object(), const std::function<void(wr::AppOptions&)>& more = {})
+        : tls(wr::test::write_self_signed_certificate(certificates.path())), wr(std::filesystem::path{}, [&](wr::AppOptions& options) {
+              options.tls_certificate = tls.certificate.string();
+              options.tls_private_key = tls.private_key.string();
+              if (more) more(options);
+          }) {
+        wr::test::set_up_shop(wr, origin, std::move(room));
+    }
+    // `count` visitors admitted over HTTP/2; their cookies.
+    std::vector<std::string> admit(int count) {
+        json requests = json::array();
+        for (int i = 0; i < count; ++i) requests.push_back({{"path", "/"}});
+        const json out = h2_requests(wr.edge_port(), requests);
+        std::vector<std::string> cookies;
+        for (const json& result : out["results"]) {
+            REQUIRE(result["headers"].contains("x-demo-origin"));
+            cookies.push_back(cookie_pair(result["headers"]["set-cookie"][0]));
+        }
+        return cookies;
+    }
+    wr::test::TempDir certificates;
+    wr::test::TlsFiles tls;
+    StreamOrigin origin;
+    TestServer wr;
+};
+
+std::string curl_version(int port, const std::string& flag) {
+    return run_command("curl -sk " + flag + " -o /dev/null -w '%{http_version}' --resolve shop.example.com:" + std::to_string(port) +
+                       ":127.0.0.1 https://shop.example.com:" + std::to_string(port) + "/");
+}
+
+} // namespace
+
+TEST_SUITE("integration") {
+
+TEST_CASE("integration: HTTP/2: ALPN offers h2 first and still serves HTTP/1.1, without WebSockets over HTTP/2") {
+    TlsShop shop;
+    const int port = shop.wr.edge_port();
+    CHECK(curl_version(port, "--http2") == "2");
+    CHECK(curl_version(port, "--http1.1") == "1.1");
+    const json out = h2_requests(port, json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(out["alpn"] == "h2");
+    // No extended CONNECT (RFC 8441): browsers open their WebSockets over HTTP/1.1, which works.
+    CHECK(out["enableConnectProtocol"] == false);
+    const json ws = h2_client("ws " + std::to_string(port) + " /ws");
+    CHECK(ws["alpn"] == "http/1.1");
+    CHECK(ws["status"] == "HTTP/1.1 101 Switching Protocols");
+}
+
+TEST_CASE("integration: HTTP/2: 100 streams on one connection, queued and admitted visitors, each with its own answer and cookie") {
+    TlsShop shop;
+    const std::vector<std::string> cookies = shop.admit(5);
+    // From now on new visitors wait; the five admitted stay in.
+    wr::test::patch_shop(shop.wr, json{{"queue_all", true}});
+    json requests = json::array();
+    for (int i = 0; i < 100; ++i) {
+        if (i % 2 == 0) requests.push_back({{"path", "/bytes?n=" + std::to_string(1000 + i)}, {"headers", {{"cookie", cookies[i / 2 % 5]}}}});
+        else requests.push_back({{"path", "/bytes?n=" + std::to_string(1000 + i)}});
+    }
+    const json out = h2_requests(shop.wr.edge_port(), requests);
+    REQUIRE(out["results"].size() == 100);
+    std::set<std::string> queued_cookies;
+    std::set<std::string> request_ids;
+    for (int i = 0; i < 100; ++i) {
+        CAPTURE(i);
+        const json& result = out["results"][i];
+        CHECK(result["status"] == 200);
+        request_ids.insert(result["headers"].value("x-request-id", std::string()));
+        if (i % 2 == 0) { // admitted: its own bytes from the origin, its session renewed
+            CHECK(result["headers"].contains("x-demo-origin"));
+            CHECK(result["length"] == 1000 + i);
+            CHECK(result["fnv1a"] == pattern_hash(1000 + i));
+            CHECK(cookie_pair(result["headers"]["set-cookie"][0]).starts_with("__cfwaitingroom="));
+        } else { // new, the room full: the queue page, and a place of its own
+            CHECK_FALSE(result["headers"].contains("x-demo-origin"));
+            CHECK(result["headers"]["cache-control"] == "no-store");
+            CHECK(result["headers"].contains("refresh"));
+            CHECK(result["text"].get<std::string>().find("<html") != std::string::npos);
+            queued_cookies.insert(cookie_pair(result["headers"]["set-cookie"][0]));
+        }
+    }
+    CHECK(queued_cookies.size() == 50);
+    // The queue page's answers carry their request's id; proxied ones are the origin's answer.
+    CHECK(request_ids.size() >= 50);
+}
+
+TEST_CASE("integration: HTTP/2: a large download and upload stream byte-exact while other streams are answered") {
+    TlsShop shop;
+    const std::string cookie = shop.admit(1)[0];
+    const uint64_t size = 16'000'000;
+    json requests = json::array();
+    requests.push_back({{"path", "/bytes?n=" + std::to_string(size)}, {"headers", {{"cookie", cookie}}}});
+    requests.push_back({{"method", "POST"}, {"path", "/upload"}, {"upload", size}, {"headers", {{"cookie", cookie}}}});
+    for (int i = 0; i < 10; ++i) requests.push_back({{"path", "/bytes?n=" + std::to_string(100 + i)}, {"headers", {{"cookie", cookie}}}});
+    const json out = h2_requests(shop.wr.edge_port(), requests);
+    const json& download = out["results"][0];
+    const json& upload = out["results"][1];
+    CHECK(download["length"] == size);
+    CHECK(download["fnv1a"] == pattern_hash(size));
+    REQUIRE(upload["status"] == 200);
+    const json echoed = json::parse(upload["text"].get<std::string>());
+    CHECK(echoed["length"] == size);
+    CHECK(echoed["fnv1a"] == pattern_hash(size));
+    CHECK(echoed["framing"] == "length");
+    for (int i = 2; i < 12; ++i) {
+        CAPTURE(i);
+        CHECK(out["results"][i]["length"] == 100 + i - 2);
+        // Answered while the large ones were still on their way.
+        CHECK(out["results"][i]["ms"] < download["ms"]);
+        CHECK(out["results"][i]["ms"] < upload["ms"]);
+    }
+}
+
+TEST_CASE("integration: HTTP/2: server-sent events arrive as the origin writes them, and the access log says HTTP/2.0") {
+    wr::test::TempDir logs;
+    const std::filesystem::path log = logs.path() / "access.log";
+    TlsShop shop(json::object(), [&](wr::AppOptions& options) {
+        options.access_log = log.string();
+        options.access_log_format = "json";
+    });
+    const std::string cookie = shop.admit(1)[0];
+    const json out = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/sse?events=3&ms=300"}, {"headers", {{"cookie", cookie}}}}}));
+    const json& sse = out["results"][0];
+    CHECK(sse["status"] == 200);
+    CHECK(sse["text"] == "data: event 0\n\ndata: event 1\n\ndata: event 2\n\n");
+    CHECK_FALSE(sse["headers"].contains("transfer-encoding"));
+    CHECK(sse["firstMs"] < 250);
+    CHECK(sse["ms"] >= 550);
+    std::vector<json> lines;
+    CHECK(wr::test::eventually([&] {
+        lines.clear();
+        std::ifstream in(log);
+        for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+        return lines.size() >= 2;
+    }));
+    for (const json& line : lines) {
+        CHECK(line["protocol"] == "HTTP/2.0");
+        CHECK(line["decision"] == "admitted");
+    }
+    CHECK(lines.back()["target"] == "/sse?events=3&ms=300");
+    CHECK(lines.back()["status"] == 200);
+    CHECK(lines.back()["bytes_out"] == 45);
+}
+
+TEST_CASE("integration: HTTP/2: headers too large are answered 431, bodies too large 413") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) { options.edge_max_body_bytes = 1000; });
+    const std::string cookie = shop.admit(1)[0];
+    const json out = h2_requests(shop.wr.edge_port(), json::array({
+        {{"path", "/"}, {"headers", {{"x-large", std::string(20000, 'a')}}}},
+        {{"method", "POST"}, {"path", "/upload"}, {"upload", 5000}, {"headers", {{"cookie", cookie}}}},
+        {{"method", "POST"}, {"path", "/upload"}, {"upload", 900}, {"headers", {{"cookie", cookie}}}},
+    }));
+    CHECK(out["results"][0]["status"] == 431);
+    CHECK(out["results"][1]["status"] == 413);
+    CHECK(out["results"][2]["status"] == 200);
+}
+
+TEST_CASE("integration: HTTP/2: a connection that sends no request within --header-timeout, or none for --idle-timeout, closes") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) {
+        options.header_timeout = std::chrono::seconds{1};
+        options.idle_timeout = std::chrono::seconds{2};
+    });
+    const std::string port = std::to_string(shop.wr.edge_port());
+    const json silent = h2_client("quiet " + port + " -");
+    CHECK(silent["closed"] == true);
+    CHECK(silent["ms"] >= 900);
+    CHECK(silent["ms"] < 1900);
+    const json idle = h2_client("quiet " + port + " /bytes?n=10");
+    CHECK(idle["closed"] == true);
+    CHECK(idle["ms"] >= 1900);
+    CHECK(idle["ms"] < 3500);
+}
+
+TEST_CASE("integration: HTTP/2: a client resetting streams as fast as it can gets GOAWAY, and the edge serves on") {
+    TlsShop shop;
+    const json attack = h2_client("reset " + std::to_string(shop.wr.edge_port()) + " /");
+    CHECK(attack["goaway"] == 11); // ENHANCE_YOUR_CALM
+    CHECK(attack["sent"] < 5000);
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(shop.wr.get("/metrics").text);
+    CHECK(metrics.value("wr_edge_http2_calm_goaways_total", {{"node", "wr"}}) == 1);
+    CHECK(metrics.value("wr_edge_http2_connections_total", {{"node", "wr"}}) == 2);
+    CHECK(metrics.value("wr_edge_requests_total", {{"node", "wr"}, {"protocol", "h2"}}) >= 1);
+}
+
+TEST_CASE("integration: HTTP/2: a header block continued for ever ends its connection, and the edge serves on") {
+    TlsShop shop;
+    const json flood = h2_client("continuation " + std::to_string(shop.wr.edge_port()) + " /");
+    CHECK(flood["closed"] == true);
+    CHECK(flood["sent"] <= 20); // a few frames past the bound, in flight when it was reached
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+}
+
+TEST_CASE("integration: HTTP/2: SIGTERM sends GOAWAY and the stream in flight finishes") {
+    StreamOrigin origin;
+    wr::test::TempDir data;
+    const wr::test::TlsFiles tls = wr::test::write_self_signed_certificate(data.path());
+    wr::test::BackgroundProcess wr({WR_BINARY, "serve", "--data-dir", (data.path() / "data").string(), "--admin-listen", "127.0.0.1:0",
+                                    "--edge-listen", "127.0.0.1:0", "--edge-threads", "1", "--tls-cert", tls.certificate.string(),
+                                    "--tls-key", tls.private_key.string()},
+                                   "API listening on", true);
+    const int edge_port = wr::test::port_after(wr.output(), "edge: listening on");
+    httplib::Client admin("127.0.0.1", wr::test::port_after(wr.ready_line(), "API listening on"));
+    const httplib::Headers auth{{"Authorization", "Bearer " + wr::test::read_admin_token(data.path() / "data")}};
+    REQUIRE(admin.Post("/client/v4/zones", auth, json{{"name", "example.com"}, {"origin", origin.url()}}.dump(), "application/json")->status == 200);
+    REQUIRE(admin.Post("/client/v4/zones/example.com/waiting_rooms", auth,
+                       json{{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}}.dump(),
+                       "application/json")->status == 200);
+    // Room for one: the edge sees the room within its poll interval.
+    json probe;
+    for (int i = 0; i < 100; ++i) {
+        probe = h2_requests(edge_port, json::array({{{"path", "/"}}}));
+        if (probe["results"][0]["headers"].contains("x-demo-origin")) break;
+    }
+    REQUIRE(probe["results"][0]["headers"].contains("x-demo-origin"));
+    const json drained = h2_client("drain " + std::to_string(edge_port) + " '/sse?events=4&ms=300' " + std::to_string(wr.pid()));
+    CHECK(drained["status"] == 200);
+    CHECK(drained["body"] == "data: event 0\n\ndata: event 1\n\ndata: event 2\n\ndata: event 3\n\n");
+    REQUIRE(drained["goaway"].is_object());
+    CHECK(drained["goaway"]["code"] == 0);
+    CHECK(wr.wait_exit(std::chrono::seconds{10}) == 0);
+}
+
+} // TEST_SUITE
