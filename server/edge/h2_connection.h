@@ -74,6 +74,7 @@ struct H2Stream {
     origin::ResponseReader reader;
     ResponseFields response;
     GateResult result;        // the Gate's decision, filled afresh for each stream
+    Snapshot snapshot;        // the configuration the stream is decided by, held until its line is written
 
     size_t out_pending() const { return (page ? out_view.size() : body_out.size()) - out_at; }
 };

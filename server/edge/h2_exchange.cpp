@@ -75,10 +75,12 @@ void H2Connection::begin_record(H2Stream& stream) {
 }
 
 void H2Connection::finish_record(H2Stream& stream) {
-    if (!stream.access.active) return;
-    stream.access.active = false;
-    if (!m_worker.logging || !m_worker.access_log.enabled()) return;
-    m_worker.access_log.append(stream.access, std::chrono::steady_clock::now());
+    if (stream.access.active) {
+        stream.access.active = false;
+        if (m_worker.logging && m_worker.access_log.enabled()) m_worker.access_log.append(stream.access, std::chrono::steady_clock::now());
+    }
+    // The record's zone and room point into it: released only once the line is written.
+    stream.snapshot = {};
 }
 
 bool H2Connection::respond(H2Stream& stream, bool body) {
@@ -146,12 +148,19 @@ net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
         stream.access.decision = Decision::headers_too_large;
         answer_error(stream, 431, "Request header fields too large", "The request's headers are larger than this site accepts.");
     } else {
-        const Snapshot snapshot = m_worker.current(m_shared.config);
+        // Held by the stream until its line is written: the room and zone the Gate finds, and the
+        // log's record of them, point into it.
+        stream.snapshot = m_worker.current(m_shared.config);
+        const Snapshot& snapshot = stream.snapshot;
         const util::TimePoint now = m_shared.clock.now();
         IncomingRequest incoming = describe_request(request, stream.cookies, m_peer, true, m_shared.trusted_proxies);
         incoming.request_id = stream.access.request_id.view();
         if (m_worker.access_log.enabled()) {
-            if (incoming.client != m_peer) stream.access.client = address_text(incoming.client);
+            // Only a trusted proxy's requests may name another client.
+            if (m_trusted_proxy && incoming.client != m_peer) {
+                stream.access.forwarded_client = address_text(incoming.client);
+                stream.access.client = stream.access.forwarded_client;
+            }
             stream.access.method.assign(incoming.method);
             assign_logged_target(stream.access.target, incoming.target);
             stream.access.host.assign(incoming.host);
@@ -186,8 +195,8 @@ net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
             stream.access.decision = result.decision;
             stream.access.new_visitor = result.new_visitor;
             if (m_worker.access_log.enabled()) {
-                if (result.zone) stream.access.zone.assign(result.zone->name);
-                if (result.room) stream.access.room.assign(result.room->settings.name);
+                if (result.zone) stream.access.zone = result.zone->name;
+                if (result.room) stream.access.room = result.room->settings.name;
             }
             if (stream.closed) co_return;
             if (result.action == GateResult::Action::proxy) co_await proxy(holder, result, now);
