@@ -1,0 +1,187 @@
+// TLS session tickets on the edge: the keys of the hour, derived from the cookie keys, and real
+// in-memory handshakes on virtual time — a visitor resumes within the rotation and not after it.
+#include <doctest/doctest.h>
+
+#include <openssl/bio.h>
+#include <openssl/ssl.h>
+
+#include "edge/ticket_keys.h"
+#include "edge/tls_context.h"
+#include "support/temp_dir.h"
+#include "support/test_server.h"
+#include "support/tls_files.h"
+
+using wr::edge::TicketKeySet;
+using wr::util::CookieKey;
+using wr::util::KeyRing;
+
+namespace {
+
+CookieKey cookie_key(uint8_t id, uint8_t fill) {
+    CookieKey key;
+    key.id = id;
+    key.key.fill(fill);
+    return key;
+}
+
+const std::chrono::hours k_hour{1};
+
+// A client that keeps its session between handshakes, against one server context, through a
+// memory BIO pair (no sockets).
+class Visitor {
+public:
+    explicit Visitor(int max_version = 0) : m_context(SSL_CTX_new(TLS_client_method())) {
+        if (max_version) SSL_CTX_set_max_proto_version(m_context, max_version);
+    }
+    ~Visitor() {
+        SSL_SESSION_free(m_session);
+        SSL_CTX_free(m_context);
+    }
+    Visitor(const Visitor&) = delete;
+    Visitor& operator=(const Visitor&) = delete;
+
+    // One handshake (offering the session from the last one); true when it resumed.
+    bool resumes_at(wr::asio::ssl::context& server_context) {
+        SSL* client = SSL_new(m_context);
+        SSL* server = SSL_new(server_context.native_handle());
+        BIO* client_end = nullptr;
+        BIO* server_end = nullptr;
+        REQUIRE(BIO_new_bio_pair(&client_end, 0, &server_end, 0) == 1);
+        SSL_set_bio(client, client_end, client_end);
+        SSL_set_bio(server, server_end, server_end);
+        SSL_set_connect_state(client);
+        SSL_set_accept_state(server);
+        if (m_session) SSL_set_session(client, m_session);
+        bool client_done = false, server_done = false;
+        for (int round = 0; round < 20 && !(client_done && server_done); ++round) {
+            client_done = client_done || SSL_do_handshake(client) == 1;
+            server_done = server_done || SSL_do_handshake(server) == 1;
+        }
+        REQUIRE(client_done);
+        REQUIRE(server_done);
+        // TLS 1.3 tickets come after the handshake: a read takes them in.
+        char byte = 0;
+        CHECK(SSL_read(client, &byte, 1) <= 0);
+        const bool resumed = SSL_session_reused(client) == 1;
+        // A clean close (close_notify): OpenSSL does not offer a session again that ended without one.
+        SSL_shutdown(client);
+        SSL_SESSION_free(m_session);
+        m_session = SSL_get1_session(client);
+        SSL_free(client);
+        SSL_free(server);
+        return resumed;
+    }
+
+private:
+    SSL_CTX* m_context;
+    SSL_SESSION* m_session = nullptr;
+};
+
+struct TlsEdge {
+    TlsEdge() : files(wr::test::write_self_signed_certificate(dir.path())) {}
+    std::shared_ptr<wr::asio::ssl::context> context(wr::edge::SessionTickets& tickets) const {
+        return wr::edge::load_tls_context(files.certificate.string(), files.private_key.string(), tickets);
+    }
+    wr::test::TempDir dir;
+    wr::test::TlsFiles files;
+};
+
+void publish(wr::edge::ConfigSource& config, std::vector<CookieKey> keys) {
+    config.publish(std::make_shared<const wr::edge::EdgeConfig>(), std::make_shared<const KeyRing>(std::move(keys)));
+}
+
+} // namespace
+
+TEST_CASE("edge: ticket keys are the hour's, open the hour before and after, and not two hours away") {
+    const KeyRing ring({cookie_key(1, 0x11)});
+    const TicketKeySet now = wr::edge::derive_ticket_keys(ring, wr::test::k_test_start);
+    CHECK(now.find(now.sealing.name.data()) != nullptr);
+    CHECK(now.sealing.cipher != now.sealing.mac);
+    // Derived again (another edge, a restart): the same keys.
+    // Derived again later in the hour (another edge, a restart): the same keys. The test clock starts on the hour.
+    CHECK(wr::edge::derive_ticket_keys(ring, wr::test::k_test_start + std::chrono::minutes{59}).sealing.name == now.sealing.name);
+    const TicketKeySet next = wr::edge::derive_ticket_keys(ring, wr::test::k_test_start + k_hour);
+    CHECK(next.sealing.name != now.sealing.name);
+    CHECK(next.sealing.cipher != now.sealing.cipher);
+    CHECK(next.find(now.sealing.name.data()) != nullptr); // an hour-old ticket still opens
+    CHECK(now.find(next.sealing.name.data()) != nullptr); // an edge a little ahead
+    const TicketKeySet later = wr::edge::derive_ticket_keys(ring, wr::test::k_test_start + 2 * k_hour);
+    CHECK(later.find(now.sealing.name.data()) == nullptr); // rotated out
+    const TicketKeySet earlier = wr::edge::derive_ticket_keys(ring, wr::test::k_test_start - 2 * k_hour);
+    CHECK(earlier.find(now.sealing.name.data()) == nullptr);
+    // Another cluster's cookie key: nothing in common.
+    const TicketKeySet other = wr::edge::derive_ticket_keys(KeyRing({cookie_key(1, 0x22)}), wr::test::k_test_start);
+    CHECK(other.find(now.sealing.name.data()) == nullptr);
+    CHECK(other.sealing.cipher != now.sealing.cipher);
+}
+
+TEST_CASE("edge: after `wr keys rotate` tickets seal under the new cookie key and the old key's still open") {
+    const KeyRing before({cookie_key(1, 0x11)});
+    const KeyRing after({cookie_key(1, 0x11), cookie_key(2, 0x33)});
+    const TicketKeySet old_keys = wr::edge::derive_ticket_keys(before, wr::test::k_test_start);
+    const TicketKeySet new_keys = wr::edge::derive_ticket_keys(after, wr::test::k_test_start);
+    CHECK(new_keys.sealing.name != old_keys.sealing.name);
+    CHECK(new_keys.find(old_keys.sealing.name.data()) != nullptr);
+    CHECK_FALSE(new_keys.is_sealing(*new_keys.find(old_keys.sealing.name.data())));
+    // Dropped from the ring: its tickets no longer open.
+    const TicketKeySet dropped = wr::edge::derive_ticket_keys(KeyRing({cookie_key(2, 0x33)}), wr::test::k_test_start);
+    CHECK(dropped.find(old_keys.sealing.name.data()) == nullptr);
+}
+
+TEST_CASE("edge: the hour is counted from the epoch, before it too") {
+    using wr::util::TimePoint;
+    CHECK(wr::edge::ticket_key_period(TimePoint{}) == 0);
+    CHECK(wr::edge::ticket_key_period(TimePoint{std::chrono::milliseconds{3'599'999}}) == 0);
+    CHECK(wr::edge::ticket_key_period(TimePoint{std::chrono::milliseconds{3'600'000}}) == 1);
+    CHECK(wr::edge::ticket_key_period(TimePoint{std::chrono::milliseconds{-1}}) == -1);
+}
+
+namespace {
+
+void check_resumption(int version) {
+    wr::util::FakeClock clock(wr::test::k_test_start);
+    wr::edge::ConfigSource config;
+    wr::edge::SessionTickets tickets(config, clock);
+    const TlsEdge edge;
+    auto context = edge.context(tickets);
+    Visitor visitor(version);
+
+    SUBCASE("no configuration yet: no tickets, no resumption, every handshake still completes") {
+        CHECK_FALSE(visitor.resumes_at(*context));
+        CHECK_FALSE(visitor.resumes_at(*context));
+    }
+    SUBCASE("the hour's key, then the hour after, then two hours on") {
+        publish(config, {cookie_key(1, 0x11)});
+        CHECK_FALSE(visitor.resumes_at(*context)); // the first visit: a full handshake
+        CHECK(visitor.resumes_at(*context));
+        clock.advance(k_hour);
+        CHECK(visitor.resumes_at(*context)); // its ticket was renewed under this hour's key
+        clock.advance(2 * k_hour);
+        CHECK_FALSE(visitor.resumes_at(*context)); // rotated out
+        CHECK(visitor.resumes_at(*context));        // and the new ticket works
+    }
+    SUBCASE("a configuration change that keeps the cookie keys keeps the sessions; another cluster's keys do not open them") {
+        publish(config, {cookie_key(1, 0x11)});
+        CHECK_FALSE(visitor.resumes_at(*context));
+        publish(config, {cookie_key(1, 0x11)});
+        CHECK(visitor.resumes_at(*context));
+        publish(config, {cookie_key(1, 0x22)});
+        CHECK_FALSE(visitor.resumes_at(*context));
+    }
+    SUBCASE("a certificate reload: a new context, the same tickets") {
+        publish(config, {cookie_key(1, 0x11)});
+        CHECK_FALSE(visitor.resumes_at(*context));
+        auto reloaded = edge.context(tickets);
+        CHECK(visitor.resumes_at(*reloaded));
+    }
+}
+
+} // namespace
+
+TEST_CASE("edge: a TLS 1.3 visitor resumes its session within the rotation and not once the key rotated out") {
+    check_resumption(TLS1_3_VERSION);
+}
+
+TEST_CASE("edge: a TLS 1.2 visitor resumes its session within the rotation and not once the key rotated out") {
+    check_resumption(TLS1_2_VERSION);
+}
