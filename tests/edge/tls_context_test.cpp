@@ -1,6 +1,10 @@
-// TLS session tickets on the edge: the keys of the hour, derived from the cookie keys, and real
-// in-memory handshakes on virtual time — a visitor resumes within the rotation and not after it.
+// The edge's TLS context: the protocols, suites and groups it accepts, and its session tickets —
+// the keys of the hour, derived from the cookie keys, and real in-memory handshakes on virtual
+// time: a visitor resumes within the rotation and not after it.
 #include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
 
 #include <openssl/bio.h>
 #include <openssl/ssl.h>
@@ -25,6 +29,47 @@ CookieKey cookie_key(uint8_t id, uint8_t fill) {
 }
 
 const std::chrono::hours k_hour{1};
+
+// One handshake through a memory BIO pair with a client set up by `configure`; whether it
+// completed, and the suite and group it agreed on.
+struct Agreed {
+    bool completed = false;
+    std::string cipher;
+    std::string group;
+};
+
+Agreed handshake(wr::asio::ssl::context& server_context, const std::function<void(SSL_CTX*)>& configure) {
+    SSL_CTX* client_context = SSL_CTX_new(TLS_client_method());
+    configure(client_context);
+    SSL* client = SSL_new(client_context);
+    SSL* server = SSL_new(server_context.native_handle());
+    BIO* client_end = nullptr;
+    BIO* server_end = nullptr;
+    REQUIRE(BIO_new_bio_pair(&client_end, 0, &server_end, 0) == 1);
+    SSL_set_bio(client, client_end, client_end);
+    SSL_set_bio(server, server_end, server_end);
+    SSL_set_connect_state(client);
+    SSL_set_accept_state(server);
+    Agreed agreed;
+    bool client_done = false, server_done = false, failed = false;
+    for (int round = 0; round < 20 && !(client_done && server_done) && !failed; ++round) {
+        const int c = client_done ? 1 : SSL_do_handshake(client);
+        const int s = server_done ? 1 : SSL_do_handshake(server);
+        client_done = c == 1;
+        server_done = s == 1;
+        failed = (c <= 0 && SSL_get_error(client, c) == SSL_ERROR_SSL) || (s <= 0 && SSL_get_error(server, s) == SSL_ERROR_SSL);
+    }
+    agreed.completed = client_done && server_done;
+    if (agreed.completed) {
+        agreed.cipher = SSL_get_cipher_name(client);
+        const char* group = SSL_group_to_name(client, SSL_get_negotiated_group(client));
+        agreed.group = group ? group : "";
+    }
+    SSL_free(client);
+    SSL_free(server);
+    SSL_CTX_free(client_context);
+    return agreed;
+}
 
 // A client that keeps its session between handshakes, against one server context, through a
 // memory BIO pair (no sockets).
@@ -184,4 +229,55 @@ TEST_CASE("edge: a TLS 1.3 visitor resumes its session within the rotation and n
 
 TEST_CASE("edge: a TLS 1.2 visitor resumes its session within the rotation and not once the key rotated out") {
     check_resumption(TLS1_2_VERSION);
+}
+
+TEST_CASE("edge: TLS 1.2 and 1.3 only, forward-secret AEAD suites in the server's order, X25519 or the NIST curves") {
+    wr::util::FakeClock clock(wr::test::k_test_start);
+    wr::edge::ConfigSource config;
+    wr::edge::SessionTickets tickets(config, clock);
+    const TlsEdge edge;
+    auto context = edge.context(tickets);
+    // A client willing to speak anything, even what the system's OpenSSL policy would refuse.
+    const auto permissive = [](SSL_CTX* client, int version, const char* ciphers) {
+        SSL_CTX_set_security_level(client, 0);
+        SSL_CTX_set_min_proto_version(client, version);
+        SSL_CTX_set_max_proto_version(client, version);
+        if (ciphers) SSL_CTX_set_cipher_list(client, ciphers);
+    };
+    SUBCASE("TLS 1.0 and 1.1 are refused") {
+        // Debian's system-wide OpenSSL policy refuses them too; the edge must not rely on it.
+        CHECK(SSL_CTX_get_min_proto_version(context->native_handle()) == TLS1_2_VERSION);
+        CHECK_FALSE(handshake(*context, [&](SSL_CTX* c) { permissive(c, TLS1_VERSION, "ALL:@SECLEVEL=0"); }).completed);
+        CHECK_FALSE(handshake(*context, [&](SSL_CTX* c) { permissive(c, TLS1_1_VERSION, "ALL:@SECLEVEL=0"); }).completed);
+        CHECK(handshake(*context, [&](SSL_CTX* c) { permissive(c, TLS1_2_VERSION, nullptr); }).completed);
+        CHECK(handshake(*context, [&](SSL_CTX* c) { permissive(c, TLS1_3_VERSION, nullptr); }).completed);
+    }
+    SUBCASE("TLS 1.2 suites without forward secrecy or without AEAD are refused") {
+        CHECK_FALSE(handshake(*context, [&](SSL_CTX* c) { permissive(c, TLS1_2_VERSION, "ECDHE-ECDSA-AES128-SHA:@SECLEVEL=0"); }).completed);
+        CHECK_FALSE(handshake(*context, [&](SSL_CTX* c) { permissive(c, TLS1_2_VERSION, "ECDHE-ECDSA-AES128-SHA256:@SECLEVEL=0"); }).completed);
+        CHECK_FALSE(handshake(*context, [&](SSL_CTX* c) { permissive(c, TLS1_2_VERSION, "ECDHE-ECDSA-AES128-CCM:@SECLEVEL=0"); }).completed);
+    }
+    SUBCASE("the server's order of suites wins") {
+        const Agreed agreed = handshake(*context, [&](SSL_CTX* c) {
+            permissive(c, TLS1_2_VERSION, "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256");
+        });
+        CHECK(agreed.cipher == "ECDHE-ECDSA-AES128-GCM-SHA256");
+        const Agreed tls13 = handshake(*context, [&](SSL_CTX* c) {
+            permissive(c, TLS1_3_VERSION, nullptr);
+            SSL_CTX_set_ciphersuites(c, "TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256");
+        });
+        CHECK(tls13.cipher == "TLS_AES_128_GCM_SHA256");
+    }
+    SUBCASE("groups: X25519, P-256 and P-384; nothing else") {
+        for (const std::string group : {"X25519", "P-256", "P-384"}) {
+            CAPTURE(group);
+            const Agreed agreed = handshake(*context, [&](SSL_CTX* c) { SSL_CTX_set1_groups_list(c, group.c_str()); });
+            CHECK(agreed.completed);
+        }
+        CHECK(handshake(*context, [&](SSL_CTX* c) { SSL_CTX_set1_groups_list(c, "X25519:P-256"); }).group == "x25519");
+        for (const std::string group : {"P-521", "X448", "ffdhe2048"}) {
+            CAPTURE(group);
+            CHECK_FALSE(handshake(*context, [&](SSL_CTX* c) { SSL_CTX_set1_groups_list(c, group.c_str()); }).completed);
+        }
+    }
 }
