@@ -17,23 +17,30 @@ int tickets_index() {
     return index;
 }
 
+// Fetched once: OpenSSL 3 looks a cipher named by EVP_aes_256_cbc() up again at every use, a
+// cost paid on each ticket sealed or opened. Kept for the life of the process.
+const EVP_CIPHER* ticket_cipher() {
+    static EVP_CIPHER* const cipher = EVP_CIPHER_fetch(nullptr, "AES-256-CBC", nullptr);
+    return cipher;
+}
+
 // OpenSSL asks this to seal a new ticket (sealing = 1) or to open one a client sent. Returns 1 (done),
 // 2 (opened with an older key: send a fresh ticket), 0 (no ticket issued / not opened: full
 // handshake) or -1 (fatal).
 int ticket_callback(SSL* ssl, unsigned char* name, unsigned char* iv, EVP_CIPHER_CTX* cipher, EVP_MAC_CTX* mac, int sealing) {
     auto* tickets = static_cast<SessionTickets*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), tickets_index()));
     const std::shared_ptr<const TicketKeySet> keys = tickets ? tickets->keys() : nullptr;
-    if (!keys) return 0;
+    if (!keys || !ticket_cipher()) return 0;
     const TicketKey* key = nullptr;
     if (sealing) {
         key = &keys->sealing;
         std::memcpy(name, key->name.data(), key->name.size());
-        if (RAND_bytes(iv, EVP_CIPHER_get_iv_length(EVP_aes_256_cbc())) != 1) return -1;
-        if (EVP_EncryptInit_ex(cipher, EVP_aes_256_cbc(), nullptr, key->cipher.data(), iv) != 1) return -1;
+        if (RAND_bytes(iv, EVP_CIPHER_get_iv_length(ticket_cipher())) != 1) return -1;
+        if (EVP_EncryptInit_ex(cipher, ticket_cipher(), nullptr, key->cipher.data(), iv) != 1) return -1;
     } else {
         key = keys->find(name);
         if (!key) return 0; // sealed under a key rotated out, or by someone else
-        if (EVP_DecryptInit_ex(cipher, EVP_aes_256_cbc(), nullptr, key->cipher.data(), iv) != 1) return 0;
+        if (EVP_DecryptInit_ex(cipher, ticket_cipher(), nullptr, key->cipher.data(), iv) != 1) return 0;
     }
     char digest[] = "SHA256";
     const OSSL_PARAM params[] = {
