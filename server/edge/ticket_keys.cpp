@@ -47,11 +47,8 @@ const TicketKey* TicketKeySet::find(const uint8_t* name) const {
 }
 
 int64_t ticket_key_period(util::TimePoint now) {
-    const auto since_epoch = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch());
     // Floor, also before 1970 (a test clock may be anywhere).
-    const int64_t seconds = since_epoch.count();
-    const int64_t period = k_ticket_key_period.count();
-    return seconds >= 0 ? seconds / period : -((-seconds + period - 1) / period);
+    return std::chrono::floor<std::chrono::duration<int64_t, std::ratio<k_ticket_key_period.count()>>>(now.time_since_epoch()).count();
 }
 
 TicketKeySet derive_ticket_keys(const util::KeyRing& ring, util::TimePoint now) {
