@@ -141,8 +141,12 @@ read -r w_rate w_us <<<"$(run_s_time "$wr_edge_port" "$wr_pid")"
 read -r n_rate n_us <<<"$(run_s_time "$nginx_port" "$nginx_worker_pid")"
 printf '%-44s %6s %10.0f %11.0f %6s\n' "resumed TLS 1.3, s_time -reuse (conn/s)" 1 "$w_rate" "$n_rate" "$(ratio "$w_rate" "$n_rate")"
 printf '%-44s %6s %10s %11s %6s\n' "  server CPU us per connection (capacity)" 1 "$w_us" "$n_us" "$(ratio "$n_us" "$w_us")"
-read -r w_rate w_us <<<"$(run_h2load "$wr_edge_port" "$wr_pid")"
-read -r n_rate n_us <<<"$(run_h2load "$nginx_port" "$nginx_worker_pid")"
-printf '%-44s %6s %10.0f %11.0f %6s\n' "full TLS 1.3 handshakes, h2load (conn/s)" 1000 "$w_rate" "$n_rate" "$(ratio "$w_rate" "$n_rate")"
-printf '%-44s %6s %10s %11s %6s\n' "  server CPU us per connection (capacity)" 1000 "$w_us" "$n_us" "$(ratio "$n_us" "$w_us")"
+if command -v h2load >/dev/null; then
+    read -r w_rate w_us <<<"$(run_h2load "$wr_edge_port" "$wr_pid")"
+    read -r n_rate n_us <<<"$(run_h2load "$nginx_port" "$nginx_worker_pid")"
+    printf '%-44s %6s %10.0f %11.0f %6s\n' "full TLS 1.3 handshakes, h2load (conn/s)" 1000 "$w_rate" "$n_rate" "$(ratio "$w_rate" "$n_rate")"
+    printf '%-44s %6s %10s %11s %6s\n' "  server CPU us per connection (capacity)" 1000 "$w_us" "$n_us" "$(ratio "$n_us" "$w_us")"
+else
+    echo "full handshakes: h2load is missing (scripts/install-deps.sh bench installs nghttp2-client)"
+fi
 printf '\nwr RSS after the run: %s kB\n' "$(awk '/VmRSS/ { print $2 }' "/proc/$wr_pid/status")"

@@ -10,7 +10,7 @@ build_packages=(
   libre2-dev libhiredis-dev zlib1g-dev libbrotli-dev node-llhttp
 )
 test_packages=(nodejs npm redis-server redis-sentinel chromium sqlite3 prometheus clang libclang-rt-14-dev openssl curl)
-bench_packages=(nginx haproxy wrk curl redis-server redis-tools)
+bench_packages=(nginx haproxy wrk curl redis-server redis-tools nghttp2-client)
 fuzz_packages=(clang libclang-rt-14-dev)
 
 wanted=("${build_packages[@]}")
