@@ -86,7 +86,7 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
     if (!m_options.tls_certificate.empty() || !m_options.tls_private_key.empty()) {
         if (m_options.tls_certificate.empty() || m_options.tls_private_key.empty())
             throw std::runtime_error("TLS on the edge needs both --tls-cert and --tls-key");
-        m_tls = load_tls_context(m_options.tls_certificate, m_options.tls_private_key, m_tickets);
+        m_tls = load_tls_context(m_options.tls_certificate, m_options.tls_private_key, m_options.tls_ocsp, m_tickets);
     }
     if (m_options.turnstile.active() && !model::parse_origin_url(m_options.turnstile.verify_url))
         throw std::runtime_error("--turnstile-verify-url: '" + m_options.turnstile.verify_url + "' is not an http(s) URL");
@@ -209,7 +209,7 @@ bool EdgeServer::drain(std::chrono::milliseconds timeout) {
 
 void EdgeServer::reload_tls() {
     if (!tls()) return;
-    auto context = load_tls_context(m_options.tls_certificate, m_options.tls_private_key, m_tickets);
+    auto context = load_tls_context(m_options.tls_certificate, m_options.tls_private_key, m_options.tls_ocsp, m_tickets);
     std::lock_guard lock(m_tls_mutex);
     m_tls = std::move(context);
 }

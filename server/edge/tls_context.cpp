@@ -4,9 +4,13 @@
 #include <cstring>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/ocsp.h>
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <stdexcept>
+#include <vector>
+
+#include "util/files.h"
 
 namespace wr::edge {
 namespace {
@@ -50,6 +54,44 @@ int ticket_callback(SSL* ssl, unsigned char* name, unsigned char* iv, EVP_CIPHER
     return sealing || keys->is_sealing(*key) ? 1 : 2;
 }
 
+// A context and the OCSP response it staples, which must live as long as it does.
+struct StaplingContext {
+    asio::ssl::context context{asio::ssl::context::tls_server};
+    std::vector<unsigned char> staple;
+};
+
+int staple_index() {
+    static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+    return index;
+}
+
+// OpenSSL asks this during a handshake whose client asked for the certificate's status: hand it
+// a copy of the response (OpenSSL frees it).
+int staple_callback(SSL* ssl, void*) {
+    const auto* staple = static_cast<const std::vector<unsigned char>*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), staple_index()));
+    if (!staple || staple->empty()) return SSL_TLSEXT_ERR_NOACK;
+    auto* copy = static_cast<unsigned char*>(OPENSSL_memdup(staple->data(), staple->size()));
+    if (!copy) return SSL_TLSEXT_ERR_NOACK;
+    if (SSL_set_tlsext_status_ocsp_resp(ssl, copy, static_cast<long>(staple->size())) != 1) {
+        OPENSSL_free(copy);
+        return SSL_TLSEXT_ERR_NOACK;
+    }
+    return SSL_TLSEXT_ERR_OK;
+}
+
+// Reads and checks the file: a DER OCSP response, or a clear error naming it.
+std::vector<unsigned char> read_staple(const std::string& path) {
+    const std::optional<std::string> text = util::read_text_file(path);
+    if (!text) throw std::runtime_error("--tls-ocsp: cannot read " + path);
+    std::vector<unsigned char> der(text->begin(), text->end());
+    const unsigned char* cursor = der.data();
+    OCSP_RESPONSE* response = d2i_OCSP_RESPONSE(nullptr, &cursor, static_cast<long>(der.size()));
+    const bool whole = response && cursor == der.data() + der.size();
+    OCSP_RESPONSE_free(response);
+    if (!whole) throw std::runtime_error("--tls-ocsp: " + path + " is not a DER-encoded OCSP response (openssl ocsp -respout writes one)");
+    return der;
+}
+
 void require(bool ok, const std::string& what) {
     if (!ok) throw std::runtime_error("cannot set up the edge's TLS: " + what);
 }
@@ -73,8 +115,10 @@ std::shared_ptr<const TicketKeySet> SessionTickets::keys() {
 }
 
 std::shared_ptr<asio::ssl::context> load_tls_context(const std::string& certificate, const std::string& private_key,
-                                                     SessionTickets& tickets) {
-    auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+                                                     const std::string& ocsp, SessionTickets& tickets) {
+    auto owner = std::make_shared<StaplingContext>();
+    if (!ocsp.empty()) owner->staple = read_staple(ocsp);
+    std::shared_ptr<asio::ssl::context> context(owner, &owner->context);
     SSL_CTX* handle = context->native_handle();
     // TLS 1.2 and 1.3 only; no compression (CRIME), no renegotiation (a client could make the
     // server redo handshakes on one connection); the server's order of suites, not the client's.
@@ -89,6 +133,10 @@ std::shared_ptr<asio::ssl::context> load_tls_context(const std::string& certific
     SSL_CTX_set_timeout(handle, static_cast<long>(k_ticket_key_period.count()));
     require(SSL_CTX_set_ex_data(handle, tickets_index(), &tickets) == 1, "the session tickets");
     require(SSL_CTX_set_tlsext_ticket_key_evp_cb(handle, ticket_callback) == 1, "the session ticket callback");
+    if (!owner->staple.empty()) {
+        require(SSL_CTX_set_ex_data(handle, staple_index(), &owner->staple) == 1, "the OCSP staple");
+        require(SSL_CTX_set_tlsext_status_cb(handle, staple_callback) == 1, "the OCSP staple callback");
+    }
     try {
         context->use_certificate_chain_file(certificate);
         context->use_private_key_file(private_key, asio::ssl::context::pem);

@@ -42,10 +42,11 @@ private:
     std::shared_ptr<const TicketKeySet> m_keys;
 };
 
-// A server context for the certificate chain and key in these PEM files; tickets (which must
-// outlive the context) seals and opens its session tickets. Throws, naming the file, when they
-// do not load.
+// A server context for the certificate chain and key in these PEM files, stapling the DER OCSP
+// response in `ocsp` (none when empty) to the handshakes of clients that ask for one; tickets
+// (which must outlive the context) seals and opens its session tickets. Throws, naming the file,
+// when one does not load.
 std::shared_ptr<asio::ssl::context> load_tls_context(const std::string& certificate, const std::string& private_key,
-                                                     SessionTickets& tickets);
+                                                     const std::string& ocsp, SessionTickets& tickets);
 
 } // namespace wr::edge

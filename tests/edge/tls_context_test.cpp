@@ -7,6 +7,7 @@
 #include <string>
 
 #include <openssl/bio.h>
+#include <openssl/ocsp.h>
 #include <openssl/ssl.h>
 
 #include "edge/ticket_keys.h"
@@ -14,6 +15,7 @@
 #include "support/temp_dir.h"
 #include "support/test_server.h"
 #include "support/tls_files.h"
+#include "util/files.h"
 
 using wr::edge::TicketKeySet;
 using wr::util::CookieKey;
@@ -124,8 +126,8 @@ private:
 
 struct TlsEdge {
     TlsEdge() : files(wr::test::write_self_signed_certificate(dir.path())) {}
-    std::shared_ptr<wr::asio::ssl::context> context(wr::edge::SessionTickets& tickets) const {
-        return wr::edge::load_tls_context(files.certificate.string(), files.private_key.string(), tickets);
+    std::shared_ptr<wr::asio::ssl::context> context(wr::edge::SessionTickets& tickets, const std::string& ocsp = "") const {
+        return wr::edge::load_tls_context(files.certificate.string(), files.private_key.string(), ocsp, tickets);
     }
     wr::test::TempDir dir;
     wr::test::TlsFiles files;
@@ -279,5 +281,56 @@ TEST_CASE("edge: TLS 1.2 and 1.3 only, forward-secret AEAD suites in the server'
             CAPTURE(group);
             CHECK_FALSE(handshake(*context, [&](SSL_CTX* c) { SSL_CTX_set1_groups_list(c, group.c_str()); }).completed);
         }
+    }
+}
+
+namespace {
+
+// What the server stapled, as the client saw it ("" for nothing).
+int capture_staple(SSL* ssl, void* seen) {
+    const unsigned char* response = nullptr;
+    const long size = SSL_get_tlsext_status_ocsp_resp(ssl, &response);
+    *static_cast<std::string*>(seen) = size > 0 && response ? std::string(reinterpret_cast<const char*>(response), static_cast<size_t>(size)) : "";
+    return 1;
+}
+
+} // namespace
+
+TEST_CASE("edge: --tls-ocsp staples its response to the handshakes that ask, and a file that is not one is refused by name") {
+    wr::util::FakeClock clock(wr::test::k_test_start);
+    wr::edge::ConfigSource config;
+    wr::edge::SessionTickets tickets(config, clock);
+    const TlsEdge edge;
+    // A well-formed response (a responder's "try later": wr checks the form, the client the content).
+    OCSP_RESPONSE* response = OCSP_response_create(OCSP_RESPONSE_STATUS_TRYLATER, nullptr);
+    unsigned char* der = nullptr;
+    const int size = i2d_OCSP_RESPONSE(response, &der);
+    REQUIRE(size > 0);
+    const std::string staple(reinterpret_cast<const char*>(der), static_cast<size_t>(size));
+    OPENSSL_free(der);
+    OCSP_RESPONSE_free(response);
+    const std::filesystem::path file = edge.dir.path() / "ocsp.der";
+    wr::util::write_secret_file(file, staple);
+
+    std::string seen = "not called";
+    const auto asking = [&](SSL_CTX* client) {
+        SSL_CTX_set_tlsext_status_type(client, TLSEXT_STATUSTYPE_ocsp);
+        SSL_CTX_set_tlsext_status_cb(client, capture_staple);
+        SSL_CTX_set_tlsext_status_arg(client, &seen);
+    };
+    SUBCASE("stapled") {
+        auto context = edge.context(tickets, file.string());
+        CHECK(handshake(*context, asking).completed);
+        CHECK(seen == staple);
+    }
+    SUBCASE("without the flag, nothing") {
+        auto context = edge.context(tickets);
+        CHECK(handshake(*context, asking).completed);
+        CHECK(seen.empty());
+    }
+    SUBCASE("not an OCSP response") {
+        wr::util::write_secret_file(file, "-----BEGIN CERTIFICATE-----\n");
+        const std::string expected = "--tls-ocsp: " + file.string() + " is not a DER-encoded OCSP response";
+        CHECK_THROWS_WITH(edge.context(tickets, file.string()), doctest::Contains(expected.c_str()));
     }
 }
