@@ -60,6 +60,7 @@ bench:
 	cmake --build build-bench -j $(JOBS) --target wr wr-demo-origin wr-stream-origin wr-capacity-origin wr_bench_decision wr_bench_visitors wr_bench_websockets wr_bench_floor
 	bench/run.sh build-bench
 	bench/origin_cap.sh build-bench
+	bench/tls.sh build-bench
 
 bench-state:
 	@scripts/install-deps.sh bench

@@ -168,6 +168,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         int edge_threads = 0;
         std::string tls_certificate;
         std::string tls_private_key;
+        std::string tls_ocsp;
         int origin_timeout = 30;
         int idle_timeout = 60;
         int max_connections = 0;
@@ -217,6 +218,9 @@ void add_serve_commands(CLI::App& root, Context& context) {
     serve->add_option("--edge-threads", options->edge_threads, "Edge threads (0: one per core)")->check(CLI::Range(0, 256))->capture_default_str();
     serve->add_option("--tls-cert", options->tls_certificate, "PEM certificate chain: serve the edge over HTTPS")->check(CLI::ExistingFile);
     serve->add_option("--tls-key", options->tls_private_key, "PEM private key for --tls-cert")->check(CLI::ExistingFile);
+    serve->add_option("--tls-ocsp", options->tls_ocsp,
+                      "DER OCSP response for --tls-cert, stapled to handshakes (renew the file; it is reloaded with the certificate)")
+        ->check(CLI::ExistingFile);
     serve->add_option("--origin-timeout", options->origin_timeout, "Seconds to wait for an origin's answer before a 504")
         ->check(CLI::Range(1, 3600))
         ->capture_default_str();
@@ -419,6 +423,8 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.edge_threads = options->edge_threads;
         app_options.tls_certificate = options->tls_certificate;
         app_options.tls_private_key = options->tls_private_key;
+        if (!options->tls_ocsp.empty() && options->tls_certificate.empty()) throw CliError("--tls-ocsp staples to --tls-cert: give both");
+        app_options.tls_ocsp = options->tls_ocsp;
         app_options.origin_timeout = std::chrono::seconds{options->origin_timeout};
         app_options.idle_timeout = std::chrono::seconds{options->idle_timeout};
         app_options.max_connections = options->max_connections;
@@ -449,8 +455,8 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.admin_tls_certificate = options->admin_tls_certificate;
         app_options.admin_tls_private_key = options->admin_tls_private_key;
         std::vector<std::string> tls_files;
-        for (const std::string* file : {&options->tls_certificate, &options->tls_private_key, &options->admin_tls_certificate,
-                                        &options->admin_tls_private_key})
+        for (const std::string* file : {&options->tls_certificate, &options->tls_private_key, &options->tls_ocsp,
+                                        &options->admin_tls_certificate, &options->admin_tls_private_key})
             if (!file->empty()) tls_files.push_back(*file);
 
         const util::SystemClock clock;

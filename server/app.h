@@ -86,6 +86,7 @@ struct AppOptions {
     int edge_threads = 0; // one per core
     std::string tls_certificate;
     std::string tls_private_key;
+    std::string tls_ocsp; // a DER OCSP response stapled to the edge's handshakes; empty: none
     std::chrono::seconds idle_timeout{60};
     int max_connections = 0; // 0: derived from RLIMIT_NOFILE
     std::chrono::seconds origin_timeout{30};

@@ -8,6 +8,7 @@
 
 #include "edge/alpn.h"
 #include "edge/h2_connection.h"
+#include "edge/tls_context.h"
 #include "edge/visitor_connection.h"
 #include "origin/registry.h"
 #include "util/address.h"
@@ -29,19 +30,6 @@ queue::ClientAddress peer_address(const net::Socket& socket) {
     const auto address = endpoint.address();
     if (address.is_v6()) return address.to_v6().to_bytes();
     return asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4()).to_bytes();
-}
-
-std::shared_ptr<asio::ssl::context> load_tls_context(const std::string& certificate, const std::string& private_key) {
-    auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
-    context->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 | asio::ssl::context::no_sslv3 |
-                         asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
-    try {
-        context->use_certificate_chain_file(certificate);
-        context->use_private_key_file(private_key, asio::ssl::context::pem);
-    } catch (const std::exception& error) {
-        throw std::runtime_error("cannot load the edge TLS certificate or key: " + std::string(error.what()));
-    }
-    return context;
 }
 
 // Visitor connections to keep when the operator did not say: half the descriptors (each proxied
@@ -95,12 +83,12 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
                        const util::Clock& clock)
     : m_options(std::move(options)), m_trusted_proxies(TrustedProxies::parse(m_options.trusted_proxies)),
       m_crawlers(m_options.crawler_resolver ? m_options.crawler_resolver : std::make_shared<SystemResolver>(), clock),
-      m_config(config), m_counters(counters), m_analytics(analytics), m_clock(clock),
+      m_config(config), m_counters(counters), m_analytics(analytics), m_clock(clock), m_tickets(config, clock),
       m_shared{m_options, m_trusted_proxies, m_config, m_clock, m_analytics, m_in_flight, m_draining, m_running} {
     if (!m_options.tls_certificate.empty() || !m_options.tls_private_key.empty()) {
         if (m_options.tls_certificate.empty() || m_options.tls_private_key.empty())
             throw std::runtime_error("TLS on the edge needs both --tls-cert and --tls-key");
-        m_tls = load_tls_context(m_options.tls_certificate, m_options.tls_private_key);
+        m_tls = load_tls_context(m_options.tls_certificate, m_options.tls_private_key, m_options.tls_ocsp, m_tickets);
         offer_alpn(m_tls->native_handle());
     }
     if (m_options.turnstile.active() && !model::parse_origin_url(m_options.turnstile.verify_url))
@@ -226,7 +214,7 @@ bool EdgeServer::drain(std::chrono::milliseconds timeout) {
 
 void EdgeServer::reload_tls() {
     if (!tls()) return;
-    auto context = load_tls_context(m_options.tls_certificate, m_options.tls_private_key);
+    auto context = load_tls_context(m_options.tls_certificate, m_options.tls_private_key, m_options.tls_ocsp, m_tickets);
     offer_alpn(context->native_handle());
     std::lock_guard lock(m_tls_mutex);
     m_tls = std::move(context);

@@ -19,6 +19,7 @@
 #include "edge/config_source.h"
 #include "edge/crawler.h"
 #include "edge/edge_options.h"
+#include "edge/tls_context.h"
 #include "edge/worker.h"
 #include "state/counters.h"
 #include "util/clock.h"
@@ -39,7 +40,8 @@ public:
     // their current answer. False if some were still running at the timeout. Then call stop().
     bool drain(std::chrono::milliseconds timeout);
     // Reads the TLS certificate and key files again; new connections get them, connections
-    // already open keep theirs. Throws (and keeps the old pair) if the files do not load.
+    // already open keep theirs, and session tickets issued before still resume. Throws (and
+    // keeps the old pair) if the files do not load.
     void reload_tls();
     int port() const { return m_port; }
     bool tls() const { return !m_options.tls_certificate.empty(); }
@@ -69,6 +71,7 @@ private:
     state::Counters& m_counters;
     analytics::Registry& m_analytics;
     const util::Clock& m_clock;
+    SessionTickets m_tickets; // before m_tls: every context (and connection) points to it
     mutable std::mutex m_tls_mutex; // guards swapping m_tls; held only to copy the pointer
     std::shared_ptr<asio::ssl::context> m_tls; // each connection holds the context it started with
     std::vector<std::unique_ptr<Worker>> m_workers;
