@@ -7,6 +7,8 @@
 #include <future>
 #include <thread>
 
+#include "origin/connection_cap.h"
+#include "support/eventually.h"
 #include "support/prometheus_parser.h"
 #include "support/raw_connection.h"
 #include "support/scripted_origin.h"
@@ -78,9 +80,22 @@ TEST_CASE("integration: under a full cap, waiting requests reach the origin in t
     TestServer wr({}, [](wr::AppOptions& options) { options.edge_threads = 2; });
     capped_zone(wr, origin, 1, 10);
     std::vector<std::future<Reply>> replies;
+    // Each is sent once wr has queued the one before, and a moment later: the order they came in
+    // is then known, not guessed from a pause that a busy machine's thread start can outlast (one
+    // did, once: 7 reached the origin before 6).
+    const auto waited = [&] {
+        const auto metrics = wr.get("/metrics");
+        return metrics.status == 200 ? wr::test::parse_prometheus(metrics.text).value("wr_origin_requests_waited_total",
+                                                                                      {{"node", "wr"}, {"zone", "example.com"}})
+                                     : -1.0;
+    };
     for (int i = 0; i < 8; ++i) {
-        replies.push_back(std::async(std::launch::async, [&, i] { return get(wr.edge_port(), "/slow/100/" + std::to_string(i)); }));
-        std::this_thread::sleep_for(25ms); // each arrives while the one before waits
+        replies.push_back(std::async(std::launch::async, [&, i] { return get(wr.edge_port(), "/slow/300/" + std::to_string(i)); }));
+        if (i == 0) REQUIRE(wr::test::eventually([&] { return origin.arrival_order().size() == 1; }, 5s, 5ms));
+        else REQUIRE(wr::test::eventually([&] { return waited() >= i; }, 5s, 5ms));
+        // Across edge threads the order is kept to within ConnectionCap::k_handover_slack: a
+        // connection may go to a waiter on its own thread that came that little later.
+        std::this_thread::sleep_for(2 * wr::origin::ConnectionCap::k_handover_slack);
     }
     for (auto& reply : replies) CHECK(reply.get().status == 200);
     const std::vector<std::string> order = origin.arrival_order();
