@@ -12,6 +12,7 @@
 #include "edge/visitor_connection.h"
 #include "origin/registry.h"
 #include "util/address.h"
+#include "util/scoped_count.h"
 #include "util/log.h"
 
 namespace wr::edge {
@@ -39,18 +40,6 @@ int default_max_connections() {
     if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 100000;
     return std::max(16, (static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 1 << 30)) - 64) / 2);
 }
-
-// Counts a connection for the cap while it lives.
-class Counted {
-public:
-    explicit Counted(std::atomic<int>& count) : m_count(count) { ++m_count; }
-    ~Counted() { --m_count; }
-    Counted(const Counted&) = delete;
-    Counted& operator=(const Counted&) = delete;
-
-private:
-    std::atomic<int>& m_count;
-};
 
 // Four times a second, the thread hands its access log lines to the writer, so lines appear
 // within moments even when few requests come.
@@ -267,7 +256,7 @@ void EdgeServer::start_connection(Worker& worker, net::Socket socket) {
 }
 
 net::Task<> EdgeServer::serve_plain(Worker& worker, net::Socket socket) {
-    const Counted counted(m_connections);
+    const util::ScopedCount counted(m_connections);
     const queue::ClientAddress peer = peer_address(socket);
     VisitorConnection<net::Socket> connection(worker, m_shared, socket, peer, false);
     co_await connection.serve();
@@ -284,7 +273,7 @@ net::Task<> EdgeServer::serve_plain(Worker& worker, net::Socket socket) {
 }
 
 net::Task<> EdgeServer::serve_tls(Worker& worker, net::Socket socket) {
-    const Counted counted(m_connections);
+    const util::ScopedCount counted(m_connections);
     const queue::ClientAddress peer = peer_address(socket);
     // Held for the connection's life: a certificate reload does not pull it from under us.
     const std::shared_ptr<asio::ssl::context> tls = current_tls();

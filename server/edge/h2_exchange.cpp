@@ -11,6 +11,7 @@
 #include "edge/visitor_connection.h"
 #include "origin/registry.h"
 #include "util/log.h"
+#include "util/scoped_count.h"
 
 namespace wr::edge {
 
@@ -26,18 +27,6 @@ constexpr size_t k_answer_ahead = 64 * 1024;
 const std::shared_ptr<origin::ConnectionCap> k_no_cap;
 
 asio::const_buffer buffer_of(std::string_view text) { return asio::buffer(text.data(), text.size()); }
-
-// Counts a stream from its headers until its coroutine ends, so that a drain waits for it.
-class InFlight {
-public:
-    explicit InFlight(std::atomic<int>& count) : m_count(count) { m_count.fetch_add(1, std::memory_order_acq_rel); }
-    ~InFlight() { m_count.fetch_sub(1, std::memory_order_acq_rel); }
-    InFlight(const InFlight&) = delete;
-    InFlight& operator=(const InFlight&) = delete;
-
-private:
-    std::atomic<int>& m_count;
-};
 
 // A stream's watch is in the thread's sweep while the stream runs (its origin deadlines).
 class Watched {
@@ -137,7 +126,7 @@ net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
             connection.m_done_signal.cancel();
         }
     } ending{*this, holder, m_alive};
-    const InFlight in_flight(m_shared.in_flight);
+    const util::ScopedCount in_flight(m_shared.in_flight); // a drain waits for it
     m_shared.analytics.edge().h2_requests.fetch_add(1, std::memory_order_relaxed);
     const Watched watched(m_worker.watches, stream.watch);
     const EdgeOptions& options = m_shared.options;

@@ -8,22 +8,10 @@
 #include "edge/incoming_request.h"
 #include "edge/page_response.h"
 #include "util/log.h"
+#include "util/scoped_count.h"
 
 namespace wr::edge {
 namespace {
-
-// Counts a request from the moment it is read until its answer is written (or the connection
-// ends), so that a drain knows when nothing is left half-answered.
-class InFlight {
-public:
-    explicit InFlight(std::atomic<int>& count) : m_count(count) { m_count.fetch_add(1, std::memory_order_acq_rel); }
-    ~InFlight() { m_count.fetch_sub(1, std::memory_order_acq_rel); }
-    InFlight(const InFlight&) = delete;
-    InFlight& operator=(const InFlight&) = delete;
-
-private:
-    std::atomic<int>& m_count;
-};
 
 // A head counted in the thread's HeadShare from its first byte until it is whole or the
 // connection ends, however read_head ends. A trusted proxy's connections are not counted: every
@@ -231,7 +219,7 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
             co_return;
         }
 
-        const InFlight in_flight(m_shared.in_flight);
+        const util::ScopedCount in_flight(m_shared.in_flight); // a drain waits for it
         m_shared.analytics.edge().http1_requests.fetch_add(1, std::memory_order_relaxed);
         const net::MessageHead& request = m_request.head();
         // While draining, every answer closes its connection.
