@@ -40,11 +40,9 @@ struct Agreed {
     std::string group;
 };
 
-Agreed handshake(wr::asio::ssl::context& server_context, const std::function<void(SSL_CTX*)>& configure) {
-    SSL_CTX* client_context = SSL_CTX_new(TLS_client_method());
-    configure(client_context);
-    SSL* client = SSL_new(client_context);
-    SSL* server = SSL_new(server_context.native_handle());
+// Connects `client` and `server` through a memory BIO pair (no sockets) and runs both sides'
+// handshakes in turn; true when both completed.
+bool handshake_in_memory(SSL* client, SSL* server) {
     BIO* client_end = nullptr;
     BIO* server_end = nullptr;
     REQUIRE(BIO_new_bio_pair(&client_end, 0, &server_end, 0) == 1);
@@ -52,7 +50,6 @@ Agreed handshake(wr::asio::ssl::context& server_context, const std::function<voi
     SSL_set_bio(server, server_end, server_end);
     SSL_set_connect_state(client);
     SSL_set_accept_state(server);
-    Agreed agreed;
     bool client_done = false, server_done = false, failed = false;
     for (int round = 0; round < 20 && !(client_done && server_done) && !failed; ++round) {
         const int c = client_done ? 1 : SSL_do_handshake(client);
@@ -61,7 +58,16 @@ Agreed handshake(wr::asio::ssl::context& server_context, const std::function<voi
         server_done = s == 1;
         failed = (c <= 0 && SSL_get_error(client, c) == SSL_ERROR_SSL) || (s <= 0 && SSL_get_error(server, s) == SSL_ERROR_SSL);
     }
-    agreed.completed = client_done && server_done;
+    return client_done && server_done;
+}
+
+Agreed handshake(wr::asio::ssl::context& server_context, const std::function<void(SSL_CTX*)>& configure) {
+    SSL_CTX* client_context = SSL_CTX_new(TLS_client_method());
+    configure(client_context);
+    SSL* client = SSL_new(client_context);
+    SSL* server = SSL_new(server_context.native_handle());
+    Agreed agreed;
+    agreed.completed = handshake_in_memory(client, server);
     if (agreed.completed) {
         agreed.cipher = SSL_get_cipher_name(client);
         const char* group = SSL_group_to_name(client, SSL_get_negotiated_group(client));
@@ -73,8 +79,7 @@ Agreed handshake(wr::asio::ssl::context& server_context, const std::function<voi
     return agreed;
 }
 
-// A client that keeps its session between handshakes, against one server context, through a
-// memory BIO pair (no sockets).
+// A client that keeps its session between handshakes, against one server context.
 class Visitor {
 public:
     explicit Visitor(int max_version = 0) : m_context(SSL_CTX_new(TLS_client_method())) {
@@ -91,21 +96,8 @@ public:
     bool resumes_at(wr::asio::ssl::context& server_context) {
         SSL* client = SSL_new(m_context);
         SSL* server = SSL_new(server_context.native_handle());
-        BIO* client_end = nullptr;
-        BIO* server_end = nullptr;
-        REQUIRE(BIO_new_bio_pair(&client_end, 0, &server_end, 0) == 1);
-        SSL_set_bio(client, client_end, client_end);
-        SSL_set_bio(server, server_end, server_end);
-        SSL_set_connect_state(client);
-        SSL_set_accept_state(server);
         if (m_session) SSL_set_session(client, m_session);
-        bool client_done = false, server_done = false;
-        for (int round = 0; round < 20 && !(client_done && server_done); ++round) {
-            client_done = client_done || SSL_do_handshake(client) == 1;
-            server_done = server_done || SSL_do_handshake(server) == 1;
-        }
-        REQUIRE(client_done);
-        REQUIRE(server_done);
+        REQUIRE(handshake_in_memory(client, server));
         // TLS 1.3 tickets come after the handshake: a read takes them in.
         char byte = 0;
         CHECK(SSL_read(client, &byte, 1) <= 0);
