@@ -33,22 +33,24 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Two suites at a time: the unit suite and the short ones beside the integration suite, which
-# mostly waits on the processes it starts; the browser, deployment and fuzz runs alone.
+# Four at a time: the unit suite (busy on one core) beside the integration suite's three shards
+# (each mostly waiting on the processes it starts) and the short ones; the browser, deployment
+# and fuzz runs alone.
 test: test-deps build
-	ctest --test-dir $(BUILD) -j 2 --output-on-failure
+	ctest --test-dir $(BUILD) -j 4 --output-on-failure
 
 # Sanitizer reports of every process (the tests start wr and the demo origin too) land in
 # build-asan/sanitizer/; any report fails the run, even one from a child whose exit code no test reads.
-# The unit suite (busy on one core) runs beside the integration suite (mostly waiting on the
-# processes it starts), which halves the wall time of the sanitizer run on two cores.
+# The unit suite (busy on one core) runs beside the integration suite's three shards (mostly
+# waiting on the processes they start), which keeps the sanitizer run's wall time to that of
+# its longest part on two cores.
 test-sanitize: test-deps
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWR_SANITIZE=ON
 	cmake --build build-asan -j $(JOBS) --target wr wr-demo-origin wr_tests
 	rm -rf build-asan/sanitizer && mkdir -p build-asan/sanitizer
 	ASAN_OPTIONS=log_path=$(CURDIR)/build-asan/sanitizer/asan:detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=log_path=$(CURDIR)/build-asan/sanitizer/ubsan:print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir build-asan -R '^(unit|integration)$$' -j 2 --output-on-failure
+	  ctest --test-dir build-asan -R '^(unit|integration-.*)$$' -j 4 --output-on-failure
 	@if ls build-asan/sanitizer/* >/dev/null 2>&1; then cat build-asan/sanitizer/*; echo "sanitizer reports above"; exit 1; fi
 
 demo: build
