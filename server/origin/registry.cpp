@@ -54,13 +54,9 @@ std::shared_ptr<RoomGuard> Registry::room(const std::string& room_id) {
 }
 
 queue::Policy guarded(const queue::Policy& policy, const RoomGuard* guard) {
-    queue::Policy out = policy;
-    if (!guard) return out;
-    const int64_t total = guard->total_active_users.load(std::memory_order_relaxed);
-    const int64_t per_minute = guard->new_users_per_minute.load(std::memory_order_relaxed);
-    if (total > 0) out.total_active_users = std::min(out.total_active_users, total);
-    if (per_minute > 0) out.new_users_per_minute = std::min(out.new_users_per_minute, per_minute);
-    return out;
+    if (!guard) return policy;
+    return queue::held_to(policy, guard->total_active_users.load(std::memory_order_relaxed),
+                          guard->new_users_per_minute.load(std::memory_order_relaxed));
 }
 
 std::vector<analytics::OriginMetrics> Registry::metrics() const {

@@ -64,7 +64,7 @@ struct RoomGuard {
     void clear() { set(0, 0, 0); }
 };
 
-// `policy`'s limits lowered to the guard's (never raised).
+// `policy`'s limits lowered to the guard's (never raised), and paced while the guard holds it back.
 queue::Policy guarded(const queue::Policy& policy, const RoomGuard* guard);
 
 class Registry {

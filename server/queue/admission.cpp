@@ -24,6 +24,22 @@ namespace {
 // Check-ins up to a second early still count: the browser's refresh timer is not exact.
 constexpr util::Milliseconds k_early_tolerance{1000};
 
+// A paced room's minute releases its places evenly, this far ahead of the clock: a twelfth of the
+// minute's rate at its start, all of it five seconds before its end.
+constexpr double k_pace_lead_seconds = 5;
+
+// The new users the minute lets in by `now`. Unpaced, all of new_users_per_minute from the
+// minute's start, as Cloudflare counts it. Paced (the origin guard holds the room back), a share
+// growing with the minute: places that free together — a cohort whose sessions end at once —
+// are refilled at the guard's pace, over a minute, rather than by the crowd waiting in the
+// seconds before the guard's next look at the origin.
+int64_t minute_places(const Policy& policy, util::TimePoint now) {
+    if (!policy.paced || policy.new_users_per_minute <= 0) return policy.new_users_per_minute;
+    const double into = std::chrono::duration<double>(now - minute_start(minute_of(now))).count();
+    const double released = std::ceil(static_cast<double>(policy.new_users_per_minute) * std::min(60.0, into + k_pace_lead_seconds) / 60);
+    return std::clamp<int64_t>(static_cast<int64_t>(released), 1, policy.new_users_per_minute);
+}
+
 // SplitMix64: a fixed, fast mix of 64 bits, so draws derived from ids are the same everywhere.
 uint64_t mix(uint64_t x) {
     x += 0x9e3779b97f4a7c15ULL;
@@ -298,7 +314,7 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
         const int64_t admitted_now = ledger.admitted_in_minute(now);
         const int64_t slots = std::max<int64_t>(
             0, std::min(policy.total_active_users - ledger.active_users(now, policy.session_duration),
-                        policy.new_users_per_minute - admitted_now));
+                        minute_places(policy, now) - admitted_now));
         const int64_t waiting_others = ledger.waiting_users(now) - (counted_as_waiting ? 1 : 0);
         bool eligible = false;
         bool place_for_all_before = false; // a place for this user whatever the lottery draws

@@ -30,6 +30,25 @@ struct Policy {
     model::QueueingMethod method = model::QueueingMethod::fifo;
     bool queue_all = false;            // queue_all, or an event prequeueing: no one is let in
     std::optional<Shuffle> shuffle;    // set once an event with shuffle_at_event_start has started
+    // The origin guard holds the room below its limits: the minute's new-user places are released
+    // evenly over the minute instead of all at its start (queue/admission.cpp).
+    bool paced = false;
 };
+
+// `policy` with its limits lowered to `total_active_users` and `new_users_per_minute` where they
+// are positive and lower (the origin guard's effective limits; never raised), paced once either
+// is lowered.
+inline Policy held_to(const Policy& policy, int64_t total_active_users, int64_t new_users_per_minute) {
+    Policy out = policy;
+    if (total_active_users > 0 && total_active_users < out.total_active_users) {
+        out.total_active_users = total_active_users;
+        out.paced = true;
+    }
+    if (new_users_per_minute > 0 && new_users_per_minute < out.new_users_per_minute) {
+        out.new_users_per_minute = new_users_per_minute;
+        out.paced = true;
+    }
+    return out;
+}
 
 } // namespace wr::queue

@@ -381,12 +381,8 @@ Report run(const Scenario& scenario, const std::function<void(double)>& progress
     std::stable_sort(workers_changes.begin(), workers_changes.end(),
                      [](const WorkersChange& a, const WorkersChange& b) { return a.at_minutes < b.at_minutes; });
     const auto policy_now = [&](TimePoint now) {
-        queue::Policy policy = policy_at(room, scenario, now);
-        if (applied) {
-            policy.total_active_users = std::min(policy.total_active_users, applied->total_active_users);
-            policy.new_users_per_minute = std::min(policy.new_users_per_minute, applied->new_users_per_minute);
-        }
-        return policy;
+        const queue::Policy policy = policy_at(room, scenario, now);
+        return applied ? queue::held_to(policy, applied->total_active_users, applied->new_users_per_minute) : policy;
     };
     const auto record = [&](const OriginModel::Answer& answer) {
         OriginTally& interval = by_interval[answer.at_ms / interval_ms];

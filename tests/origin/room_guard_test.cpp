@@ -15,7 +15,7 @@ wr::queue::Policy configured_policy() {
 
 } // namespace
 
-TEST_CASE("origin::guarded lowers each limit the guard set, leaves the others, and never raises one") {
+TEST_CASE("origin::guarded lowers each limit the guard set, leaves the others, never raises one, and paces a room it holds back") {
     const wr::queue::Policy policy = configured_policy();
     CHECK(wr::origin::guarded(policy, nullptr).total_active_users == 1000);
 
@@ -31,9 +31,12 @@ TEST_CASE("origin::guarded lowers each limit the guard set, leaves the others, a
     CHECK(wr::origin::guarded(policy, &guard).total_active_users == 1000);
     CHECK(wr::origin::guarded(policy, &guard).new_users_per_minute == 50);
 
+    CHECK(wr::origin::guarded(policy, &guard).paced); // held back: the minute is paced
+
     guard.set(5000, 900, 3); // above the configured limits: they stand
     CHECK(wr::origin::guarded(policy, &guard).total_active_users == 1000);
     CHECK(wr::origin::guarded(policy, &guard).new_users_per_minute == 300);
+    CHECK_FALSE(wr::origin::guarded(policy, &guard).paced);
 
     guard.clear();
     CHECK(wr::origin::guarded(policy, &guard).total_active_users == 1000);

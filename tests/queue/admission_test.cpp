@@ -154,6 +154,73 @@ TEST_CASE("queue: a surge never admits more than the limits, and queues no one b
     CHECK(ledger.active_users(start + 61s, policy.session_duration) == 300);
 }
 
+namespace {
+
+// Admissions by each second of a minute, when 600 new users arrive at its start and each checks
+// in again whenever their refresh interval is over.
+std::vector<int64_t> admitted_by_second(const Policy& policy) {
+    Ledger ledger;
+    wr::util::SeededRandom random(5);
+    std::vector<VirtualBrowser> browsers(600);
+    std::vector<int64_t> admitted;
+    int64_t so_far = 0;
+    for (int second = 0; second < 60; ++second) {
+        const TimePoint now = wr::test::k_test_start + std::chrono::seconds{second};
+        for (VirtualBrowser& browser : browsers) {
+            if (browser.admitted_at || (browser.ticket && browser.next_visit > now)) continue;
+            const Outcome outcome = wr::queue::check_in(ledger, policy, browser.ticket, now, random);
+            browser.ticket = outcome.ticket;
+            if (outcome.verdict == Verdict::admit) {
+                browser.admitted_at = now;
+                ++so_far;
+            } else {
+                browser.next_visit = now + std::chrono::seconds{outcome.ticket.refresh_interval_seconds};
+            }
+        }
+        admitted.push_back(so_far);
+    }
+    return admitted;
+}
+
+} // namespace
+
+TEST_CASE("queue: a room the origin guard holds back lets its minute's new users in evenly over the minute") {
+    // Unpaced, a crowd takes the minute's 120 places at once, as Cloudflare counts a minute.
+    CHECK(admitted_by_second(limits(1000, 120)).front() == 120);
+
+    // Held back by the guard to 120 a minute, the places are released evenly, five seconds
+    // ahead of the clock: a cohort's places that free at once are refilled at the guard's pace,
+    // not by the crowd in one go.
+    const Policy configured = limits(1000, 240);
+    const Policy held = wr::queue::held_to(configured, 0, 120);
+    REQUIRE(held.paced);
+    CHECK(held.new_users_per_minute == 120);
+    for (const QueueingMethod method : {QueueingMethod::fifo, QueueingMethod::random}) {
+        CAPTURE(static_cast<int>(method));
+        Policy room = held;
+        room.method = method;
+        const std::vector<int64_t> admitted = admitted_by_second(room);
+        CHECK(admitted.front() == 10);
+        for (size_t second = 0; second < admitted.size(); ++second) {
+            CAPTURE(second);
+            CHECK(admitted[second] <= std::min<int64_t>(120, 2 * static_cast<int64_t>(second) + 10)); // ceil(120 × (s + 5) ÷ 60)
+        }
+        // The crowd checks in again at 20 s and 40 s: FIFO then takes every place released so far.
+        if (method == QueueingMethod::fifo) {
+            CHECK(admitted[20] == 50);
+            CHECK(admitted[40] == 90);
+        }
+        CHECK(admitted[40] > admitted[0]);
+    }
+
+    // A lowered total paces the minute too; limits at or above the room's change nothing.
+    CHECK(wr::queue::held_to(configured, 500, 0).paced);
+    CHECK(wr::queue::held_to(configured, 500, 0).new_users_per_minute == 240);
+    CHECK_FALSE(wr::queue::held_to(configured, 0, 0).paced);
+    CHECK_FALSE(wr::queue::held_to(configured, 1000, 240).paced);
+    CHECK_FALSE(wr::queue::held_to(configured, 5000, 900).paced);
+}
+
 TEST_CASE("queue: queued users get in in arrival order as sessions expire") {
     Policy policy = limits(200, 200);
     policy.session_duration = 2min;
