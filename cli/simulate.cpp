@@ -104,7 +104,7 @@ void add_simulate_command(CLI::App& root, Context&) {
                 "      --new-users-per-minute 1500 --origin-workers 32 --origin-service-ms 100 --origin-guard on --origin-guard-target-ms 500\n\n"
                 "With --origin-workers, each admitted user's requests go to a modelled origin, and the summary's \"origin\" holds its\n"
                 "p95 time to first byte, timeouts and throughput; with --origin-guard on, the guard sets the effective limits from\n"
-                "them every 5 s (docs/origin-guard.md).\n\n"
+                "them every 5 s (docs/origin-protection.md).\n\n"
                 "With --nodes, the summary of the run on that many nodes is followed by \"against_single_node\":\n"
                 "its overshoot, early queueing and order beside the same scenario and seed on one node.\n\n"
                 "A scenario file: {\"users\": 5000, \"arrival\": \"burst\", \"total_active_users\": 500, \"new_users_per_minute\": 200,\n"
