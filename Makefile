@@ -33,9 +33,9 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Four at a time: the unit suite (busy on one core) beside the integration suite's three shards
-# (each mostly waiting on the processes it starts) and the short ones; the browser, deployment
-# and fuzz runs alone.
+# Four at a time: the unit suite (busy on one core) and the fuzz smoke's clang builds beside the
+# integration suite's three shards (each mostly waiting on the processes it starts) and the short
+# ones; the browser and deployment runs alone.
 test: test-deps build
 	ctest --test-dir $(BUILD) -j 4 --output-on-failure
 
