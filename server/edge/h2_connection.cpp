@@ -231,6 +231,7 @@ bool H2Connection::count_reset() {
 
 void H2Connection::close_stream(H2Stream& stream, uint32_t) {
     stream.closed = true;
+    if (!stream.running) end_request(stream); // answered without a coroutine (a running one ends it)
     // Bytes received for it and not yet passed on: the connection's window gets them back.
     if (stream.unconsumed > 0) nghttp2_session_consume_connection(m_session, stream.unconsumed);
     stream.unconsumed = 0;
@@ -242,7 +243,7 @@ void H2Connection::close_stream(H2Stream& stream, uint32_t) {
 
 void H2Stream::reuse(int32_t stream_id) {
     id = stream_id;
-    running = closed = headers_complete = end_stream = started = responded = false;
+    running = closed = headers_complete = end_stream = started = responded = in_flight = false;
     fields.clear();
     cookies.clear();
     body_in.clear();
@@ -270,6 +271,9 @@ void H2Connection::set_phase(Phase phase) {
     case Phase::preface:
     case Phase::reading_headers: m_watch.expire_in(m_shared.options.header_timeout); break;
     case Phase::busy: m_watch.expire_never(); break;
+    // Renewed by every write: a visitor that stops taking wr's answers (its windows shut) loses
+    // the connection, as a stream's coroutine resets a stream whose answer is not taken.
+    case Phase::answering: m_watch.expire_in(m_shared.options.origin.response_timeout); break;
     case Phase::idle: m_watch.expire_in(m_shared.options.idle_timeout); break;
     }
 }
@@ -278,6 +282,11 @@ void H2Connection::after_input() {
     for (auto& stream : m_ready) {
         if (stream->closed || !m_reading) continue;
         stream->started = true;
+        if (!decide(*stream)) {
+            // Answered: its line is written when nghttp2 closes it, unless it already has.
+            if (stream->closed) end_request(*stream);
+            continue;
+        }
         stream->running = true;
         ++m_running_streams;
         asio::co_spawn(m_worker.io, serve_stream(stream), asio::detached);
@@ -288,7 +297,7 @@ void H2Connection::after_input() {
 
 void H2Connection::update_phase() {
     if (m_partial > 0) set_phase(Phase::reading_headers);
-    else if (m_active > 0) set_phase(Phase::busy);
+    else if (m_active > 0) set_phase(m_running_streams > 0 ? Phase::busy : Phase::answering);
     else if (m_phase != Phase::preface) set_phase(Phase::idle);
 }
 
@@ -313,6 +322,7 @@ net::Task<> H2Connection::write_loop() {
         co_await asio::async_write(m_stream, asio::buffer(m_out), net::awaitable(ec));
         m_write_watch.expire_never();
         if (ec) break;
+        if (m_phase == Phase::answering) m_watch.expire_in(m_shared.options.origin.response_timeout);
     }
     m_writer_done = true;
     // The session has nothing left to do (GOAWAY sent and every stream done), or the visitor is

@@ -49,6 +49,7 @@ struct H2Stream {
     bool end_stream = false;  // the request body is complete
     bool started = false;     // its coroutine runs
     bool responded = false;   // a final answer was submitted
+    bool in_flight = false;   // counted in the edge's requests in flight until its line is written
     RequestFields fields;
     net::MessageHead head;    // the request as HTTP/1.1, built when its headers are complete
     std::string cookies;      // several cookie fields joined, for the Gate
@@ -75,6 +76,7 @@ struct H2Stream {
     ResponseFields response;
     GateResult result;        // the Gate's decision, filled afresh for each stream
     Snapshot snapshot;        // the configuration the stream is decided by, held until its line is written
+    util::TimePoint decided_at{};
 
     size_t out_pending() const { return (page ? out_view.size() : body_out.size()) - out_at; }
 };
@@ -97,7 +99,9 @@ public:
 
 private:
     friend struct H2Callbacks;
-    enum class Phase { preface, reading_headers, busy, idle };
+    // busy: a stream's coroutine runs (the origin, or Turnstile, answers in its own time);
+    // answering: every open stream is answered by wr and waits only for the visitor to take it.
+    enum class Phase { preface, reading_headers, busy, answering, idle };
 
     net::Task<> write_loop();
     void wake_writer();
@@ -111,8 +115,15 @@ private:
     // A stream both closed and done with: kept for the connection's next one.
     void recycle(const std::shared_ptr<H2Stream>& stream);
 
-    // edge/h2_exchange.cpp: one stream, from its headers to its answer's end.
+    // edge/h2_exchange.cpp: one stream, from its headers to its answer's end. decide() runs on the
+    // reading loop and submits wr's own answers at once (a queue page needs no coroutine); true
+    // when the stream goes on in serve_stream (a Turnstile token to verify, the origin to ask).
+    bool decide(H2Stream& stream);
     net::Task<> serve_stream(std::shared_ptr<H2Stream> stream);
+    void note_decision(H2Stream& stream, const GateResult& result);
+    void deciding_failed(H2Stream& stream, const std::exception& error);
+    // The stream's line written and its count in flight released (once, whoever ends it).
+    void end_request(H2Stream& stream);
     void begin_record(H2Stream& stream);
     void finish_record(H2Stream& stream);
     // Submits a final answer: `fields` (finished here), and a body when `body` (the page, or

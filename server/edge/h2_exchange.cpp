@@ -111,6 +111,86 @@ void H2Connection::answer_error(H2Stream& stream, int status, std::string_view t
     answer_page(stream, status, own_page(error_page(status, title, text, stream.access.request_id.view())), result, retry_after_seconds);
 }
 
+void H2Connection::end_request(H2Stream& stream) {
+    if (!stream.in_flight) return;
+    stream.in_flight = false;
+    finish_record(stream);
+    m_shared.in_flight.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+void H2Connection::note_decision(H2Stream& stream, const GateResult& result) {
+    stream.access.decision = result.decision;
+    stream.access.new_visitor = result.new_visitor;
+    if (m_worker.access_log.enabled()) {
+        if (result.zone) stream.access.zone = result.zone->name;
+        if (result.room) stream.access.room = result.room->settings.name;
+    }
+}
+
+bool H2Connection::decide(H2Stream& stream) {
+    stream.in_flight = true;
+    m_shared.in_flight.fetch_add(1, std::memory_order_acq_rel); // a drain waits for it
+    m_shared.analytics.edge().h2_requests.fetch_add(1, std::memory_order_relaxed);
+    const EdgeOptions& options = m_shared.options;
+    begin_record(stream);
+    const net::MessageHead& request = stream.head;
+
+    if (stream.fields.too_large()) {
+        stream.access.decision = Decision::headers_too_large;
+        answer_error(stream, 431, "Request header fields too large", "The request's headers are larger than this site accepts.");
+        return false;
+    }
+    // Held by the stream until its line is written: the room and zone the Gate finds, and the
+    // log's record of them, point into it.
+    stream.snapshot = m_worker.current(m_shared.config);
+    stream.decided_at = m_shared.clock.now();
+    IncomingRequest incoming = describe_request(request, stream.cookies, m_peer, true, m_shared.trusted_proxies);
+    incoming.request_id = stream.access.request_id.view();
+    if (m_worker.access_log.enabled()) {
+        // Only a trusted proxy's requests may name another client.
+        if (m_trusted_proxy && incoming.client != m_peer) {
+            stream.access.forwarded_client = address_text(incoming.client);
+            stream.access.client = stream.access.forwarded_client;
+        }
+        stream.access.method.assign(incoming.method);
+        assign_logged_target(stream.access.target, incoming.target);
+        stream.access.host.assign(incoming.host);
+        stream.access.referer.assign(incoming.referer);
+        stream.access.user_agent.assign(incoming.user_agent);
+    }
+    if (request.method == "CONNECT") {
+        stream.access.decision = Decision::method_not_allowed;
+        answer_error(stream, 405, "Method Not Allowed", "This site is not a forward proxy.");
+        return false;
+    }
+    if (request.framing == net::BodyFraming::length && options.max_request_body > 0 && request.content_length > options.max_request_body) {
+        stream.access.decision = Decision::body_too_large;
+        answer_error(stream, 413, "Request too large", "The request is larger than this site accepts.");
+        return false;
+    }
+    GateResult& result = stream.result;
+    try {
+        const auto decision_start = std::chrono::steady_clock::now();
+        m_worker.gate.handle(stream.snapshot, incoming, stream.decided_at, result);
+        m_shared.analytics.decision_time().observe(std::chrono::steady_clock::now() - decision_start);
+    } catch (const std::exception& error) {
+        deciding_failed(stream, error);
+    }
+    note_decision(stream, result);
+    if (result.action == GateResult::Action::verify_turnstile || result.action == GateResult::Action::proxy) return true;
+    answer_page(stream, result.status, result.body, &result);
+    return false;
+}
+
+void H2Connection::deciding_failed(H2Stream& stream, const std::exception& error) {
+    util::log_error("edge", std::string("deciding a request failed: ") + error.what());
+    GateResult& result = stream.result;
+    result.reset();
+    result.status = 500;
+    result.decision = Decision::internal_error;
+    result.body = own_page(error_page(500, "Something went wrong", "Please try again in a moment.", stream.access.request_id.view()));
+}
+
 net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
     H2Stream& stream = *holder;
     struct Ending {
@@ -119,79 +199,32 @@ net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
         std::shared_ptr<bool> alive;
         ~Ending() {
             if (!*alive) return;
-            connection.finish_record(*holder);
+            connection.end_request(*holder);
             holder->running = false;
             if (holder->closed) connection.recycle(holder);
             --connection.m_running_streams;
+            connection.update_phase();
             connection.m_done_signal.cancel();
         }
     } ending{*this, holder, m_alive};
-    const util::ScopedCount in_flight(m_shared.in_flight); // a drain waits for it
-    m_shared.analytics.edge().h2_requests.fetch_add(1, std::memory_order_relaxed);
     const Watched watched(m_worker.watches, stream.watch);
     const EdgeOptions& options = m_shared.options;
-    begin_record(stream);
-    const net::MessageHead& request = stream.head;
-
-    if (stream.fields.too_large()) {
-        stream.access.decision = Decision::headers_too_large;
-        answer_error(stream, 431, "Request header fields too large", "The request's headers are larger than this site accepts.");
-    } else {
-        // Held by the stream until its line is written: the room and zone the Gate finds, and the
-        // log's record of them, point into it.
-        stream.snapshot = m_worker.current(m_shared.config);
-        const Snapshot& snapshot = stream.snapshot;
-        const util::TimePoint now = m_shared.clock.now();
-        IncomingRequest incoming = describe_request(request, stream.cookies, m_peer, true, m_shared.trusted_proxies);
-        incoming.request_id = stream.access.request_id.view();
-        if (m_worker.access_log.enabled()) {
-            // Only a trusted proxy's requests may name another client.
-            if (m_trusted_proxy && incoming.client != m_peer) {
-                stream.access.forwarded_client = address_text(incoming.client);
-                stream.access.client = stream.access.forwarded_client;
-            }
-            stream.access.method.assign(incoming.method);
-            assign_logged_target(stream.access.target, incoming.target);
-            stream.access.host.assign(incoming.host);
-            stream.access.referer.assign(incoming.referer);
-            stream.access.user_agent.assign(incoming.user_agent);
+    GateResult& result = stream.result;
+    if (result.action == GateResult::Action::verify_turnstile) {
+        try {
+            const Snapshot& snapshot = stream.snapshot;
+            const IncomingRequest incoming = describe_request(stream.head, stream.cookies, m_peer, true, m_shared.trusted_proxies);
+            const TokenInTarget token = std::move(*result.turnstile);
+            const bool passed = co_await m_worker.turnstile.verify(token.token, address_text(incoming.client), stream.watch);
+            result = m_worker.gate.answer_turnstile(snapshot, incoming, token, passed, m_shared.clock.now());
+        } catch (const std::exception& error) {
+            deciding_failed(stream, error);
         }
-        if (request.method == "CONNECT") {
-            stream.access.decision = Decision::method_not_allowed;
-            answer_error(stream, 405, "Method Not Allowed", "This site is not a forward proxy.");
-        } else if (request.framing == net::BodyFraming::length && options.max_request_body > 0 &&
-                   request.content_length > options.max_request_body) {
-            stream.access.decision = Decision::body_too_large;
-            answer_error(stream, 413, "Request too large", "The request is larger than this site accepts.");
-        } else {
-            GateResult& result = stream.result;
-            try {
-                const auto decision_start = std::chrono::steady_clock::now();
-                m_worker.gate.handle(snapshot, incoming, now, result);
-                m_shared.analytics.decision_time().observe(std::chrono::steady_clock::now() - decision_start);
-                if (result.action == GateResult::Action::verify_turnstile) {
-                    const TokenInTarget token = std::move(*result.turnstile);
-                    const bool passed = co_await m_worker.turnstile.verify(token.token, address_text(incoming.client), stream.watch);
-                    result = m_worker.gate.answer_turnstile(snapshot, incoming, token, passed, m_shared.clock.now());
-                }
-            } catch (const std::exception& error) {
-                util::log_error("edge", std::string("deciding a request failed: ") + error.what());
-                result.reset();
-                result.status = 500;
-                result.decision = Decision::internal_error;
-                result.body = own_page(error_page(500, "Something went wrong", "Please try again in a moment.", stream.access.request_id.view()));
-            }
-            stream.access.decision = result.decision;
-            stream.access.new_visitor = result.new_visitor;
-            if (m_worker.access_log.enabled()) {
-                if (result.zone) stream.access.zone = result.zone->name;
-                if (result.room) stream.access.room = result.room->settings.name;
-            }
-            if (stream.closed) co_return;
-            if (result.action == GateResult::Action::proxy) co_await proxy(holder, result, now);
-            else answer_page(stream, result.status, result.body, &result);
-        }
+        note_decision(stream, result);
     }
+    if (stream.closed) co_return;
+    if (result.action == GateResult::Action::proxy) co_await proxy(holder, result, stream.decided_at);
+    else answer_page(stream, result.status, result.body, &result);
     // The answer goes as the visitor takes it; a visitor that stops taking it loses the stream.
     while (!stream.closed)
         if (!co_await wait(stream.signal, options.origin.response_timeout) && !stream.closed) {

@@ -86,7 +86,12 @@ void ResponseFields::add(std::string_view name, std::string_view value) {
     // HTTP/2 field names are lowercase (RFC 9113 §8.2.1); origins write them as they like.
     for (const char c : name) m_storage += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
     m_storage += value;
-    m_spans.push_back(Span{at, name.size(), at + name.size(), value.size()});
+    m_spans.push_back(Span{at, name.size(), at + name.size(), value.size(), false});
+}
+
+void ResponseFields::add_unique(std::string_view name, std::string_view value) {
+    add(name, value);
+    m_spans.back().unique = true;
 }
 
 void ResponseFields::add(std::string_view name, int64_t value) {
@@ -98,9 +103,10 @@ void ResponseFields::add(std::string_view name, int64_t value) {
 const nghttp2_nv* ResponseFields::finish(bool copy) {
     m_nv.clear();
     auto* base = reinterpret_cast<uint8_t*>(m_storage.data());
+    const uint8_t copying = copy ? NGHTTP2_NV_FLAG_NONE : NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
     for (const Span& span : m_spans)
         m_nv.push_back(nghttp2_nv{base + span.name_at, base + span.value_at, span.name_size, span.value_size,
-                                  static_cast<uint8_t>(copy ? NGHTTP2_NV_FLAG_NONE : NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE)});
+                                  static_cast<uint8_t>(copying | (span.unique ? NGHTTP2_NV_FLAG_NO_INDEX : 0))});
     return m_nv.data();
 }
 
@@ -119,8 +125,8 @@ void page_fields(ResponseFields& out, const PageHead& head, size_t body_size) {
     if (head.refresh_seconds > 0) out.add("refresh", head.refresh_seconds);
     if (head.retry_after_seconds > 0) out.add("retry-after", head.retry_after_seconds);
     if (!head.location.empty()) out.add("location", head.location);
-    if (!head.set_cookie.empty()) out.add("set-cookie", head.set_cookie);
-    if (!head.request_id.empty()) out.add("x-request-id", head.request_id);
+    if (!head.set_cookie.empty()) out.add_unique("set-cookie", head.set_cookie);
+    if (!head.request_id.empty()) out.add_unique("x-request-id", head.request_id);
     out.add("content-length", static_cast<int64_t>(body_size));
 }
 
@@ -137,7 +143,7 @@ void origin_fields(ResponseFields& out, const net::MessageHead& response, std::s
         if (is_hop_by_hop(response, field.name) || net::equals_ignoring_case(field.name, "proxy-connection")) continue;
         out.add(field.name, field.value);
     }
-    if (!set_cookie.empty()) out.add("set-cookie", set_cookie);
+    if (!set_cookie.empty()) out.add_unique("set-cookie", set_cookie);
 }
 
 } // namespace wr::edge

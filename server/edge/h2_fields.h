@@ -55,6 +55,10 @@ public:
     void clear();
     void add(std::string_view name, std::string_view value);
     void add(std::string_view name, int64_t value);
+    // A field whose value is new in every answer (a request id, a cookie): sent without entering
+    // HPACK's dynamic table. Indexed, each would push out the fields that do repeat, and nghttp2
+    // keeps the entries of one name on one hash chain, which it walks for every field of that name.
+    void add_unique(std::string_view name, std::string_view value);
     // The array for nghttp2_submit_response / nghttp2_submit_headers; valid until the next add or
     // clear. Without `copy` nghttp2 reads the names and values from here when it sends the
     // frame, so the fields must stay untouched until then.
@@ -66,6 +70,7 @@ public:
 private:
     struct Span {
         size_t name_at, name_size, value_at, value_size;
+        bool unique;
     };
     std::string m_storage;
     std::vector<Span> m_spans;

@@ -104,6 +104,12 @@ TEST_CASE("h2 fields: wr's pages carry the HTTP/1.1 page's headers, without Conn
     CHECK(fields.find("connection").empty());
     const nghttp2_nv* nv = fields.finish();
     CHECK(std::string(reinterpret_cast<const char*>(nv[0].name), nv[0].namelen) == ":status");
+    // Values new in every answer stay out of HPACK's dynamic table; those that repeat may enter it.
+    for (size_t i = 0; i < fields.size(); ++i) {
+        const std::string name(reinterpret_cast<const char*>(nv[i].name), nv[i].namelen);
+        INFO(name);
+        CHECK(((nv[i].flags & NGHTTP2_NV_FLAG_NO_INDEX) != 0) == (name == "set-cookie" || name == "x-request-id"));
+    }
 }
 
 TEST_CASE("h2 fields: the origin's answer loses its connection-specific headers and names in capitals") {

@@ -6,6 +6,8 @@
 //   node h2_client.mjs reset <port> <path>      HEADERS then RST_STREAM as fast as it can, until GOAWAY
 //   node h2_client.mjs continuation <port> <path>  one header block continued for ever, until the connection ends
 //   node h2_client.mjs quiet <port> <path|->     the preface (and a request for path), then silence, until closed
+//   node h2_client.mjs stall <port> <path>      a request for a host wr has no room for, its answer's window
+//                                               shut (SETTINGS_INITIAL_WINDOW_SIZE 0), until closed
 //   node h2_client.mjs drain <port> <path> <pid>  a request; once its answer has begun, SIGTERM to pid
 //   node h2_client.mjs ws <port> <path>         a WebSocket handshake over TLS, ALPN as a browser offers it for one
 import http2 from 'node:http2';
@@ -90,7 +92,7 @@ async function requests() {
 
 // Raw HTTP/2 over TLS, for the attacks (Node's client would not send them): the preface, and
 // every frame read back parsed far enough to see a GOAWAY's error code.
-async function raw() {
+async function raw(settings = Buffer.alloc(0)) {
   const socket = tls.connect({ host: '127.0.0.1', port: Number(port), servername: 'localhost', rejectUnauthorized: false,
     ALPNProtocols: ['h2'] });
   await new Promise((r) => socket.once('secureConnect', r));
@@ -116,14 +118,14 @@ async function raw() {
   });
   socket.on('error', () => {});
   socket.on('close', () => { connection.closed = true; });
-  socket.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(4, 0, 0, Buffer.alloc(0))]));
+  socket.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(4, 0, 0, settings)]));
   return connection;
 }
 
 // GET https://shop.example.com<path>: indexed :method GET and :scheme https, literal :authority and :path.
-function request_block() {
+function request_block(authority = host) {
   const literal = (index, value) => Buffer.concat([Buffer.from([index, value.length]), Buffer.from(value)]);
-  return Buffer.concat([Buffer.from([0x82, 0x87]), literal(0x01, host), literal(0x04, path)]);
+  return Buffer.concat([Buffer.from([0x82, 0x87]), literal(0x01, authority), literal(0x04, path)]);
 }
 
 // The rapid-reset attack: HEADERS for a new stream then RST_STREAM(CANCEL) for it, in batches,
@@ -179,6 +181,17 @@ async function quiet() {
   return { closed: c.closed, ms: Date.now() - started, goaway: c.goaway };
 }
 
+// A visitor that never opens its windows: the answer's HEADERS arrive, its DATA cannot.
+async function stall() {
+  const windowShut = Buffer.from([0x00, 0x04, 0x00, 0x00, 0x00, 0x00]); // SETTINGS_INITIAL_WINDOW_SIZE = 0
+  const c = await raw(windowShut);
+  const started = Date.now();
+  c.socket.write(c.frame(1, 0x5, 1, request_block('nowhere.example.com')));
+  while (!c.closed && Date.now() - started < 8000) await new Promise((r) => setTimeout(r, 20));
+  c.socket.destroy();
+  return { closed: c.closed, ms: Date.now() - started };
+}
+
 async function drain() {
   const session = connect();
   let goaway = null;
@@ -216,7 +229,7 @@ async function ws() {
   return { alpn, status: received.split('\r\n')[0] };
 }
 
-const run = { requests, reset, continuation, quiet, drain, ws }[mode];
+const run = { requests, reset, continuation, quiet, stall, drain, ws }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));

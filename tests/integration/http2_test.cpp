@@ -240,6 +240,19 @@ TEST_CASE("integration: HTTP/2: a connection that sends no request within --head
     CHECK(idle["ms"] < 3500);
 }
 
+TEST_CASE("integration: HTTP/2: a visitor that never takes wr's answer (its window shut) loses the connection after the response timeout") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) {
+        options.origin_timeout = std::chrono::seconds{1};
+        options.idle_timeout = std::chrono::seconds{20};
+    });
+    const json stalled = h2_client("stall " + std::to_string(shop.wr.edge_port()) + " /");
+    CHECK(stalled["closed"] == true);
+    CHECK(stalled["ms"] >= 900);
+    CHECK(stalled["ms"] < 3500);
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+}
+
 TEST_CASE("integration: HTTP/2: a client resetting streams as fast as it can gets GOAWAY, and the edge serves on") {
     TlsShop shop;
     const json attack = h2_client("reset " + std::to_string(shop.wr.edge_port()) + " /");
