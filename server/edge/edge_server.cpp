@@ -95,6 +95,10 @@ EdgeServer::EdgeServer(EdgeOptions options, ConfigSource& config, state::Counter
     // Slow heads from one address may hold an eighth of a thread's part of the connections (at
     // least two), so that one machine cannot take them all (edge/head_share.h).
     const int heads_per_address = std::max(2, m_max_connections / threads / 8);
+    // A thread's pool keeps as many idle connections per origin as it has visitor connections:
+    // the connections a burst opened are there for the next one, not closed and opened again
+    // (unused ones close after the pool's idle time; the zone's connection cap bounds them all).
+    m_options.origin.max_idle_per_origin = static_cast<size_t>(std::max(64, m_max_connections / threads));
     std::random_device seeds;
     try {
         for (int i = 0; i < threads; ++i)

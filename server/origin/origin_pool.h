@@ -22,6 +22,11 @@ namespace wr::origin {
 struct OriginOptions {
     std::chrono::milliseconds connect_timeout{5000};
     std::chrono::milliseconds response_timeout{30000}; // also the longest pause within a streamed body
+    // Idle connections a pool (one per edge thread) keeps per origin. Bounded only loosely (the
+    // edge gives each thread its share of the visitor connections): a pool that closes the
+    // connections a burst opened, only to open them again for the next, makes the origin accept
+    // (and the edge connect) hundreds of connections a second. Unused ones close after
+    // max_idle_time instead, and the zone's connection cap bounds them all.
     size_t max_idle_per_origin = 64;
     std::string ca_file; // PEM certificates trusted for https origins beside the system's ("" for none)
     // How long a pooled connection may sit unused before wr closes it. Origins close theirs after

@@ -104,6 +104,26 @@ TEST_CASE("integration: under a full cap, waiting requests reach the origin in t
     CHECK(origin.most_open() == 1);
 }
 
+TEST_CASE("integration: the origin connections a burst opened serve the next burst: the origin accepts no new ones") {
+    ScriptedOrigin origin;
+    TestServer wr(std::filesystem::path{}, [](wr::AppOptions& options) { options.edge_threads = 1; }); // one pool
+    wr.create_zone("example.com", origin.url());
+    REQUIRE(wr.patch("/client/v4/zones/example.com", {{"hosts", {"open.example.com"}}}).status == 200);
+    wr.sync_edge();
+    const auto burst = [&](const std::string& name) {
+        std::vector<std::future<Reply>> replies;
+        for (int i = 0; i < 100; ++i)
+            replies.push_back(std::async(std::launch::async, [&, i] { return get(wr.edge_port(), "/slow/400/" + name + std::to_string(i)); }));
+        for (int i = 0; i < 100; ++i) CHECK(replies[i].get().body == "you are " + name + std::to_string(i));
+    };
+    burst("a");
+    const int first = origin.connections();
+    CHECK(first > 64); // more at once than a small pool would keep
+    burst("b");
+    // New connections only beyond the most the first burst had open (the second may overlap more).
+    CHECK(origin.connections() - first <= std::max(0, origin.most_open() - first));
+}
+
 TEST_CASE("integration: a request that waits out the zone's origin queue gets 503 with Retry-After, and the wait is counted") {
     ScriptedOrigin origin;
     TestServer wr;
