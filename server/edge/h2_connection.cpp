@@ -192,7 +192,7 @@ H2Connection::H2Connection(Worker& worker, const EdgeShared& shared, net::TlsStr
     nghttp2_option_set_max_continuations(option, k_max_continuations);
     nghttp2_option_set_max_outbound_ack(option, k_max_outbound_ack);
     nghttp2_option_set_max_settings(option, 32);
-    nghttp2_session_server_new2(&m_session, callbacks, this, option);
+    nghttp2_session_server_new3(&m_session, callbacks, this, option, m_worker.h2_memory.allocator());
     nghttp2_option_del(option);
     nghttp2_session_callbacks_del(callbacks);
 }

@@ -15,6 +15,7 @@
 #include "net/connection_watch.h"
 #include "edge/edge_options.h"
 #include "edge/gate.h"
+#include "edge/h2_memory.h"
 #include "edge/head_share.h"
 #include "origin/origin_pool.h"
 #include "edge/turnstile_client.h"
@@ -54,6 +55,9 @@ struct Worker {
     AccessLogBuffer access_log;
     bool logging = true;
     RequestIdSource request_ids;
+    // nghttp2's memory for this thread's HTTP/2 sessions (before the io_context too: sessions
+    // still open when it is destroyed free their memory into it).
+    H2Memory h2_memory;
     asio::io_context io{1};
     net::Acceptor acceptor;
     Gate gate;
