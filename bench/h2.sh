@@ -114,3 +114,31 @@ for c in "${connections[@]}"; do
             "$(median_of "${wr_p99[@]}")" "$(median_of "${ngx_p99[@]}")" "$errors"
     done
 done
+
+# The rapid-reset attack (CVE-2023-44487) beside 256 normal connections: one attacker sends
+# HEADERS + RST_STREAM as fast as it can, opening a new connection whenever the edge ends one
+# (tests/integration/h2_client.mjs attack), while h2load loads the queue page; the normal
+# connections' requests/s with the attack over without it, in alternate rounds. The attacker
+# shares the load core with h2load at the lowest priority, so it takes only the CPU h2load
+# leaves and never slows the clients themselves. Budget: >= 0.8.
+if command -v node >/dev/null; then
+    client="$(dirname "${BASH_SOURCE[0]}")/../tests/integration/h2_client.mjs"
+    alone=() attacked=() attacks=()
+    for round in $(seq "$rounds"); do
+        read -r rps _ _ <<<"$(run_h2load 256 "https://127.0.0.1:$wr_edge/" ":authority: queue.bench.test" "cookie: $forged_cookie")"
+        alone+=("$rps")
+        taskset -c "$load_cpu" nice -n 19 node "$client" attack "$wr_edge" / "$((duration + 2))" >"$work/attack.json" 2>&1 &
+        attacker=$!
+        sleep 0.5
+        read -r rps _ _ <<<"$(run_h2load 256 "https://127.0.0.1:$wr_edge/" ":authority: queue.bench.test" "cookie: $forged_cookie")"
+        attacked+=("$rps")
+        wait "$attacker" || true
+        attacks+=("$(tr -d '\n' <"$work/attack.json")")
+    done
+    a=$(median_of "${alone[@]}") b=$(median_of "${attacked[@]}")
+    printf '\n%-44s %10s %10s %6s\n' "rapid reset beside 256 connections (h2load)" "attacked" "alone" "ratio"
+    printf '%-44s %10.0f %10.0f %6s\n' "  queue page req/s of the normal connections" "$b" "$a" "$(ratio "$b" "$a")"
+    printf '  the attacker, each round: %s\n' "${attacks[*]}"
+else
+    echo "bench/h2.sh: node missing, the rapid-reset run is skipped (scripts/install-deps.sh installs it)" >&2
+fi

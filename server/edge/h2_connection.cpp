@@ -222,7 +222,18 @@ bool H2Connection::count_reset() {
     }
     if (++m_resets <= k_max_resets_per_second) return true;
     if (m_resets == k_max_resets_per_second + 1) {
-        util::log_warn("edge", "an HTTP/2 client at " + m_peer_text + " reset streams too fast; its connection ends");
+        // An attacker reconnects at once and would write this line hundreds of times a second:
+        // once a second per thread, with how many more there were.
+        thread_local std::chrono::steady_clock::time_point last_warned{};
+        thread_local int unwarned = 0;
+        if (now - last_warned >= std::chrono::seconds{1}) {
+            util::log_warn("edge", "an HTTP/2 client at " + m_peer_text + " reset streams too fast; its connection ends" +
+                                       (unwarned > 0 ? " (and " + std::to_string(unwarned) + " more connections since the last such line)" : ""));
+            last_warned = now;
+            unwarned = 0;
+        } else {
+            ++unwarned;
+        }
         m_shared.analytics.edge().h2_calm_goaways.fetch_add(1, std::memory_order_relaxed);
         nghttp2_session_terminate_session(m_session, NGHTTP2_ENHANCE_YOUR_CALM);
     }

@@ -4,6 +4,8 @@
 //                                               all sent at once on one connection; `upload` bytes of
 //                                               the stream origin's pattern are sent as the body
 //   node h2_client.mjs reset <port> <path>      HEADERS then RST_STREAM as fast as it can, until GOAWAY
+//   node h2_client.mjs attack <port> <path> <s>  the reset attack again on a new connection each time
+//                                               one ends, for s seconds (bench/h2.sh)
 //   node h2_client.mjs continuation <port> <path>  one header block continued for ever, until the connection ends
 //   node h2_client.mjs quiet <port> <path|->     the preface (and a request for path), then silence, until closed
 //   node h2_client.mjs stall <port> <path>      a request for a host wr has no room for, its answer's window
@@ -13,7 +15,7 @@
 import http2 from 'node:http2';
 import tls from 'node:tls';
 
-const [mode, port, path, pid] = process.argv.slice(2);
+const [mode, port, path, pid] = process.argv.slice(2); // attack: pid is the seconds
 const authority = `https://127.0.0.1:${port}`;
 const host = 'shop.example.com';
 
@@ -130,23 +132,36 @@ function request_block(authority = host) {
 
 // The rapid-reset attack: HEADERS for a new stream then RST_STREAM(CANCEL) for it, in batches,
 // until a GOAWAY comes back.
-async function reset() {
+async function reset(until = Date.now() + 5000, linger = 200) {
   const c = await raw();
   const block = request_block();
   const cancel = Buffer.alloc(4);
   cancel.writeUInt32BE(8);
   let sent = 0;
   let id = 1;
-  const deadline = Date.now() + 5000;
+  const deadline = Math.min(until, Date.now() + 5000);
   while (c.goaway === null && !c.closed && Date.now() < deadline && sent < 100000) {
     const batch = [];
     for (let i = 0; i < 50; ++i, id += 2, ++sent) batch.push(c.frame(1, 0x5, id, block), c.frame(3, 0, id, cancel));
     c.socket.write(Buffer.concat(batch));
     await new Promise((r) => setImmediate(r));
   }
-  await new Promise((r) => setTimeout(r, 200));
+  await new Promise((r) => setTimeout(r, linger));
   c.socket.destroy();
   return { sent, goaway: c.goaway };
+}
+
+// The reset attack for `seconds`, reconnecting whenever the edge ends a connection.
+async function attack() {
+  const deadline = Date.now() + Number(pid) * 1000;
+  const totals = { connections: 0, sent: 0, goaways: 0 };
+  while (Date.now() < deadline) {
+    const one = await reset(deadline, 0);
+    totals.connections += 1;
+    totals.sent += one.sent;
+    if (one.goaway !== null) totals.goaways += 1;
+  }
+  return totals;
 }
 
 // The CONTINUATION flood: one HEADERS without END_HEADERS, then CONTINUATION frames of a header
@@ -229,7 +244,7 @@ async function ws() {
   return { alpn, status: received.split('\r\n')[0] };
 }
 
-const run = { requests, reset, continuation, quiet, stall, drain, ws }[mode];
+const run = { requests, reset: () => reset(), attack, continuation, quiet, stall, drain, ws }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));
