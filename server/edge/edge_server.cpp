@@ -294,8 +294,8 @@ net::Task<> EdgeServer::serve_tls(Worker& worker, net::Socket socket) {
     }
     if (ec) co_return;
     if (negotiated_alpn(stream.native_handle()) == AlpnProtocol::h2) {
-        H2Connection connection(worker, m_shared, stream, peer);
-        co_await connection.serve(); // which closes its sending side itself, after the GOAWAY
+        H2Connection connection(worker, m_shared, stream.next_layer(), peer, true);
+        co_await connection.serve(stream); // which closes its sending side itself, after the GOAWAY
         co_return;
     }
     VisitorConnection<net::TlsStream> connection(worker, m_shared, stream, peer, true);
