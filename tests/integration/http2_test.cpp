@@ -480,7 +480,7 @@ TEST_CASE("integration: HTTP/2: --edge-h2c comes as a flag, WR_EDGE_H2C or edge-
     const std::vector<std::string> serve{"serve", "--data-dir", (files.path() / "data").string(), "--tls-cert", tls.certificate.string(),
                                          "--tls-key", tls.private_key.string(), "--control-url", "https://control:9090"};
     struct Case {
-        const char* name;
+        std::string name;
         std::vector<std::string> before, after;
         std::map<std::string, std::string> environment;
     };
