@@ -169,6 +169,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
         std::string tls_certificate;
         std::string tls_private_key;
         std::string tls_ocsp;
+        bool edge_h2c = false;
         int origin_timeout = 30;
         int idle_timeout = 60;
         int max_connections = 0;
@@ -221,6 +222,9 @@ void add_serve_commands(CLI::App& root, Context& context) {
     serve->add_option("--tls-ocsp", options->tls_ocsp,
                       "DER OCSP response for --tls-cert, stapled to handshakes (renew the file; it is reloaded with the certificate)")
         ->check(CLI::ExistingFile);
+    serve->add_flag("--edge-h2c", options->edge_h2c,
+                    "Plain edge: also speak HTTP/2 to clients that open with its preface (prior knowledge: a load balancer that "
+                    "ends TLS and speaks HTTP/2 to wr; cleartext, for a trusted hop only)");
     serve->add_option("--origin-timeout", options->origin_timeout, "Seconds to wait for an origin's answer before a 504")
         ->check(CLI::Range(1, 3600))
         ->capture_default_str();
@@ -425,6 +429,9 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.tls_private_key = options->tls_private_key;
         if (!options->tls_ocsp.empty() && options->tls_certificate.empty()) throw CliError("--tls-ocsp staples to --tls-cert: give both");
         app_options.tls_ocsp = options->tls_ocsp;
+        if (options->edge_h2c && !options->tls_certificate.empty())
+            throw CliError("--edge-h2c is for a plain edge; with --tls-cert, HTTP/2 is offered by ALPN");
+        app_options.edge_h2c = options->edge_h2c;
         app_options.origin_timeout = std::chrono::seconds{options->origin_timeout};
         app_options.idle_timeout = std::chrono::seconds{options->idle_timeout};
         app_options.max_connections = options->max_connections;
@@ -445,6 +452,8 @@ void add_serve_commands(CLI::App& root, Context& context) {
         app_options.role = options->role == "control" ? NodeRole::control : options->role == "edge" ? NodeRole::edge : NodeRole::all;
         if (!options->access_log.empty() && app_options.role == NodeRole::control)
             throw CliError("--access-log is the edge's: this node is --role control and has no edge");
+        if (options->edge_h2c && app_options.role == NodeRole::control)
+            throw CliError("--edge-h2c is the edge's: this node is --role control and has no edge");
         if (app_options.role != NodeRole::edge && !options->control_url.empty())
             throw CliError("--control-url is for --role edge; this node is --role " + options->role);
         if (options->admin_tls_certificate.empty() != options->admin_tls_private_key.empty())

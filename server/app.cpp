@@ -107,6 +107,7 @@ edge::EdgeOptions App::edge_options() const {
     edge_options.tls_certificate = m_options.tls_certificate;
     edge_options.tls_private_key = m_options.tls_private_key;
     edge_options.tls_ocsp = m_options.tls_ocsp;
+    edge_options.h2c = m_options.edge_h2c;
     edge_options.idle_timeout = m_options.idle_timeout;
     edge_options.max_connections = m_options.max_connections;
     edge_options.origin.response_timeout = m_options.origin_timeout;

@@ -87,6 +87,7 @@ struct AppOptions {
     std::string tls_certificate;
     std::string tls_private_key;
     std::string tls_ocsp; // a DER OCSP response stapled to the edge's handshakes; empty: none
+    bool edge_h2c = false; // the plain edge speaks HTTP/2 to clients that open with its preface (prior knowledge)
     std::chrono::seconds idle_timeout{60};
     int max_connections = 0; // 0: derived from RLIMIT_NOFILE
     std::chrono::seconds origin_timeout{30};

@@ -138,10 +138,13 @@ std::string prometheus_text(const std::vector<RoomMetrics>& rooms, const Latency
     out += "wr_admission_decision_seconds_bucket{" + node_label + ",le=\"+Inf\"} " + std::to_string(decisions.count) + "\n";
     out += "wr_admission_decision_seconds_sum{" + node_label + "} " + seconds(static_cast<int64_t>(decisions.sum_ns)) + "\n";
     out += "wr_admission_decision_seconds_count{" + node_label + "} " + std::to_string(decisions.count) + "\n";
-    family(out, "wr_edge_requests_total", "counter", "Requests the edge has read since it started, by protocol (HTTP/1.x or HTTP/2).");
+    family(out, "wr_edge_requests_total", "counter",
+           "Requests the edge has read since it started, by protocol (HTTP/1.x, HTTP/2 over TLS, or cleartext HTTP/2).");
     out += "wr_edge_requests_total{" + node_label + ",protocol=\"http/1.1\"} " + std::to_string(node.http1_requests) + "\n";
     out += "wr_edge_requests_total{" + node_label + ",protocol=\"h2\"} " + std::to_string(node.h2_requests) + "\n";
-    family(out, "wr_edge_http2_connections_total", "counter", "HTTP/2 connections the edge has opened since it started (ALPN h2).");
+    out += "wr_edge_requests_total{" + node_label + ",protocol=\"h2c\"} " + std::to_string(node.h2c_requests) + "\n";
+    family(out, "wr_edge_http2_connections_total", "counter",
+           "HTTP/2 connections the edge has opened since it started (ALPN h2, or cleartext with prior knowledge).");
     out += "wr_edge_http2_connections_total{" + node_label + "} " + std::to_string(node.h2_connections) + "\n";
     family(out, "wr_edge_http2_calm_goaways_total", "counter",
            "HTTP/2 connections the edge ended with GOAWAY ENHANCE_YOUR_CALM: streams reset too fast, or a frame flood.");

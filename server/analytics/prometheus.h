@@ -51,8 +51,9 @@ struct NodeMetrics {
     std::optional<StateMetrics> state;       // how it reaches the admission state (wr_state_* families)
     std::optional<bool> control_reachable;   // edges: the last exchange with the control node worked
     uint64_t http1_requests = 0;             // requests the edge read over HTTP/1.x
-    uint64_t h2_requests = 0;                // and over HTTP/2 (streams)
-    uint64_t h2_connections = 0;             // HTTP/2 connections opened
+    uint64_t h2_requests = 0;                // and over HTTP/2 (streams) with TLS
+    uint64_t h2c_requests = 0;               // and over cleartext HTTP/2 (--edge-h2c)
+    uint64_t h2_connections = 0;             // HTTP/2 connections opened, either way
     uint64_t h2_calm_goaways = 0;            // HTTP/2 connections ended for resetting streams or flooding
     int64_t open_tunnels = 0;                // upgraded connections the edge tunnels now
     uint64_t tunnels_opened = 0;             // and since it started

@@ -88,7 +88,8 @@ struct EdgeCounters {
     // Requests read, by the protocol they came in (each on its own cache line: every edge thread adds).
     alignas(64) std::atomic<uint64_t> http1_requests{0};
     alignas(64) std::atomic<uint64_t> h2_requests{0};
-    alignas(64) std::atomic<uint64_t> h2_connections{0};     // HTTP/2 connections opened (ALPN h2)
+    alignas(64) std::atomic<uint64_t> h2c_requests{0};       // HTTP/2 on the plain edge (--edge-h2c)
+    alignas(64) std::atomic<uint64_t> h2_connections{0};     // HTTP/2 connections opened (ALPN h2, and h2c)
     std::atomic<uint64_t> h2_calm_goaways{0};                 // closed with GOAWAY(ENHANCE_YOUR_CALM): resets or floods
     std::atomic<int64_t> open_tunnels{0};
     std::atomic<uint64_t> tunnels_opened{0};

@@ -139,6 +139,7 @@ Reply metrics(Services& services, Request& request) {
         const analytics::EdgeCounters& edge = services.analytics->edge();
         node.http1_requests = edge.http1_requests.load(std::memory_order_relaxed);
         node.h2_requests = edge.h2_requests.load(std::memory_order_relaxed);
+        node.h2c_requests = edge.h2c_requests.load(std::memory_order_relaxed);
         node.h2_connections = edge.h2_connections.load(std::memory_order_relaxed);
         node.h2_calm_goaways = edge.h2_calm_goaways.load(std::memory_order_relaxed);
         node.open_tunnels = services.analytics->edge().open_tunnels.load(std::memory_order_relaxed);

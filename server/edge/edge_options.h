@@ -20,6 +20,7 @@ struct EdgeOptions {
     std::string tls_certificate; // PEM files; both empty for plain HTTP
     std::string tls_private_key;
     std::string tls_ocsp; // a DER OCSP response to staple; empty: none
+    bool h2c = false;     // plain edge: a connection that opens with HTTP/2's preface speaks HTTP/2 (prior knowledge)
     std::chrono::seconds idle_timeout{60};      // an idle keep-alive connection closes after this
     std::chrono::seconds header_timeout{10};    // a request head must arrive within this of its first byte
     std::chrono::seconds tunnel_idle_timeout{3600}; // an upgraded connection (WebSocket) silent this long closes

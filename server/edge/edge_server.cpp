@@ -262,18 +262,34 @@ void EdgeServer::start_connection(Worker& worker, net::Socket socket) {
 net::Task<> EdgeServer::serve_plain(Worker& worker, net::Socket socket) {
     const util::ScopedCount counted(m_connections);
     const queue::ClientAddress peer = peer_address(socket);
-    VisitorConnection<net::Socket> connection(worker, m_shared, socket, peer, false);
-    co_await connection.serve();
-    error_code ec;
-    socket.shutdown(tcp::socket::shutdown_send, ec);
-    if (connection.refused()) co_return; // over its address's share: its place goes at once
-    // Closing on unread bytes would reset the connection and could lose the answer just sent (a
-    // 413, or a 421 to a request whose body was not read): let the client see it and stop, while
-    // reading and dropping a bounded amount, in a small fixed buffer.
-    std::array<char, 4096> sink;
-    size_t drained = 0;
-    connection.watch().expire_in(std::chrono::seconds{2});
-    while (!ec && drained < 1024 * 1024) drained += co_await socket.async_read_some(asio::buffer(sink), net::awaitable(ec));
+    net::ReadBuffer h2c_input;
+    {
+        VisitorConnection<net::Socket> connection(worker, m_shared, socket, peer, false);
+        co_await connection.serve();
+        if (!connection.h2c_preface()) {
+            error_code ec;
+            socket.shutdown(tcp::socket::shutdown_send, ec);
+            if (connection.refused()) co_return; // over its address's share: its place goes at once
+            // Closing on unread bytes would reset the connection and could lose the answer just
+            // sent (a 413, or a 421 to a request whose body was not read): let the client see it
+            // and stop, while reading and dropping a bounded amount, in a small fixed buffer.
+            std::array<char, 4096> sink;
+            size_t drained = 0;
+            connection.watch().expire_in(std::chrono::seconds{2});
+            while (!ec && drained < 1024 * 1024) drained += co_await socket.async_read_some(asio::buffer(sink), net::awaitable(ec));
+            co_return;
+        }
+        // HTTP/2 with prior knowledge (--edge-h2c): what was read goes to it, and the HTTP/1
+        // side, its deadline with it, is gone before the HTTP/2 connection begins.
+        h2c_input = connection.take_input();
+    }
+    co_await serve_h2c(worker, socket, peer, h2c_input);
+}
+
+// In a frame of its own: plain HTTP/1.1 connections do not carry an HTTP/2 connection's buffers.
+net::Task<> EdgeServer::serve_h2c(Worker& worker, net::Socket& socket, queue::ClientAddress peer, const net::ReadBuffer& input) {
+    H2Connection connection(worker, m_shared, socket, peer, false);
+    co_await connection.serve(socket, input.view()); // which closes its sending side itself, after the GOAWAY
 }
 
 net::Task<> EdgeServer::serve_tls(Worker& worker, net::Socket socket) {
@@ -294,8 +310,8 @@ net::Task<> EdgeServer::serve_tls(Worker& worker, net::Socket socket) {
     }
     if (ec) co_return;
     if (negotiated_alpn(stream.native_handle()) == AlpnProtocol::h2) {
-        H2Connection connection(worker, m_shared, stream, peer);
-        co_await connection.serve(); // which closes its sending side itself, after the GOAWAY
+        H2Connection connection(worker, m_shared, stream.next_layer(), peer, true);
+        co_await connection.serve(stream); // which closes its sending side itself, after the GOAWAY
         co_return;
     }
     VisitorConnection<net::TlsStream> connection(worker, m_shared, stream, peer, true);

@@ -21,6 +21,7 @@
 #include "edge/edge_options.h"
 #include "edge/tls_context.h"
 #include "edge/worker.h"
+#include "net/read_buffer.h"
 #include "state/counters.h"
 #include "util/clock.h"
 
@@ -59,6 +60,8 @@ private:
     // visitor to shed) refuses it.
     void start_connection(Worker& worker, net::Socket socket);
     net::Task<> serve_plain(Worker& worker, net::Socket socket);
+    // --edge-h2c: a plain connection that opened with HTTP/2's preface; `input` is what was read of it.
+    net::Task<> serve_h2c(Worker& worker, net::Socket& socket, queue::ClientAddress peer, const net::ReadBuffer& input);
     net::Task<> serve_tls(Worker& worker, net::Socket socket);
     std::shared_ptr<asio::ssl::context> current_tls() const;
 

@@ -1,5 +1,5 @@
 // An HTTP/2 visitor connection: nghttp2's session, its callbacks, and the loops that read from
-// and write to the TLS stream.
+// and write to the visitor's stream (TLS, or a plain socket with --edge-h2c).
 #include "edge/h2_connection.h"
 
 #include <cstring>
@@ -166,12 +166,13 @@ struct H2Callbacks {
 
 nghttp2_data_source_read_callback h2_body_reader() { return H2Callbacks::read_body; }
 
-H2Connection::H2Connection(Worker& worker, const EdgeShared& shared, net::TlsStream& stream, queue::ClientAddress peer)
-    : m_worker(worker), m_shared(shared), m_stream(stream), m_peer(peer), m_peer_text(address_text(peer)),
-      m_trusted_proxy(shared.trusted_proxies.contains(peer)), m_write_signal(worker.io.get_executor()),
+H2Connection::H2Connection(Worker& worker, const EdgeShared& shared, net::Socket& socket, queue::ClientAddress peer, bool https)
+    : m_worker(worker), m_shared(shared), m_socket(socket), m_https(https),
+      m_requests(https ? shared.analytics.edge().h2_requests : shared.analytics.edge().h2c_requests), m_peer(peer),
+      m_peer_text(address_text(peer)), m_trusted_proxy(shared.trusted_proxies.contains(peer)), m_write_signal(worker.io.get_executor()),
       m_done_signal(worker.io.get_executor()) {
-    m_watch.visitor = &net::lowest_layer(stream);
-    m_write_watch.visitor = &net::lowest_layer(stream);
+    m_watch.visitor = &socket;
+    m_write_watch.visitor = &socket;
     m_worker.watches.add(m_watch);
     m_worker.watches.add(m_write_watch);
     m_worker.h2_connections.insert(this);
@@ -312,7 +313,7 @@ void H2Connection::update_phase() {
     else if (m_phase != Phase::preface) set_phase(Phase::idle);
 }
 
-net::Task<> H2Connection::write_loop() {
+template <typename Stream> net::Task<> H2Connection::write_loop(Stream& stream) {
     while (true) {
         m_out.clear();
         while (m_out.size() < k_write_batch) {
@@ -330,7 +331,7 @@ net::Task<> H2Connection::write_loop() {
         }
         m_write_watch.expire_in(m_reading ? m_shared.options.origin.response_timeout : std::chrono::milliseconds{5000});
         error_code ec;
-        co_await asio::async_write(m_stream, asio::buffer(m_out), net::awaitable(ec));
+        co_await asio::async_write(stream, asio::buffer(m_out), net::awaitable(ec));
         m_write_watch.expire_never();
         if (ec) break;
         if (m_phase == Phase::answering) m_watch.expire_in(m_shared.options.origin.response_timeout);
@@ -340,12 +341,25 @@ net::Task<> H2Connection::write_loop() {
     // gone: the reading side stops too.
     if (m_reading) {
         error_code ignored;
-        net::lowest_layer(m_stream).cancel(ignored);
+        m_socket.cancel(ignored);
     }
     m_done_signal.cancel();
 }
 
-net::Task<> H2Connection::serve() {
+bool H2Connection::receive(const char* data, size_t size) {
+    const ssize_t used = nghttp2_session_mem_recv(m_session, reinterpret_cast<const uint8_t*>(data), size);
+    if (used < 0) {
+        // Not HTTP/2 (a bad preface), or a flood nghttp2 caught: GOAWAY if it can still go, then close.
+        if (used == NGHTTP2_ERR_FLOODED) m_shared.analytics.edge().h2_calm_goaways.fetch_add(1, std::memory_order_relaxed);
+        nghttp2_session_terminate_session(m_session, used == NGHTTP2_ERR_FLOODED ? NGHTTP2_ENHANCE_YOUR_CALM : NGHTTP2_PROTOCOL_ERROR);
+        return false;
+    }
+    after_input();
+    wake_writer();
+    return nghttp2_session_want_read(m_session) != 0;
+}
+
+template <typename Stream> net::Task<> H2Connection::serve(Stream& stream, std::string_view already_read) {
     const nghttp2_settings_entry settings[] = {
         {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, k_max_concurrent_streams},
         {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, k_stream_window},
@@ -356,26 +370,18 @@ net::Task<> H2Connection::serve() {
     m_phase = Phase::idle;
     set_phase(Phase::preface);
     if (m_shared.draining.load(std::memory_order_acquire)) go_away();
-    asio::co_spawn(m_worker.io, write_loop(), asio::detached);
+    asio::co_spawn(m_worker.io, write_loop(stream), asio::detached);
 
     bool visitor_gone = false;
-    while (m_reading) {
+    bool reading = already_read.empty() || receive(already_read.data(), already_read.size());
+    while (reading && m_reading) {
         error_code ec;
-        const size_t got = co_await m_stream.async_read_some(asio::buffer(m_in), net::awaitable(ec));
+        const size_t got = co_await stream.async_read_some(asio::buffer(m_in), net::awaitable(ec));
         if (ec) {
             visitor_gone = !m_writer_done; // not the writer's stop: the visitor closed, or its deadline passed
             break;
         }
-        const ssize_t used = nghttp2_session_mem_recv(m_session, reinterpret_cast<const uint8_t*>(m_in.data()), got);
-        if (used < 0) {
-            // Not HTTP/2 (a bad preface), or a flood nghttp2 caught: GOAWAY if it can still go, then close.
-            if (used == NGHTTP2_ERR_FLOODED) m_shared.analytics.edge().h2_calm_goaways.fetch_add(1, std::memory_order_relaxed);
-            nghttp2_session_terminate_session(m_session, used == NGHTTP2_ERR_FLOODED ? NGHTTP2_ENHANCE_YOUR_CALM : NGHTTP2_PROTOCOL_ERROR);
-            break;
-        }
-        after_input();
-        wake_writer();
-        if (!nghttp2_session_want_read(m_session)) break;
+        reading = receive(m_in.data(), got);
     }
 
     // The end: every stream still running stops (its origin reads are cut short), the writer
@@ -394,12 +400,15 @@ net::Task<> H2Connection::serve() {
     // connection and could lose it. The visitor gets an end of stream instead, and what it still
     // sends is read and dropped for a moment, a bounded amount.
     error_code ec;
-    net::Socket& socket = net::lowest_layer(m_stream);
-    socket.shutdown(tcp::socket::shutdown_send, ec);
+    m_socket.shutdown(tcp::socket::shutdown_send, ec);
     m_watch.expire_in(std::chrono::seconds{2});
     size_t drained = 0;
-    while (!ec && drained < 1024 * 1024) drained += co_await socket.async_read_some(asio::buffer(m_in), net::awaitable(ec));
+    while (!ec && drained < 1024 * 1024) drained += co_await m_socket.async_read_some(asio::buffer(m_in), net::awaitable(ec));
 }
+
+// The two streams a visitor's HTTP/2 comes over.
+template net::Task<> H2Connection::serve(net::TlsStream& stream, std::string_view already_read);
+template net::Task<> H2Connection::serve(net::Socket& stream, std::string_view already_read);
 
 net::Task<bool> H2Connection::wait(net::Timer& timer, std::chrono::steady_clock::duration timeout) {
     timer.expires_after(timeout);

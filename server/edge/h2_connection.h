@@ -1,7 +1,9 @@
 #pragma once
-// One visitor's HTTP/2 connection (ALPN "h2" on the TLS edge). nghttp2 does the framing, HPACK,
-// flow control and the protocol's checks; this class feeds it the bytes read from the TLS stream,
-// writes what it has to send, and serves every stream as a request like any other: the worker's
+// One visitor's HTTP/2 connection: ALPN "h2" on the TLS edge, or cleartext with prior knowledge
+// ("h2c", a connection that opens with the preface) on the plain edge with --edge-h2c. nghttp2
+// does the framing, HPACK, flow control and the protocol's checks; this class feeds it the bytes
+// read from the stream, writes what it has to send, and serves every stream as a request like any
+// other: the worker's
 // Gate decides it, and wr answers it itself (the queue page, JSON, 303, 421, 429…) or forwards
 // it to the HTTP/1.1 origin through the worker's pool, each stream on its own origin connection
 // (edge/h2_exchange.cpp). Memory per connection is bounded whatever the bodies: a stream's
@@ -18,8 +20,14 @@
 // Everything here runs on the worker's thread: the reading loop (serve), the writing loop, and one
 // coroutine per stream (two while a request body streams to the origin), which wake each other
 // through timers used as signals. No locks.
+//
+// Only the two loops touch the stream: they are templates on its type, instantiated for the TLS
+// stream and the plain socket (h2_connection.cpp), so each reads and writes its own stream
+// directly; everything else, the streams' exchanges included, is written once.
+#include <atomic>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -83,13 +91,17 @@ struct H2Stream {
 
 class H2Connection {
 public:
-    H2Connection(Worker& worker, const EdgeShared& shared, net::TlsStream& stream, queue::ClientAddress peer);
+    // `socket` is the TCP socket under the stream serve() is given; `https` whether that stream is
+    // TLS (the origin's X-Forwarded-Proto, the cookies' automatic Secure, the protocol counted).
+    H2Connection(Worker& worker, const EdgeShared& shared, net::Socket& socket, queue::ClientAddress peer, bool https);
     ~H2Connection();
     H2Connection(const H2Connection&) = delete;
     H2Connection& operator=(const H2Connection&) = delete;
 
-    // Serves the connection until it ends; the caller then shuts the TLS stream down.
-    net::Task<> serve();
+    // Serves the connection on `stream` (net::TlsStream or net::Socket) until it ends, closing its
+    // sending side itself after the GOAWAY. `already_read`: bytes read from it before it was known
+    // to speak HTTP/2 (the preface on the plain edge), taken before anything more is read.
+    template <typename Stream> net::Task<> serve(Stream& stream, std::string_view already_read = {});
     net::ConnectionWatch& watch() { return m_watch; }
     // A drain began: GOAWAY now (no new streams); those in flight finish.
     void go_away();
@@ -103,8 +115,11 @@ private:
     // answering: every open stream is answered by wr and waits only for the visitor to take it.
     enum class Phase { preface, reading_headers, busy, answering, idle };
 
-    net::Task<> write_loop();
+    template <typename Stream> net::Task<> write_loop(Stream& stream);
     void wake_writer();
+    // Hands bytes read to nghttp2 and starts the streams they completed; false when reading must
+    // stop (bytes nghttp2 refused, or a session that wants no more).
+    bool receive(const char* data, size_t size);
     // After each read: the streams to start, and the connection's deadline for the phase it is in.
     void after_input();
     void update_phase();
@@ -144,7 +159,9 @@ private:
 
     Worker& m_worker;
     const EdgeShared& m_shared;
-    net::TlsStream& m_stream;
+    net::Socket& m_socket;
+    bool m_https;
+    std::atomic<uint64_t>& m_requests; // wr_edge_requests_total for this connection's protocol
     // False once the connection is gone: a stream's coroutine destroyed after it (when the server
     // stops with streams open, the io_context destroys their frames in any order) leaves it be.
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);

@@ -130,7 +130,7 @@ void H2Connection::note_decision(H2Stream& stream, const GateResult& result) {
 bool H2Connection::decide(H2Stream& stream) {
     stream.in_flight = true;
     m_shared.in_flight.fetch_add(1, std::memory_order_acq_rel); // a drain waits for it
-    m_shared.analytics.edge().h2_requests.fetch_add(1, std::memory_order_relaxed);
+    m_requests.fetch_add(1, std::memory_order_relaxed);
     const EdgeOptions& options = m_shared.options;
     begin_record(stream);
     const net::MessageHead& request = stream.head;
@@ -144,7 +144,7 @@ bool H2Connection::decide(H2Stream& stream) {
     // log's record of them, point into it.
     stream.snapshot = m_worker.current(m_shared.config);
     stream.decided_at = m_shared.clock.now();
-    IncomingRequest incoming = describe_request(request, stream.cookies, m_peer, true, m_shared.trusted_proxies);
+    IncomingRequest incoming = describe_request(request, stream.cookies, m_peer, m_https, m_shared.trusted_proxies);
     incoming.request_id = stream.access.request_id.view();
     if (m_worker.access_log.enabled()) {
         // Only a trusted proxy's requests may name another client.
@@ -213,7 +213,7 @@ net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
     if (result.action == GateResult::Action::verify_turnstile) {
         try {
             const Snapshot& snapshot = stream.snapshot;
-            const IncomingRequest incoming = describe_request(stream.head, stream.cookies, m_peer, true, m_shared.trusted_proxies);
+            const IncomingRequest incoming = describe_request(stream.head, stream.cookies, m_peer, m_https, m_shared.trusted_proxies);
             const TokenInTarget token = std::move(*result.turnstile);
             const bool passed = co_await m_worker.turnstile.verify(token.token, address_text(incoming.client), stream.watch);
             result = m_worker.gate.answer_turnstile(snapshot, incoming, token, passed, m_shared.clock.now());
@@ -360,7 +360,7 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
     std::string head_out;
     write_forwarded_request(head_out, request,
                             ForwardedRequest{.target = target, .path_prefix = result.zone->origin.path_prefix, .client = m_peer_text,
-                                             .https = true, .room_cookie = result.room ? std::string_view(result.room->cookie_name) : "",
+                                             .https = m_https, .room_cookie = result.room ? std::string_view(result.room->cookie_name) : "",
                                              .framing = framing, .content_length = request.content_length, .upgrade = false,
                                              .request_id = stream.access.request_id.view()});
     const bool has_body = framing != net::BodyFraming::none;

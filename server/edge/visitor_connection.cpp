@@ -13,6 +13,10 @@
 namespace wr::edge {
 namespace {
 
+// What an HTTP/2 client with prior knowledge sends first (RFC 9113 §3.4). To an HTTP/1.1 parser
+// it is a request for "*" with method PRI and version 2.0, which no HTTP/1.1 client sends.
+constexpr std::string_view k_http2_client_preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
 // A head counted in the thread's HeadShare from its first byte until it is whole or the
 // connection ends, however read_head ends. A trusted proxy's connections are not counted: every
 // visitor behind it shares its address.
@@ -55,11 +59,21 @@ VisitorConnection<Stream>::VisitorConnection(Worker& worker, const EdgeShared& s
                                              bool https)
     : m_worker(worker), m_shared(shared), m_stream(stream), m_peer(peer), m_peer_text(address_text(peer)), m_https(https),
       m_trusted_proxy(shared.trusted_proxies.contains(peer)), m_signal(worker.io.get_executor()) {
+    if constexpr (k_plain) m_preface_possible = shared.options.h2c;
     m_watch.visitor = &net::lowest_layer(stream);
     m_worker.watches.add(m_watch);
 }
 
 template <typename Stream> VisitorConnection<Stream>::~VisitorConnection() { m_worker.watches.remove(m_watch); }
+
+template <typename Stream> typename VisitorConnection<Stream>::Preface VisitorConnection<Stream>::sniff_preface() {
+    const std::string_view seen = m_in.view().substr(0, k_http2_client_preface.size());
+    if (!k_http2_client_preface.starts_with(seen)) {
+        m_preface_possible = false; // HTTP/1, for the rest of the connection
+        return Preface::not_it;
+    }
+    return seen.size() == k_http2_client_preface.size() ? Preface::whole : Preface::partial;
+}
 
 template <typename Stream> net::Task<typename VisitorConnection<Stream>::HeadRead> VisitorConnection<Stream>::read_head() {
     const EdgeOptions& options = m_shared.options;
@@ -80,7 +94,15 @@ template <typename Stream> net::Task<typename VisitorConnection<Stream>::HeadRea
         m_worker.watches.set_idle(m_watch, true);
     }
     while (true) {
-        if (!m_in.empty()) {
+        // --edge-h2c: the first bytes are not parsed as HTTP/1 while they may be HTTP/2's preface.
+        Preface preface = Preface::not_it;
+        if constexpr (k_plain)
+            if (m_preface_possible && !m_in.empty()) preface = sniff_preface();
+        if (preface == Preface::whole) {
+            m_h2c_preface = true;
+            co_return HeadRead::h2c_preface;
+        }
+        if (!m_in.empty() && preface == Preface::not_it) {
             switch (m_request.parse_head(m_in.data(), std::min(m_in.size(), net::k_max_request_head))) {
             case net::HeadStatus::complete: co_return HeadRead::complete;
             case net::HeadStatus::invalid: co_return HeadRead::invalid;
@@ -181,6 +203,8 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
     while (m_shared.running.load(std::memory_order_relaxed)) {
         const HeadRead read = co_await read_head();
         if (read == HeadRead::closed) co_return;
+        if constexpr (k_plain)
+            if (read == HeadRead::h2c_preface) co_return; // the caller goes on in HTTP/2 (edge_server.cpp)
         // One read of the clock for the request: the Gate decides at this time and the log
         // records it. A head that failed is only logged.
         const bool head_complete = read == HeadRead::complete;
@@ -192,7 +216,8 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
         const RecordOnExit record_on_exit{*this}; // the line is written as this request ends, however it ends
         switch (read) {
         case HeadRead::complete: break;
-        case HeadRead::closed: co_return;
+        case HeadRead::closed:
+        case HeadRead::h2c_preface: co_return;
         case HeadRead::timed_out:
             m_access.decision = Decision::request_timeout;
             co_await answer_error(408, "Request Timeout", "The request took too long to arrive.", false, false);

@@ -3,8 +3,10 @@
 // --header-timeout of its first byte, at most 16 KiB, else 408 or 431), ask the Gate, then answer
 // with wr's own page or forward the request (edge/proxy_exchange.cpp) — streaming bodies both
 // ways, or becoming a tunnel after a 101 (edge/tunnel.cpp) — and go round again while the
-// connection is kept alive. Written once for plain TCP and TLS streams.
+// connection is kept alive. Written once for plain TCP and TLS streams. On the plain edge with
+// --edge-h2c, a connection that opens with HTTP/2's preface is handed back to be served as HTTP/2.
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "net/asio.h"
@@ -29,10 +31,19 @@ public:
     net::ConnectionWatch& watch() { return m_watch; }
     // Refused because its address had its share of heads being read: close without lingering.
     bool refused() const { return m_refused; }
+    // --edge-h2c: the connection opened with HTTP/2's preface and serve() returned without
+    // answering; what it read (the preface and whatever came with it) is the HTTP/2 connection's.
+    bool h2c_preface() const { return m_h2c_preface; }
+    net::ReadBuffer take_input() { return std::exchange(m_in, net::ReadBuffer{}); }
 
 private:
-    enum class HeadRead { complete, closed, timed_out, too_large, invalid, unsupported_version, over_share };
+    static constexpr bool k_plain = std::is_same_v<Stream, net::Socket>;
+    enum class HeadRead { complete, closed, h2c_preface, timed_out, too_large, invalid, unsupported_version, over_share };
     net::Task<HeadRead> read_head();
+    // --edge-h2c, on a plain connection's first bytes: whether they are HTTP/2's preface, may
+    // still become it (more must be read), or are not (HTTP/1).
+    enum class Preface { not_it, partial, whole };
+    Preface sniff_preface();
     // wr's own answer (queue page, error page…); false when the connection must close after it.
     net::Task<bool> answer(int status, std::string_view body, bool keep_alive, bool head_request, const GateResult* result = nullptr);
     net::Task<bool> answer_error(int status, std::string_view title, std::string_view text, bool keep_alive, bool head_request);
@@ -74,6 +85,8 @@ private:
     bool m_https;
     bool m_trusted_proxy;         // the peer is a --trusted-proxy: its heads take no address's share
     bool m_refused = false;
+    bool m_preface_possible = false; // plain, --edge-h2c, and nothing seen yet that is not the preface
+    bool m_h2c_preface = false;
     int m_version_minor = 1;      // the request being answered: HTTP/1.0 or 1.1
     net::ConnectionWatch m_watch;
     net::SteadyTime m_head_started{}; // the first byte of the head being read (or answered)

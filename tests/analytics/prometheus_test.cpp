@@ -78,12 +78,14 @@ TEST_CASE("analytics: the edge's requests are counted by protocol, and its HTTP/
     node.name = "edge-2";
     node.http1_requests = 7;
     node.h2_requests = 11;
+    node.h2c_requests = 13;
     node.h2_connections = 3;
     node.h2_calm_goaways = 1;
     const wr::test::Exposition metrics = wr::test::parse_prometheus(wr::analytics::prometheus_text({}, {}, node));
     CHECK(metrics.types.at("wr_edge_requests_total") == "counter");
     CHECK(metrics.value("wr_edge_requests_total", {{"node", "edge-2"}, {"protocol", "http/1.1"}}) == 7);
     CHECK(metrics.value("wr_edge_requests_total", {{"node", "edge-2"}, {"protocol", "h2"}}) == 11);
+    CHECK(metrics.value("wr_edge_requests_total", {{"node", "edge-2"}, {"protocol", "h2c"}}) == 13);
     CHECK(metrics.value("wr_edge_http2_connections_total", {{"node", "edge-2"}}) == 3);
     CHECK(metrics.value("wr_edge_http2_calm_goaways_total", {{"node", "edge-2"}}) == 1);
 }

@@ -12,11 +12,18 @@
 //                                               shut (SETTINGS_INITIAL_WINDOW_SIZE 0), until closed
 //   node h2_client.mjs drain <port> <path> <pid>  a request; once its answer has begun, SIGTERM to pid
 //   node h2_client.mjs ws <port> <path>         a WebSocket handshake over TLS, ALPN as a browser offers it for one
+// With --cleartext first (node h2_client.mjs --cleartext requests <port>), every mode but ws speaks
+// HTTP/2 without TLS, with prior knowledge (h2c, http://), as a load balancer in front of wr does;
+// the raw modes then write the connection preface in two pieces a moment apart.
 import http2 from 'node:http2';
+import net from 'node:net';
 import tls from 'node:tls';
 
-const [mode, port, path, pid] = process.argv.slice(2); // attack: pid is the seconds
-const authority = `https://127.0.0.1:${port}`;
+const args = process.argv.slice(2);
+const cleartext = args[0] === '--cleartext';
+if (cleartext) args.shift();
+const [mode, port, path, pid] = args; // attack: pid is the seconds
+const authority = `${cleartext ? 'http' : 'https'}://127.0.0.1:${port}`;
 const host = 'shop.example.com';
 
 const pattern = (i) => (i * 31 + 7) & 255;
@@ -27,6 +34,7 @@ function fnv1a(hash, bytes) {
 const hex = (hash) => hash.toString(16).padStart(16, '0');
 
 function connect() {
+  if (cleartext) return http2.connect(authority, { settings: { enablePush: false } });
   return http2.connect(authority, { rejectUnauthorized: false, servername: 'localhost', settings: { enablePush: false } });
 }
 
@@ -92,12 +100,18 @@ async function requests() {
   return { alpn, enableConnectProtocol, results };
 }
 
-// Raw HTTP/2 over TLS, for the attacks (Node's client would not send them): the preface, and
-// every frame read back parsed far enough to see a GOAWAY's error code.
+// Raw HTTP/2 over TLS (or cleartext), for the attacks (Node's client would not send them): the
+// preface, and every frame read back parsed far enough to see a GOAWAY's error code.
 async function raw(settings = Buffer.alloc(0)) {
-  const socket = tls.connect({ host: '127.0.0.1', port: Number(port), servername: 'localhost', rejectUnauthorized: false,
-    ALPNProtocols: ['h2'] });
-  await new Promise((r) => socket.once('secureConnect', r));
+  let socket;
+  if (cleartext) {
+    socket = net.connect({ host: '127.0.0.1', port: Number(port), noDelay: true });
+    await new Promise((r) => socket.once('connect', r));
+  } else {
+    socket = tls.connect({ host: '127.0.0.1', port: Number(port), servername: 'localhost', rejectUnauthorized: false,
+      ALPNProtocols: ['h2'] });
+    await new Promise((r) => socket.once('secureConnect', r));
+  }
   const frame = (type, flags, id, payload) => {
     const head = Buffer.alloc(9);
     head.writeUIntBE(payload.length, 0, 3);
@@ -120,14 +134,22 @@ async function raw(settings = Buffer.alloc(0)) {
   });
   socket.on('error', () => {});
   socket.on('close', () => { connection.closed = true; });
-  socket.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(4, 0, 0, settings)]));
+  const preface = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+  if (cleartext) { // the edge must wait for the whole preface before it knows the connection is HTTP/2
+    socket.write(preface.subarray(0, 16));
+    await new Promise((r) => setTimeout(r, 50));
+    socket.write(Buffer.concat([preface.subarray(16), frame(4, 0, 0, settings)]));
+  } else {
+    socket.write(Buffer.concat([preface, frame(4, 0, 0, settings)]));
+  }
   return connection;
 }
 
-// GET https://shop.example.com<path>: indexed :method GET and :scheme https, literal :authority and :path.
+// GET https://shop.example.com<path>: indexed :method GET and :scheme https (http in cleartext),
+// literal :authority and :path.
 function request_block(authority = host) {
   const literal = (index, value) => Buffer.concat([Buffer.from([index, value.length]), Buffer.from(value)]);
-  return Buffer.concat([Buffer.from([0x82, 0x87]), literal(0x01, authority), literal(0x04, path)]);
+  return Buffer.concat([Buffer.from([0x82, cleartext ? 0x86 : 0x87]), literal(0x01, authority), literal(0x04, path)]);
 }
 
 // The rapid-reset attack: HEADERS for a new stream then RST_STREAM(CANCEL) for it, in batches,

@@ -1,7 +1,9 @@
 // HTTP/2 on the TLS edge, end to end with real clients (curl and Node's http2 module, through
 // tests/integration/h2_client.mjs) in front of wr-stream-origin: ALPN, many streams on one
 // connection each decided and answered on its own, bodies streamed both ways, SSE, the limits,
-// the drain's GOAWAY and the rapid-reset bound.
+// the drain's GOAWAY and the rapid-reset bound. Then cleartext HTTP/2 with prior knowledge on the
+// plain edge (--edge-h2c): the same code behind the preface, HTTP/1.1 beside it, and without the
+// flag the preface answered as before.
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include "support/eventually.h"
 #include "support/process.h"
 #include "support/prometheus_parser.h"
+#include "support/raw_connection.h"
 #include "support/shop_room.h"
 #include "support/temp_dir.h"
 #include "support/test_server.h"
@@ -61,6 +64,10 @@ json h2_client(const std::string& arguments, const json& input = nullptr) {
 }
 
 json h2_requests(int port, const json& requests) { return h2_client("requests " + std::to_string(port), json{{"requests", requests}}); }
+// The same over cleartext HTTP/2 with prior knowledge (h2c).
+json h2c_requests(int port, const json& requests) {
+    return h2_client("--cleartext requests " + std::to_string(port), json{{"requests", requests}});
+}
 
 // The name=value part of a Set-Cookie value.
 std::string cookie_pair(const std::string& set_cookie) { return set_cookie.substr(0, set_cookie.find(';')); }
@@ -93,10 +100,68 @@ struct TlsShop {
     TestServer wr;
 };
 
-std::string curl_version(int port, const std::string& flag) {
+std::string curl_version(int port, const std::string& flag, const std::string& scheme = "https") {
     return run_command("curl -sk " + flag + " -o /dev/null -w '%{http_version}' --resolve shop.example.com:" + std::to_string(port) +
-                       ":127.0.0.1 https://shop.example.com:" + std::to_string(port) + "/");
+                       ":127.0.0.1 " + scheme + "://shop.example.com:" + std::to_string(port) + "/");
 }
+
+// The plain edge (with --edge-h2c unless told otherwise) in front of the demo origin, whose /echo
+// shows the request the origin got, with the shop room on it.
+struct CleartextShop {
+    explicit CleartextShop(bool h2c = true, const std::function<void(wr::AppOptions&)>& more = {})
+        : wr(std::filesystem::path{}, [&](wr::AppOptions& options) {
+              options.edge_h2c = h2c;
+              if (more) more(options);
+          }) {
+        wr::test::set_up_shop(wr, origin);
+    }
+    wr::test::TestOrigin origin;
+    TestServer wr;
+};
+
+// curl over cleartext HTTP/2 with prior knowledge: the answer's head and body as `curl -i` prints them.
+std::string curl_h2c(int port, const std::string& path, const std::string& cookie = "") {
+    const std::string authority = "shop.example.com:" + std::to_string(port);
+    return run_command("curl -si --http2-prior-knowledge --resolve " + authority + ":127.0.0.1" +
+                       (cookie.empty() ? "" : " -H 'Cookie: " + cookie + "'") + " http://" + authority + path);
+}
+
+// A header's value in `curl -i` output, "" when absent.
+std::string curl_header(const std::string& response, const std::string& name) {
+    const size_t at = response.find("\r\n" + name + ": ");
+    if (at == std::string::npos) return "";
+    const size_t begin = at + 4 + name.size();
+    return response.substr(begin, response.find("\r\n", begin) - begin);
+}
+
+// `wr serve` as a process (one edge thread, free ports) with `extra` arguments, in front of
+// `origin` with the shop room on it, live on the edge when this returns (h2_client.mjs with
+// `client_option` says so).
+struct ServedShop {
+    ServedShop(const StreamOrigin& origin, const std::vector<std::string>& extra, const std::string& client_option = "") {
+        std::vector<std::string> arguments{WR_BINARY,      "serve", "--data-dir", (data.path() / "data").string(), "--admin-listen",
+                                           "127.0.0.1:0", "--edge-listen", "127.0.0.1:0", "--edge-threads", "1"};
+        arguments.insert(arguments.end(), extra.begin(), extra.end());
+        process = std::make_unique<wr::test::BackgroundProcess>(arguments, "API listening on", true);
+        edge_port = wr::test::port_after(process->output(), "edge: listening on");
+        httplib::Client admin("127.0.0.1", wr::test::port_after(process->ready_line(), "API listening on"));
+        const httplib::Headers auth{{"Authorization", "Bearer " + wr::test::read_admin_token(data.path() / "data")}};
+        REQUIRE(admin.Post("/client/v4/zones", auth, json{{"name", "example.com"}, {"origin", origin.url()}}.dump(), "application/json")->status == 200);
+        REQUIRE(admin.Post("/client/v4/zones/example.com/waiting_rooms", auth,
+                           json{{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}}.dump(),
+                           "application/json")->status == 200);
+        // Room for one: the edge sees the room within its poll interval.
+        json probe;
+        for (int i = 0; i < 100; ++i) {
+            probe = h2_client(client_option + "requests " + std::to_string(edge_port), json{{"requests", json::array({{{"path", "/"}}})}});
+            if (probe["results"][0]["headers"].contains("x-demo-origin")) break;
+        }
+        REQUIRE(probe["results"][0]["headers"].contains("x-demo-origin"));
+    }
+    wr::test::TempDir data;
+    std::unique_ptr<wr::test::BackgroundProcess> process;
+    int edge_port = 0;
+};
 
 } // namespace
 
@@ -277,32 +342,167 @@ TEST_CASE("integration: HTTP/2: a header block continued for ever ends its conne
 
 TEST_CASE("integration: HTTP/2: SIGTERM sends GOAWAY and the stream in flight finishes") {
     StreamOrigin origin;
-    wr::test::TempDir data;
-    const wr::test::TlsFiles tls = wr::test::write_self_signed_certificate(data.path());
-    wr::test::BackgroundProcess wr({WR_BINARY, "serve", "--data-dir", (data.path() / "data").string(), "--admin-listen", "127.0.0.1:0",
-                                    "--edge-listen", "127.0.0.1:0", "--edge-threads", "1", "--tls-cert", tls.certificate.string(),
-                                    "--tls-key", tls.private_key.string()},
-                                   "API listening on", true);
-    const int edge_port = wr::test::port_after(wr.output(), "edge: listening on");
-    httplib::Client admin("127.0.0.1", wr::test::port_after(wr.ready_line(), "API listening on"));
-    const httplib::Headers auth{{"Authorization", "Bearer " + wr::test::read_admin_token(data.path() / "data")}};
-    REQUIRE(admin.Post("/client/v4/zones", auth, json{{"name", "example.com"}, {"origin", origin.url()}}.dump(), "application/json")->status == 200);
-    REQUIRE(admin.Post("/client/v4/zones/example.com/waiting_rooms", auth,
-                       json{{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 200}, {"new_users_per_minute", 200}}.dump(),
-                       "application/json")->status == 200);
-    // Room for one: the edge sees the room within its poll interval.
-    json probe;
-    for (int i = 0; i < 100; ++i) {
-        probe = h2_requests(edge_port, json::array({{{"path", "/"}}}));
-        if (probe["results"][0]["headers"].contains("x-demo-origin")) break;
-    }
-    REQUIRE(probe["results"][0]["headers"].contains("x-demo-origin"));
-    const json drained = h2_client("drain " + std::to_string(edge_port) + " '/sse?events=4&ms=300' " + std::to_string(wr.pid()));
+    wr::test::TempDir certificates;
+    const wr::test::TlsFiles tls = wr::test::write_self_signed_certificate(certificates.path());
+    ServedShop shop(origin, {"--tls-cert", tls.certificate.string(), "--tls-key", tls.private_key.string()});
+    const json drained = h2_client("drain " + std::to_string(shop.edge_port) + " '/sse?events=4&ms=300' " + std::to_string(shop.process->pid()));
     CHECK(drained["status"] == 200);
     CHECK(drained["body"] == "data: event 0\n\ndata: event 1\n\ndata: event 2\n\ndata: event 3\n\n");
     REQUIRE(drained["goaway"].is_object());
     CHECK(drained["goaway"]["code"] == 0);
-    CHECK(wr.wait_exit(std::chrono::seconds{10}) == 0);
+    CHECK(shop.process->wait_exit(std::chrono::seconds{10}) == 0);
+}
+
+TEST_CASE("integration: HTTP/2: with --edge-h2c the plain edge serves prior-knowledge clients, queued and admitted, and tells the origin http") {
+    CleartextShop shop;
+    const int port = shop.wr.edge_port();
+
+    // curl: admitted, with the room's cookie as plain HTTP gets it (no Secure), the origin told http.
+    const std::string first = curl_h2c(port, "/echo");
+    CHECK(first.starts_with("HTTP/2 200"));
+    CHECK(curl_header(first, "x-demo-origin") == "1");
+    CHECK(first.find("\"X-Forwarded-Proto\":\"http\"") != std::string::npos);
+    CHECK(curl_header(first, "set-cookie").ends_with("; Max-Age=300; Path=/; HttpOnly; SameSite=Lax"));
+    std::vector<std::string> cookies{cookie_pair(curl_header(first, "set-cookie"))};
+    CHECK(cookies[0].starts_with("__cfwaitingroom="));
+
+    // Node: several streams on one connection, each admitted with a cookie of its own.
+    const json admitted = h2c_requests(port, json::array({{{"path", "/echo"}}, {{"path", "/echo"}}, {{"path", "/echo"}}, {{"path", "/echo"}}}));
+    CHECK(admitted["alpn"] == "h2c");
+    for (const json& result : admitted["results"]) {
+        CHECK(result["status"] == 200);
+        REQUIRE(result["headers"].contains("x-demo-origin"));
+        const json echo = json::parse(result["text"].get<std::string>());
+        CHECK(echo["headers"]["X-Forwarded-Proto"] == "http");
+        CHECK(echo["headers"]["X-Forwarded-Host"] == "shop.example.com");
+        const std::string set_cookie = result["headers"]["set-cookie"][0].get<std::string>();
+        CHECK(set_cookie.ends_with("; HttpOnly; SameSite=Lax"));
+        cookies.push_back(cookie_pair(set_cookie));
+    }
+    CHECK(std::set<std::string>(cookies.begin(), cookies.end()).size() == 5);
+
+    // HTTP/1.1 on the same port, a POST too (its first byte is the preface's).
+    CHECK(curl_version(port, "--http1.1", "http") == "1.1");
+    wr::test::Browser browser(port, "shop.example.com");
+    const wr::test::EdgeReply posted = browser.post("/echo", "{\"order\":1}", "application/json");
+    REQUIRE(posted.from_origin());
+    CHECK(json::parse(posted.body)["body"] == "{\"order\":1}");
+
+    // From now on new visitors wait; those admitted stay in, over either client.
+    wr::test::patch_shop(shop.wr, json{{"queue_all", true}});
+    json requests = json::array();
+    for (int i = 0; i < 10; ++i) {
+        if (i % 2 == 0) requests.push_back({{"path", "/echo"}, {"headers", {{"cookie", cookies[i / 2]}}}});
+        else requests.push_back({{"path", "/echo"}});
+    }
+    const json mixed = h2c_requests(port, requests);
+    REQUIRE(mixed["results"].size() == 10);
+    for (int i = 0; i < 10; ++i) {
+        CAPTURE(i);
+        const json& result = mixed["results"][i];
+        CHECK(result["status"] == 200);
+        if (i % 2 == 0) {
+            CHECK(result["headers"].contains("x-demo-origin"));
+            CHECK(cookie_pair(result["headers"]["set-cookie"][0]).starts_with("__cfwaitingroom="));
+        } else { // the queue page, and a place of its own
+            CHECK_FALSE(result["headers"].contains("x-demo-origin"));
+            CHECK(result["headers"].contains("refresh"));
+            CHECK(result["headers"]["cache-control"] == "no-store");
+            CHECK(result["headers"]["set-cookie"][0].get<std::string>().ends_with("; HttpOnly; SameSite=Lax"));
+        }
+    }
+    const std::string queued = curl_h2c(port, "/echo");
+    CHECK(queued.starts_with("HTTP/2 200"));
+    CHECK(curl_header(queued, "x-demo-origin").empty());
+    CHECK_FALSE(curl_header(queued, "refresh").empty());
+    CHECK(curl_header(curl_h2c(port, "/echo", cookies[0]), "x-demo-origin") == "1");
+
+    // Counted as h2c, one request per stream; the access log's protocol stays HTTP/2.0 (h2's).
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(shop.wr.get("/metrics").text);
+    CHECK(metrics.value("wr_edge_requests_total", {{"node", "wr"}, {"protocol", "h2c"}}) == 17);
+    CHECK(metrics.value("wr_edge_requests_total", {{"node", "wr"}, {"protocol", "h2"}}) == 0);
+    CHECK(metrics.value("wr_edge_requests_total", {{"node", "wr"}, {"protocol", "http/1.1"}}) == 2);
+    CHECK(metrics.value("wr_edge_http2_connections_total", {{"node", "wr"}}) == 5);
+}
+
+TEST_CASE("integration: HTTP/2: without --edge-h2c the plain edge answers the preface as HTTP/1.1 always did, with 400") {
+    CleartextShop shop(false);
+    const int port = shop.wr.edge_port();
+    wr::test::RawConnection raw(port);
+    REQUIRE(raw.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"));
+    CHECK(raw.read_until_closed(std::chrono::seconds{5}));
+    CHECK(raw.received().starts_with("HTTP/1.1 400 Bad Request\r\n"));
+    CHECK(curl_version(port, "--http2-prior-knowledge", "http") == "0"); // no answer curl can read
+    CHECK(curl_version(port, "--http1.1", "http") == "1.1");
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(shop.wr.get("/metrics").text);
+    CHECK(metrics.value("wr_edge_requests_total", {{"node", "wr"}, {"protocol", "h2c"}}) == 0);
+    CHECK(metrics.value("wr_edge_http2_connections_total", {{"node", "wr"}}) == 0);
+}
+
+TEST_CASE("integration: HTTP/2: over cleartext the limits hold: a silent preface times out, rapid resets get GOAWAY") {
+    CleartextShop shop(true, [](wr::AppOptions& options) { options.header_timeout = std::chrono::seconds{1}; });
+    const std::string port = std::to_string(shop.wr.edge_port());
+    // The preface comes in two pieces (h2_client.mjs --cleartext), then nothing.
+    const json silent = h2_client("--cleartext quiet " + port + " -");
+    CHECK(silent["closed"] == true);
+    CHECK(silent["ms"] >= 900);
+    CHECK(silent["ms"] < 1900);
+    const json attack = h2_client("--cleartext reset " + port + " /");
+    CHECK(attack["goaway"] == 11); // ENHANCE_YOUR_CALM
+    CHECK(attack["sent"] < 5000);
+    const json after = h2c_requests(shop.wr.edge_port(), json::array({{{"path", "/echo"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(shop.wr.get("/metrics").text);
+    CHECK(metrics.value("wr_edge_http2_calm_goaways_total", {{"node", "wr"}}) == 1);
+}
+
+TEST_CASE("integration: HTTP/2: edge-h2c from the configuration file; SIGTERM sends a cleartext connection GOAWAY and its stream finishes") {
+    StreamOrigin origin;
+    wr::test::TempDir files;
+    const std::string config = (files.path() / "wr.toml").string();
+    std::ofstream(config) << "[serve]\nedge-h2c = true\n";
+    ServedShop shop(origin, {"--config", config}, "--cleartext ");
+    const json drained =
+        h2_client("--cleartext drain " + std::to_string(shop.edge_port) + " '/sse?events=3&ms=300' " + std::to_string(shop.process->pid()));
+    CHECK(drained["status"] == 200);
+    CHECK(drained["body"] == "data: event 0\n\ndata: event 1\n\ndata: event 2\n\n");
+    REQUIRE(drained["goaway"].is_object());
+    CHECK(drained["goaway"]["code"] == 0);
+    CHECK(shop.process->wait_exit(std::chrono::seconds{10}) == 0);
+}
+
+TEST_CASE("integration: HTTP/2: --edge-h2c comes as a flag, WR_EDGE_H2C or edge-h2c, and is refused beside --tls-cert and on a control node") {
+    wr::test::TempDir files;
+    const wr::test::TlsFiles tls = wr::test::write_self_signed_certificate(files.path());
+    const std::string config = (files.path() / "wr.toml").string();
+    std::ofstream(config) << "[serve]\nedge-h2c = true\n";
+    // --control-url fails the start after the check under test: were the flag not seen, wr would stop there, not serve.
+    const std::vector<std::string> serve{"serve", "--data-dir", (files.path() / "data").string(), "--tls-cert", tls.certificate.string(),
+                                         "--tls-key", tls.private_key.string(), "--control-url", "https://control:9090"};
+    struct Case {
+        std::string name;
+        std::vector<std::string> before, after;
+        std::map<std::string, std::string> environment;
+    };
+    const Case cases[] = {
+        {"flag", {}, {"--edge-h2c"}, {}},
+        {"environment", {}, {}, {{"WR_EDGE_H2C", "1"}}},
+        {"configuration file", {"--config", config}, {}, {}},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        std::vector<std::string> arguments = c.before;
+        arguments.insert(arguments.end(), serve.begin(), serve.end());
+        arguments.insert(arguments.end(), c.after.begin(), c.after.end());
+        const wr::test::ProcessResult refused = wr::test::run_wr(arguments, c.environment);
+        CHECK(refused.exit_code == 1);
+        CHECK(refused.err == "wr: error: --edge-h2c is for a plain edge; with --tls-cert, HTTP/2 is offered by ALPN\n");
+    }
+    const wr::test::ProcessResult control =
+        wr::test::run_wr({"serve", "--data-dir", (files.path() / "data").string(), "--role", "control", "--edge-h2c", "--control-url", "https://control:9090"});
+    CHECK(control.exit_code == 1);
+    CHECK(control.err == "wr: error: --edge-h2c is the edge's: this node is --role control and has no edge\n");
+    CHECK(!std::filesystem::exists(files.path() / "data")); // stopped before anything started
 }
 
 } // TEST_SUITE
