@@ -14,16 +14,22 @@
 //                                               that many GETs at once on one connection, and never a
 //                                               WINDOW_UPDATE: prints {"holding"} once every answer's
 //                                               HEADERS came, then keeps the connection open until killed
+//   node h2_client.mjs trickle <port> <path> <cookie> <ms>
+//                                               one GET whose answer it takes slowly but steadily: each DATA
+//                                               frame's bytes are given back (WINDOW_UPDATE) `ms` after they
+//                                               came; prints {"trickling"} once 4 MiB came, then takes the
+//                                               rest the same way until killed
 //   node h2_client.mjs push <port> <path> <streams> <cookie> <bytes>
 //                                               that many POSTs of `bytes` each, their DATA sent as fast
 //                                               as the edge's windows allow: prints {"pushed", "sent"}
-//                                               once the windows stayed shut for a second (or all is sent),
+//                                               once the windows stayed shut for half a second (or all is sent),
 //                                               then keeps the connection open until killed
 import http2 from 'node:http2';
 import tls from 'node:tls';
 
 const [mode, port, path, pid] = process.argv.slice(2);
 const [, , , streamCount, cookie, bodyBytes] = process.argv.slice(2);
+const [, , , trickleCookie, trickleMs] = process.argv.slice(2);
 const authority = `https://127.0.0.1:${port}`;
 const host = 'shop.example.com';
 
@@ -280,6 +286,29 @@ async function hold() {
   await new Promise(() => {}); // until killed
 }
 
+// A visitor slower than the origin that never stops: its windows reopen a little at a time.
+async function trickle() {
+  const c = await raw();
+  let received = 0;
+  let told = false;
+  const update = (id, increment) => {
+    const payload = Buffer.alloc(4);
+    payload.writeUInt32BE(increment);
+    return c.frame(8, 0, id, payload);
+  };
+  c.onFrame = (type, id, length) => {
+    if (type !== 0 || id !== 1 || length === 0) return;
+    received += length;
+    setTimeout(() => c.socket.write(Buffer.concat([update(1, length), update(0, length)])), Number(trickleMs));
+    if (!told && received >= 4 << 20) {
+      told = true;
+      process.stdout.write(JSON.stringify({ trickling: true, received }) + '\n');
+    }
+  };
+  c.socket.write(c.frame(1, 0x5, 1, request_block(host, path, 'GET', [[k_cookie, trickleCookie]])));
+  await new Promise(() => {}); // until killed
+}
+
 // Streams that send large bodies to an origin that does not read them: DATA goes out only as
 // the edge's windows allow (its SETTINGS and WINDOW_UPDATEs, applied here as RFC 9113 says).
 async function push() {
@@ -333,7 +362,7 @@ async function push() {
     }
     if (open.every((s) => s.left === 0)) break;
     if (!wrote) {
-      if (Date.now() - credited > 1000) break;
+      if (Date.now() - credited > 500) break;
       await new Promise((r) => setTimeout(r, 10));
     } else {
       await new Promise((r) => setImmediate(r));
@@ -343,7 +372,7 @@ async function push() {
   await new Promise(() => {}); // until killed
 }
 
-const run = { requests, reset, continuation, quiet, stall, drain, ws, hold, push }[mode];
+const run = { requests, reset, continuation, quiet, stall, drain, ws, hold, trickle, push }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));
