@@ -5,21 +5,39 @@
 //   ANY  /upload                   reads the body however it is framed; answers its length, its
 //                                  FNV-1a hash and the framing it arrived in, as JSON
 //   POST /early                    answers 200 at once, without reading the body, and closes
+//   ANY  /hold?ms=M                reads the request head and none of the body; closes without an
+//                                  answer after M ms (default 10000), or once the client has gone
+//   GET  /stats                    what the kernel took of the /bytes bodies so far, and what it still
+//                                  queues: {"bytes_written", "unsent" (not yet acknowledged by the
+//                                  client), "bytes_connections", "held" (/hold bodies that reached
+//                                  the origin: read with their heads or waiting in the kernel),
+//                                  "holding"} (the counts of connections are of those still open)
 //   GET  /hints                    a 103 Early Hints, then 200
 //   GET  /ws (WebSocket upgrade)   echoes every message
 //   anything else                  200 "ok"
-// Every answer carries X-Demo-Origin: 1. A thread per connection (plain blocking Beast).
+// Every answer carries X-Demo-Origin: 1. A thread per connection (plain blocking Beast; /bytes
+// bodies are written non-blocking, so the count of bytes the kernel took is exact at any moment).
 // Usage: wr-stream-origin [--listen 127.0.0.1:0]; prints "listening on http://HOST:PORT".
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
+#include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <limits>
+#include <linux/sockios.h>
+#include <list>
+#include <mutex>
+#include <poll.h>
+#include <stdexcept>
 #include <string>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <thread>
 
 namespace {
@@ -54,6 +72,81 @@ uint64_t number(std::string_view target, std::string_view name, uint64_t fallbac
 
 void write_all(tcp::socket& socket, std::string_view bytes) { asio::write(socket, asio::buffer(bytes.data(), bytes.size())); }
 
+// The open /bytes and /hold connections, so that /stats can ask the kernel what it still queues
+// on each: how far the origin's writes and the client's bodies really got.
+class Stats {
+public:
+    struct Connection {
+        int fd = -1;
+        bool holding = false;     // a /hold connection (else /bytes)
+        uint64_t read_ahead = 0;  // /hold: body bytes read along with the head
+    };
+    // Registers a connection for as long as the object lives.
+    class Tracked {
+    public:
+        Tracked(Stats& stats, Connection connection) : m_stats(stats) {
+            const std::lock_guard lock(m_stats.m_mutex);
+            m_it = m_stats.m_open.insert(m_stats.m_open.end(), connection);
+        }
+        ~Tracked() {
+            const std::lock_guard lock(m_stats.m_mutex);
+            m_stats.m_open.erase(m_it);
+        }
+        Tracked(const Tracked&) = delete;
+        Tracked& operator=(const Tracked&) = delete;
+
+    private:
+        Stats& m_stats;
+        std::list<Connection>::iterator m_it;
+    };
+
+    std::atomic<uint64_t> bytes_written{0}; // of /bytes bodies, every connection since the start
+
+    std::string json() {
+        uint64_t unsent = 0;
+        uint64_t held = 0;
+        int sending = 0;
+        int holding = 0;
+        const std::lock_guard lock(m_mutex);
+        for (const Connection& connection : m_open) {
+            int queued = 0;
+            if (connection.holding) {
+                if (::ioctl(connection.fd, SIOCINQ, &queued) != 0) queued = 0;
+                held += connection.read_ahead + static_cast<uint64_t>(queued);
+                ++holding;
+            } else {
+                if (::ioctl(connection.fd, SIOCOUTQ, &queued) != 0) queued = 0;
+                unsent += static_cast<uint64_t>(queued);
+                ++sending;
+            }
+        }
+        return "{\"bytes_written\":" + std::to_string(bytes_written.load()) + ",\"unsent\":" + std::to_string(unsent) +
+               ",\"bytes_connections\":" + std::to_string(sending) + ",\"held\":" + std::to_string(held) +
+               ",\"holding\":" + std::to_string(holding) + "}";
+    }
+
+private:
+    std::mutex m_mutex;
+    std::list<Connection> m_open;
+};
+
+// Writes as the kernel takes the bytes and counts each piece it took: a blocking send would copy
+// part of a piece into the kernel and then wait, uncounted.
+void write_counted(tcp::socket& socket, std::string_view bytes, std::atomic<uint64_t>& counter) {
+    const int fd = socket.native_handle();
+    while (!bytes.empty()) {
+        const ssize_t sent = ::send(fd, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            pollfd writable{.fd = fd, .events = POLLOUT, .revents = 0};
+            ::poll(&writable, 1, -1);
+            continue;
+        }
+        if (sent < 0) throw std::runtime_error(std::string("write: ") + std::strerror(errno));
+        counter += static_cast<uint64_t>(sent);
+        bytes.remove_prefix(static_cast<size_t>(sent));
+    }
+}
+
 std::string chunk(std::string_view data) {
     char size[20];
     const auto end = std::to_chars(size, size + sizeof size, data.size(), 16).ptr;
@@ -72,7 +165,7 @@ void serve_sse(tcp::socket& socket, std::string_view target) {
     write_all(socket, "0\r\n\r\n");
 }
 
-void serve_bytes(tcp::socket& socket, std::string_view target) {
+void serve_bytes(tcp::socket& socket, std::string_view target, Stats& stats) {
     const uint64_t total = number(target, "n", 1024);
     const std::string framing = parameter(target, "framing", "length");
     std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nX-Demo-Origin: 1\r\n";
@@ -80,13 +173,14 @@ void serve_bytes(tcp::socket& socket, std::string_view target) {
     else if (framing == "close") head += "Connection: close\r\n";
     else head += "Content-Length: " + std::to_string(total) + "\r\n";
     write_all(socket, head + "\r\n");
+    const Stats::Tracked tracked(stats, {.fd = socket.native_handle()});
     std::string block(64 * 1024, '\0');
     for (uint64_t sent = 0; sent < total;) {
         const size_t size = static_cast<size_t>(std::min<uint64_t>(block.size(), total - sent));
         for (size_t i = 0; i < size; ++i) block[i] = static_cast<char>(((sent + i) * 31 + 7) & 255);
         const std::string_view data(block.data(), size);
-        if (framing == "chunked") write_all(socket, chunk(data));
-        else write_all(socket, data);
+        if (framing == "chunked") write_counted(socket, chunk(data), stats.bytes_written);
+        else write_counted(socket, data, stats.bytes_written);
         sent += size;
     }
     if (framing == "chunked") write_all(socket, "0\r\n\r\n");
@@ -108,7 +202,17 @@ void serve_websocket(tcp::socket socket, http::request<http::string_body> reques
     }
 }
 
-void session(tcp::socket socket) {
+// Holds a request's body unread until `ms` pass or the client goes.
+void hold(tcp::socket& socket, std::string_view target, uint64_t read_ahead, Stats& stats) {
+    const Stats::Tracked tracked(stats, {.fd = socket.native_handle(), .holding = true, .read_ahead = read_ahead});
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds{number(target, "ms", 10000)};
+    pollfd watched{.fd = socket.native_handle(), .events = POLLRDHUP, .revents = 0};
+    while (std::chrono::steady_clock::now() < until) {
+        if (::poll(&watched, 1, 50) > 0 && (watched.revents & (POLLRDHUP | POLLHUP | POLLERR))) return;
+    }
+}
+
+void session(tcp::socket socket, Stats& stats) {
     beast::flat_buffer buffer;
     while (true) {
         beast::error_code ec;
@@ -125,6 +229,13 @@ void session(tcp::socket socket) {
         if (websocket::is_upgrade(parser.get()) && path == "/ws") {
             http::read(socket, buffer, parser, ec);
             return serve_websocket(std::move(socket), parser.release());
+        }
+        if (path == "/hold") return hold(socket, target, buffer.size(), stats);
+        if (path == "/stats") {
+            const std::string body = stats.json();
+            write_all(socket, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                                  "\r\nConnection: close\r\n\r\n" + body);
+            return;
         }
         if (path == "/early") {
             write_all(socket, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Demo-Origin: 1\r\nConnection: close\r\n\r\nearly");
@@ -144,7 +255,7 @@ void session(tcp::socket socket) {
         try {
             if (path == "/sse") serve_sse(socket, target);
             else if (path == "/bytes") {
-                serve_bytes(socket, target);
+                serve_bytes(socket, target, stats);
                 if (parameter(target, "framing", "length") == "close") return;
             } else if (path == "/hints") {
                 write_all(socket, "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload; as=style\r\n\r\n");
@@ -188,6 +299,7 @@ int main(int argc, char** argv) {
     acceptor.set_option(tcp::acceptor::reuse_address(true));
     acceptor.bind(endpoint);
     acceptor.listen(4096);
+    Stats stats;
     std::cout << "listening on http://" << listen.substr(0, colon) << ":" << acceptor.local_endpoint().port() << std::endl;
     while (true) {
         tcp::socket socket(io);
@@ -195,6 +307,6 @@ int main(int argc, char** argv) {
         acceptor.accept(socket, ec);
         if (ec) continue;
         socket.set_option(tcp::no_delay(true), ec);
-        std::thread(session, std::move(socket)).detach();
+        std::thread(session, std::move(socket), std::ref(stats)).detach();
     }
 }

@@ -479,6 +479,12 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
             failed = true;
             break;
         }
+        // What the visitor took goes before more comes: a visitor slower than the origin never
+        // empties the buffer, which would otherwise keep the whole answer.
+        if (stream.out_at >= k_answer_ahead) {
+            stream.body_out.erase(0, stream.out_at);
+            stream.out_at = 0;
+        }
         for (const std::string_view piece : pieces) stream.body_out += piece;
         origin->in.consume(consumed);
         complete = step == Step::end;

@@ -1,13 +1,15 @@
 // The default queue page and the example custom page in headless Chromium (Debian's chromium,
 // driven by playwright-core): each state renders with no console errors and shows the wait,
-// and a screenshot of each is written for people to look at. Also the dashboard, and the
-// Turnstile round trip against a local stand-in for Cloudflare.
+// and a screenshot of each is written for people to look at. Also the dashboard, the Turnstile
+// round trip against a local stand-in for Cloudflare, and a visit over TLS that is HTTP/2.
 //   node pages_test.mjs WR_BINARY SOURCE_DIR SCREENSHOT_DIR
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { X509Certificate, createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -116,7 +118,7 @@ function serve(dataDir, extraArgs = []) {
     child.stderr.on('data', (chunk) => {
       log += chunk;
       const admin = log.match(/API listening on (http:\/\/127\.0\.0\.1:\d+)\/client\/v4/);
-      const edge = log.match(/edge: listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const edge = log.match(/edge: listening on (https?:\/\/127\.0\.0\.1:\d+)/);
       if (admin && edge) resolve({ admin: admin[1], edge: edge[1] });
     });
     child.on('exit', (code) => reject(new Error(`wr serve exited with ${code}: ${log}`)));
@@ -218,7 +220,8 @@ function fakeCloudflare() {
       });
       return;
     }
-    response.writeHead(200, { 'Content-Type': 'text/html' });
+    // The request id the edge gave the request, so a test can find its line in the access log.
+    response.writeHead(200, { 'Content-Type': 'text/html', 'X-Origin-Saw-Request-Id': request.headers['x-request-id'] || '' });
     response.end('<!doctype html><title>origin</title><p>the shop itself</p>');
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
@@ -275,3 +278,101 @@ test('Turnstile in a real browser: the widget answers, the token is verified, an
     await removeDataDir(dataDir);
   }
 });
+
+// A self-signed certificate for shop.example.com (openssl, as scripts/install-deps.sh test
+// installs it) and the base64 SHA-256 of its SubjectPublicKeyInfo, the form Chromium's
+// --ignore-certificate-errors-spki-list takes: the browser trusts this one key, nothing else.
+function selfSignedCertificate(directory) {
+  const certificate = path.join(directory, 'cert.pem');
+  const key = path.join(directory, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
+                           '-subj', '/CN=shop.example.com', '-addext', 'subjectAltName=DNS:shop.example.com',
+                           '-keyout', key, '-out', certificate], { stdio: 'ignore' });
+  const spki = new X509Certificate(readFileSync(certificate)).publicKey.export({ type: 'spki', format: 'der' });
+  return { certificate, key, spki: createHash('sha256').update(spki).digest('base64') };
+}
+
+// GET / on the TLS edge for `host`: its status and headers (the edge's certificate is the test's own).
+function edgeGetTls(edge, host) {
+  return new Promise((resolve, reject) => {
+    const url = new URL(edge);
+    https.get({ host: url.hostname, port: url.port, path: '/', headers: { Host: host }, servername: host, rejectUnauthorized: false },
+              (response) => {
+                response.resume();
+                response.on('end', () => resolve({ status: response.statusCode, headers: response.headers }));
+              }).on('error', reject);
+  });
+}
+
+test('over TLS the browser gets the queue page and then the shop over HTTP/2, as the access log says too', async () => {
+  const origin = await fakeCloudflare();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wr-h2-'));
+  try {
+    const tls = selfSignedCertificate(dataDir);
+    const accessLog = path.join(dataDir, 'access.log');
+    const { admin, edge } = await serve(dataDir, ['--tls-cert', tls.certificate, '--tls-key', tls.key, '--access-log', accessLog,
+                                                  '--access-log-format', 'json']);
+    const { call } = adminClient(admin, dataDir);
+    const zone = await call('POST', '/zones', { name: 'example.com', origin: origin.url });
+    const room = await call('POST', `/zones/${zone.id}/waiting_rooms`, { name: 'shop', host: 'shop.example.com', total_active_users: 200,
+                                                                         new_users_per_minute: 200, queue_all: true });
+    // The edge has the room once it queues.
+    for (let i = 0; i < 100 && !(await edgeGetTls(edge, 'shop.example.com')).headers.refresh; ++i)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const edgePort = new URL(edge).port;
+    const trusting = await chromium.launch({
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      args: [...browserArgs, '--host-resolver-rules=MAP shop.example.com 127.0.0.1', `--ignore-certificate-errors-spki-list=${tls.spki}`],
+    });
+    servers.push({ kill: () => trusting.close() });
+    const tab = await trusting.newPage({ viewport: { width: 900, height: 700 } });
+    const problems = [];
+    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const protocol = () => tab.evaluate(() => performance.getEntriesByType('navigation')[0].nextHopProtocol);
+    const shop = `https://shop.example.com:${edgePort}/tickets?day=2`;
+
+    const queued = await tab.goto(shop);
+    assert.equal(queued.status(), 200);
+    assert.ok(queued.headers().refresh, 'the queue page');
+    assert.ok((await tab.innerText('body')).includes('You are in line'));
+    assert.equal(await protocol(), 'h2');
+    const queuedId = queued.headers()['x-request-id'];
+
+    // Let everyone in. A queued visitor is let in at its next on-time check-in, 20 seconds on (the
+    // page's own refresh); not to wait that long the browser forgets its cookie, and comes back as
+    // a new visitor, let in at once once the edge has the change.
+    const browsing = tab.context();
+    await call('PATCH', `/zones/${zone.id}/waiting_rooms/${room.id}`, { queue_all: false });
+    let admitted = null;
+    for (let i = 0; i < 100 && !admitted; ++i) {
+      await browsing.clearCookies();
+      const response = await tab.reload();
+      if (response.headers()['x-origin-saw-request-id']) admitted = response;
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(admitted, 'the shop, once let in');
+    assert.equal(admitted.status(), 200);
+    assert.ok((await tab.innerText('body')).includes('the shop itself'));
+    assert.equal(await protocol(), 'h2');
+    const admittedId = admitted.headers()['x-origin-saw-request-id'];
+    assert.deepEqual(problems, []);
+    await trusting.close();
+
+    // The access log, an oracle of its own: the lines of both documents say HTTP/2.0.
+    const lineOf = (id) => readFileSync(accessLog, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+      .find((line) => line.request_id === id);
+    for (let i = 0; i < 100 && !(lineOf(queuedId) && lineOf(admittedId)); ++i) await new Promise((resolve) => setTimeout(resolve, 50));
+    const expected = { target: '/tickets?day=2', host: `shop.example.com:${edgePort}`, status: 200, protocol: 'HTTP/2.0' };
+    assert.deepEqual(pick(lineOf(queuedId), expected), { ...expected, decision: 'queued' });
+    assert.deepEqual(pick(lineOf(admittedId), expected), { ...expected, decision: 'admitted' });
+  } finally {
+    await removeDataDir(dataDir);
+  }
+});
+
+// The fields of `line` that `expected` names, and its decision.
+function pick(line, expected) {
+  assert.ok(line, 'a line for the request');
+  return Object.fromEntries([...Object.keys(expected), 'decision'].map((key) => [key, line[key]]));
+}

@@ -12,6 +12,20 @@
 //                                               shut (SETTINGS_INITIAL_WINDOW_SIZE 0), until closed
 //   node h2_client.mjs drain <port> <path> <pid>  a request; once its answer has begun, SIGTERM to pid
 //   node h2_client.mjs ws <port> <path>         a WebSocket handshake over TLS, ALPN as a browser offers it for one
+//   node h2_client.mjs hold <port> <path> <streams> <cookie>
+//                                               that many GETs at once on one connection, and never a
+//                                               WINDOW_UPDATE: prints {"holding"} once every answer's
+//                                               HEADERS came, then keeps the connection open until killed
+//   node h2_client.mjs trickle <port> <path> <cookie> <ms>
+//                                               one GET whose answer it takes slowly but steadily: each DATA
+//                                               frame's bytes are given back (WINDOW_UPDATE) `ms` after they
+//                                               came; prints {"trickling"} once 4 MiB came, then takes the
+//                                               rest the same way until killed
+//   node h2_client.mjs push <port> <path> <streams> <cookie> <bytes>
+//                                               that many POSTs of `bytes` each, their DATA sent as fast
+//                                               as the edge's windows allow: prints {"pushed", "sent"}
+//                                               once the windows stayed shut for half a second (or all is sent),
+//                                               then keeps the connection open until killed
 // With --cleartext first (node h2_client.mjs --cleartext requests <port>), every mode but ws speaks
 // HTTP/2 without TLS, with prior knowledge (h2c, http://), as a load balancer in front of wr does;
 // the raw modes then write the connection preface in two pieces a moment apart.
@@ -23,6 +37,8 @@ const args = process.argv.slice(2);
 const cleartext = args[0] === '--cleartext';
 if (cleartext) args.shift();
 const [mode, port, path, pid] = args; // attack: pid is the seconds
+const [, , , streamCount, cookie, bodyBytes] = args;
+const [, , , trickleCookie, trickleMs] = args;
 const authority = `${cleartext ? 'http' : 'https'}://127.0.0.1:${port}`;
 const host = 'shop.example.com';
 
@@ -120,7 +136,7 @@ async function raw(settings = Buffer.alloc(0)) {
     head.writeUInt32BE(id, 5);
     return Buffer.concat([head, payload]);
   };
-  const connection = { socket, frame, goaway: null, closed: false };
+  const connection = { socket, frame, goaway: null, closed: false, onFrame: null };
   let received = Buffer.alloc(0);
   socket.on('data', (d) => {
     received = Buffer.concat([received, d]);
@@ -128,6 +144,7 @@ async function raw(settings = Buffer.alloc(0)) {
       const length = received.readUIntBE(0, 3);
       if (received.length < 9 + length) break;
       if (received[3] === 7) connection.goaway = received.readUInt32BE(9 + 4);
+      if (connection.onFrame) connection.onFrame(received[3], received.readUInt32BE(5) & 0x7fffffff, length, received.subarray(9, 9 + length));
       if (received[3] === 4 && !(received[4] & 1)) socket.write(frame(4, 1, 0, Buffer.alloc(0))); // SETTINGS ack
       received = received.subarray(9 + length);
     }
@@ -145,11 +162,27 @@ async function raw(settings = Buffer.alloc(0)) {
   return connection;
 }
 
-// GET https://shop.example.com<path>: indexed :method GET and :scheme https (http in cleartext),
-// literal :authority and :path.
-function request_block(authority = host) {
-  const literal = (index, value) => Buffer.concat([Buffer.from([index, value.length]), Buffer.from(value)]);
-  return Buffer.concat([Buffer.from([0x82, cleartext ? 0x86 : 0x87]), literal(0x01, authority), literal(0x04, path)]);
+// An HPACK integer with an N-bit prefix, the first byte's other bits `high`.
+function hpackInteger(bits, high, value) {
+  const max = (1 << bits) - 1;
+  if (value < max) return [high | value];
+  const bytes = [high | max];
+  for (value -= max; value >= 128; value >>= 7) bytes.push((value & 127) | 128);
+  bytes.push(value);
+  return bytes;
+}
+// A literal field without indexing, its name the static table's entry `index`, its value raw.
+function literal(index, value) {
+  const bytes = Buffer.from(value);
+  return Buffer.concat([Buffer.from([...hpackInteger(4, 0, index), ...hpackInteger(7, 0, bytes.length)]), bytes]);
+}
+
+// <method> https://shop.example.com<path>: indexed :method (GET, or POST) and :scheme https (http in
+// cleartext),
+// literal :authority and :path, then any `more` fields ([static index, value]).
+function request_block(authority = host, target = path, method = 'GET', more = []) {
+  return Buffer.concat([Buffer.from([method === 'POST' ? 0x83 : 0x82, cleartext ? 0x86 : 0x87]), literal(1, authority), literal(4, target),
+                        ...more.map(([index, value]) => literal(index, value))]);
 }
 
 // The rapid-reset attack: HEADERS for a new stream then RST_STREAM(CANCEL) for it, in batches,
@@ -266,7 +299,117 @@ async function ws() {
   return { alpn, status: received.split('\r\n')[0] };
 }
 
-const run = { requests, reset: () => reset(), attack, continuation, quiet, stall, drain, ws }[mode];
+const k_cookie = 32;
+const k_content_length = 28;
+
+// Streams that wait on the origin's large answers and never take more of them than the first
+// windows (65,535 bytes for the connection, HTTP/2's default, which this client never raises).
+async function hold() {
+  const c = await raw();
+  const streams = Number(streamCount);
+  const answered = new Set();
+  let data = 0;
+  c.onFrame = (type, id, length) => {
+    if (type === 1) answered.add(id);
+    if (type === 0) data += length;
+  };
+  const started = Date.now();
+  const block = request_block(host, path, 'GET', [[k_cookie, cookie]]);
+  const frames = [];
+  for (let i = 0; i < streams; ++i) frames.push(c.frame(1, 0x5, 1 + 2 * i, block));
+  c.socket.write(Buffer.concat(frames));
+  while (answered.size < streams && !c.closed && Date.now() - started < 8000) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => process.stdout.write(JSON.stringify({ holding: true, answered: answered.size, data, closed: c.closed }) + '\n', r));
+  await new Promise(() => {}); // until killed
+}
+
+// A visitor slower than the origin that never stops: its windows reopen a little at a time.
+async function trickle() {
+  const c = await raw();
+  let received = 0;
+  let told = false;
+  const update = (id, increment) => {
+    const payload = Buffer.alloc(4);
+    payload.writeUInt32BE(increment);
+    return c.frame(8, 0, id, payload);
+  };
+  c.onFrame = (type, id, length) => {
+    if (type !== 0 || id !== 1 || length === 0) return;
+    received += length;
+    setTimeout(() => c.socket.write(Buffer.concat([update(1, length), update(0, length)])), Number(trickleMs));
+    if (!told && received >= 4 << 20) {
+      told = true;
+      process.stdout.write(JSON.stringify({ trickling: true, received }) + '\n');
+    }
+  };
+  c.socket.write(c.frame(1, 0x5, 1, request_block(host, path, 'GET', [[k_cookie, trickleCookie]])));
+  await new Promise(() => {}); // until killed
+}
+
+// Streams that send large bodies to an origin that does not read them: DATA goes out only as
+// the edge's windows allow (its SETTINGS and WINDOW_UPDATEs, applied here as RFC 9113 says).
+async function push() {
+  const c = await raw();
+  const streams = Number(streamCount);
+  const total = Number(bodyBytes);
+  let connectionWindow = 65535;
+  let initialWindow = 65535;
+  let credited = Date.now();
+  const open = [];
+  const block = request_block(host, path, 'POST', [[k_cookie, cookie], [k_content_length, String(total)]]);
+  for (let i = 0; i < streams; ++i) {
+    const id = 1 + 2 * i;
+    open.push({ id, left: total, window: initialWindow });
+    c.socket.write(c.frame(1, 0x4, id, block));
+  }
+  const byId = new Map(open.map((s) => [s.id, s]));
+  c.onFrame = (type, id, length, payload) => {
+    if (type === 8) { // WINDOW_UPDATE
+      const increment = payload.readUInt32BE(0) & 0x7fffffff;
+      if (id === 0) connectionWindow += increment;
+      else if (byId.has(id)) byId.get(id).window += increment;
+      credited = Date.now();
+    } else if (type === 4 && length > 0) { // SETTINGS: a new initial window changes every open stream's
+      for (let at = 0; at + 6 <= length; at += 6)
+        if (payload.readUInt16BE(at) === 4) {
+          const value = payload.readUInt32BE(at + 2);
+          for (const s of open) s.window += value - initialWindow;
+          initialWindow = value;
+          credited = Date.now();
+        }
+    } else if (type === 3 && byId.has(id)) { // RST_STREAM: nothing more on it
+      byId.get(id).left = 0;
+    }
+  };
+  const piece = Buffer.alloc(16384);
+  let sent = 0;
+  const started = Date.now();
+  while (Date.now() - started < 8000 && !c.closed) {
+    let wrote = false;
+    for (const s of open) {
+      const n = Math.min(s.left, s.window, connectionWindow, piece.length);
+      if (n <= 0) continue;
+      s.left -= n;
+      s.window -= n;
+      connectionWindow -= n;
+      sent += n;
+      wrote = true;
+      if (!c.socket.write(c.frame(0, s.left === 0 ? 0x1 : 0, s.id, piece.subarray(0, n))))
+        await new Promise((r) => c.socket.once('drain', r));
+    }
+    if (open.every((s) => s.left === 0)) break;
+    if (!wrote) {
+      if (Date.now() - credited > 500) break;
+      await new Promise((r) => setTimeout(r, 10));
+    } else {
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  await new Promise((r) => process.stdout.write(JSON.stringify({ pushed: true, sent, ms: Date.now() - started, closed: c.closed }) + '\n', r));
+  await new Promise(() => {}); // until killed
+}
+
+const run = { requests, reset: () => reset(), attack, continuation, quiet, stall, drain, ws, hold, trickle, push }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));

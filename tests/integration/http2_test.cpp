@@ -1,9 +1,10 @@
 // HTTP/2 on the TLS edge, end to end with real clients (curl and Node's http2 module, through
 // tests/integration/h2_client.mjs) in front of wr-stream-origin: ALPN, many streams on one
 // connection each decided and answered on its own, bodies streamed both ways, SSE, the limits,
-// the drain's GOAWAY and the rapid-reset bound. Then cleartext HTTP/2 with prior knowledge on the
-// plain edge (--edge-h2c): the same code behind the preface, HTTP/1.1 beside it, and without the
-// flag the preface answered as before.
+// the drain's GOAWAY and the rapid-reset bound, and the flow control that keeps the edge's memory
+// bounded whatever the bodies' sizes. Then cleartext HTTP/2 with prior knowledge on the plain
+// edge (--edge-h2c): the same code behind the preface, HTTP/1.1 beside it, and without the flag
+// the preface answered as before.
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -11,10 +12,12 @@
 #include <set>
 
 #include "support/eventually.h"
+#include "support/heap_usage.h"
 #include "support/process.h"
 #include "support/prometheus_parser.h"
 #include "support/raw_connection.h"
 #include "support/shop_room.h"
+#include "support/socket_queues.h"
 #include "support/temp_dir.h"
 #include "support/test_server.h"
 #include "support/tls_files.h"
@@ -99,6 +102,35 @@ struct TlsShop {
     StreamOrigin origin;
     TestServer wr;
 };
+
+// h2_client.mjs in a mode that holds its connection open until killed; started once it printed
+// its JSON line (the one with `marker`).
+wr::test::BackgroundProcess h2_client_holding(const std::vector<std::string>& arguments, const std::string& marker) {
+    std::vector<std::string> command = {"/usr/bin/env", "node", k_client};
+    command.insert(command.end(), arguments.begin(), arguments.end());
+    return wr::test::BackgroundProcess(command, "\"" + marker + "\"");
+}
+
+// The stream origin's /stats once its figure `field` stopped moving (the same three times, 200 ms
+// apart): the bytes between it and the edge are as far as they get.
+json settled_origin_stats(const StreamOrigin& origin, const std::string& field) {
+    json stats;
+    uint64_t last = UINT64_MAX;
+    int same = 0;
+    const bool settled = wr::test::eventually(
+        [&] {
+            stats = json::parse(origin.stats(), nullptr, false);
+            REQUIRE_FALSE(stats.is_discarded());
+            const uint64_t value = stats[field].get<uint64_t>();
+            same = value == last ? same + 1 : 0;
+            last = value;
+            return same >= 2;
+        },
+        std::chrono::seconds{6}, std::chrono::milliseconds{200});
+    INFO(stats.dump());
+    CHECK(settled);
+    return stats;
+}
 
 std::string curl_version(int port, const std::string& flag, const std::string& scheme = "https") {
     return run_command("curl -sk " + flag + " -o /dev/null -w '%{http_version}' --resolve shop.example.com:" + std::to_string(port) +
@@ -503,6 +535,95 @@ TEST_CASE("integration: HTTP/2: --edge-h2c comes as a flag, WR_EDGE_H2C or edge-
     CHECK(control.exit_code == 1);
     CHECK(control.err == "wr: error: --edge-h2c is the edge's: this node is --role control and has no edge\n");
     CHECK(!std::filesystem::exists(files.path() / "data")); // stopped before anything started
+}
+
+// The edge's flow control, end to end: whatever the size of the bodies, what the edge holds of
+// them is bounded by the windows docs/http2.md states, however much the kernel buffers around it.
+// The oracle is a count of its own: the bytes the origin's kernel took (or the client sent), less
+// what the kernel still queues on both sides of the edge's origin connections (the origin's
+// /stats, and this process's sockets, the edge running in it), is what the edge itself took.
+TEST_CASE("integration: HTTP/2: answers nobody takes are read from the origin at most 64 KiB ahead per stream, whatever their size") {
+    TlsShop shop;
+    const std::string cookie = shop.admit(1)[0];
+    constexpr int k_streams = 50;
+    constexpr uint64_t k_size = 16ull << 20;
+    wr::test::BackgroundProcess client = h2_client_holding(
+        {"hold", std::to_string(shop.wr.edge_port()), "/bytes?n=" + std::to_string(k_size), std::to_string(k_streams), cookie}, "holding");
+    const json holding = json::parse(client.ready_line());
+    REQUIRE(holding["answered"] == k_streams);
+    // The client never opens its windows: it got at most the connection's first, 65,535 bytes.
+    CHECK(holding["data"] <= 65535);
+
+    const json origin = settled_origin_stats(shop.origin, "bytes_written");
+    const wr::test::SocketQueues edge = wr::test::socket_queues_to(shop.origin.port());
+    const uint64_t written = origin["bytes_written"];
+    const uint64_t in_kernel = origin["unsent"].get<uint64_t>() + edge.unread;
+    INFO("origin " << origin.dump() << ", the edge's unread " << edge.unread);
+    CHECK(origin["bytes_connections"] == k_streams);
+    CHECK(written < k_streams * k_size); // the origin was stopped, not done
+    // The edge reads a stream's answer while less than 64 KiB (k_answer_ahead) waits for the
+    // visitor, 16 KiB (k_stream_buffer) a read: under 64 + 16 KiB a stream, and what went to the
+    // visitor, the connection's window of 65,535 bytes for all streams together:
+    //   50 × (65,536 + 16,384) + 65,535 = 4,161,535 bytes, plus what the kernel holds.
+    constexpr uint64_t k_bound = k_streams * (65536 + 16384) + 65535;
+    CHECK(written - in_kernel <= k_bound);
+    MESSAGE("the edge took " << written - in_kernel << " bytes of " << written << " written (bound " << k_bound << ")");
+}
+
+TEST_CASE("integration: HTTP/2: a large answer to a visitor slower than the origin passes through without the edge's memory growing") {
+    TlsShop shop;
+    const std::string cookie = shop.admit(1)[0];
+    // Each DATA frame's bytes given back 2 ms after they came: tens of MB a second, far less than
+    // the origin writes, so the edge always has an answer ahead of the visitor to keep.
+    wr::test::BackgroundProcess client = h2_client_holding(
+        {"trickle", std::to_string(shop.wr.edge_port()), "/bytes?n=" + std::to_string(1ull << 40), cookie, "2"}, "trickling");
+    const auto written = [&] { return json::parse(shop.origin.stats())["bytes_written"].get<uint64_t>(); };
+    const uint64_t heap_before = wr::test::heap_in_use();
+    const uint64_t written_before = written();
+    // The edge holds of the answer at most 64 KiB + 16 KiB ahead of the visitor (docs/http2.md);
+    // its buffers are of fixed sizes. While 32 MiB more pass, the heap may move by what the rest
+    // of the process does meanwhile, well under 1 MiB; an edge that kept what the visitor already
+    // took would grow by the 32 MiB.
+    constexpr uint64_t k_passing = 32ull << 20;
+    REQUIRE(wr::test::eventually([&] { return written() >= written_before + k_passing; }, std::chrono::seconds{8}));
+    const uint64_t heap_after = wr::test::heap_in_use();
+    const int64_t growth = static_cast<int64_t>(heap_after) - static_cast<int64_t>(heap_before);
+    INFO("heap " << heap_before << " -> " << heap_after << " while " << written() - written_before << " bytes passed");
+    CHECK(growth < (1 << 20));
+    MESSAGE("heap growth " << growth << " bytes while " << written() - written_before << " passed");
+}
+
+TEST_CASE("integration: HTTP/2: request bodies an origin does not read get past the edge only by its windows: 64 KiB a stream, 1 MiB a connection") {
+    struct Case {
+        int streams;
+        uint64_t bound;
+    };
+    const Case cases[] = {
+        {8, 8 * 65535},   // 8 streams' windows (524,280 bytes) are less than the connection's: they bind
+        {50, 1u << 20},   // 50 streams' (3,276,750 bytes) are more: the connection's 1,048,576 binds
+    };
+    constexpr uint64_t k_size = 8ull << 20;
+    for (const Case& c : cases) {
+        CAPTURE(c.streams);
+        TlsShop shop;
+        const std::string cookie = shop.admit(1)[0];
+        wr::test::BackgroundProcess client = h2_client_holding({"push", std::to_string(shop.wr.edge_port()), "/hold?ms=20000",
+                                                                std::to_string(c.streams), cookie, std::to_string(k_size)},
+                                                               "pushed");
+        const json pushed = json::parse(client.ready_line());
+        const json origin = settled_origin_stats(shop.origin, "held");
+        const wr::test::SocketQueues edge = wr::test::socket_queues_to(shop.origin.port());
+        const uint64_t sent = pushed["sent"];
+        // What reached the origin (its read-ahead and its receive queues) or is on its way there
+        // (the edge's send queues) has left the edge; the rest of what the client sent is in the
+        // edge, or on the wire to it, and all of that is within the windows the edge gave.
+        const uint64_t past = origin["held"].get<uint64_t>() + edge.unsent;
+        INFO("client " << pushed.dump() << ", origin " << origin.dump() << ", the edge's unsent " << edge.unsent);
+        CHECK(origin["holding"] == c.streams);
+        CHECK(sent < c.streams * k_size); // the windows stopped the client, not the end of its bodies
+        CHECK(sent - past <= c.bound);
+        MESSAGE(c.streams << " streams: " << sent - past << " bytes in the edge of " << sent << " sent (bound " << c.bound << ")");
+    }
 }
 
 } // TEST_SUITE

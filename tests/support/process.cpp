@@ -153,6 +153,13 @@ StreamOrigin::StreamOrigin() : m_process({WR_STREAM_ORIGIN, "--listen", "127.0.0
     m_port = std::stoi(m_process.ready_line().substr(m_process.ready_line().rfind(':') + 1));
 }
 
+std::string StreamOrigin::stats() const {
+    httplib::Client client("127.0.0.1", m_port);
+    client.set_read_timeout(std::chrono::seconds{5});
+    const auto result = client.Get("/stats");
+    return result ? result->body : std::string();
+}
+
 namespace {
 
 std::vector<std::string> capacity_origin_arguments(int workers, double service_ms, const std::vector<std::string>& extra) {

@@ -67,12 +67,13 @@ private:
 namespace wr::test {
 
 // wr-stream-origin (tools/stream_origin.cpp) on an ephemeral port: SSE, large bodies, uploads,
-// WebSockets.
+// WebSockets. stats() reads its /stats.
 class StreamOrigin {
 public:
     StreamOrigin();
     int port() const { return m_port; }
     std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+    std::string stats() const; // the JSON text
 
 private:
     BackgroundProcess m_process;
