@@ -1,10 +1,12 @@
 // Asks the allocator in use how much it has handed out.
 #include "support/heap_usage.h"
 
+#include <cstddef>
 #include <malloc.h>
 
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+// The sanitizer runtime's own count (GCC installs no header that declares it).
+extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 namespace wr::test {
