@@ -513,6 +513,9 @@ const KINDS = ["room.queueing_started", "room.queueing_stopped", "room.wait_abov
                "node.state_restored", "node.stopped_reporting", "node.reporting_again"];
 const DESTINATIONS = "/client/v4/notifications/destinations";
 let notificationNotice = null; // kept across refreshes, so "Saved" stays readable
+// The form to add a destination, made once per token and kept across refreshes: a refresh every
+// few seconds must never wipe what the operator is typing into it.
+let destinationForm = null;
 
 // Runs a change to the notification destinations, then says what happened.
 async function notificationChange(what, call, control) {
@@ -565,7 +568,12 @@ function addDestinationForm() {
     const body = { name: name.value.trim(), url: url.value.trim(), wait_threshold_minutes: Number(threshold.value),
                    kinds: [...kinds.querySelectorAll("input:checked")].map((box) => box.value) };
     if (secret.value) body.secret = secret.value;
-    notificationChange("added " + body.name, () => api("POST", DESTINATIONS, body), save);
+    notificationChange("added " + body.name, async () => {
+      const result = await api("POST", DESTINATIONS, body);
+      form.reset(); // added: the form is ready for the next one (what was refused stays, to be fixed)
+      threshold.value = "30";
+      return result;
+    }, save);
   });
   return form;
 }
@@ -629,7 +637,10 @@ async function notificationsPanel() {
     }
     section.append(block);
   }
-  if (canEdit) section.append(addDestinationForm());
+  if (canEdit) {
+    if (!destinationForm) destinationForm = addDestinationForm();
+    section.append(destinationForm);
+  }
   return section;
 }
 
@@ -699,6 +710,7 @@ async function start(secret) {
   }
   cards.clear();
   zoneCards.clear();
+  destinationForm = null;
   await refresh();
 }
 

@@ -191,21 +191,29 @@ test('console with an edit token: "queue everyone" queues the next visitor, and 
   // The next refresh shows the new values.
   await tab.waitForFunction(() => document.querySelector('.room .muted').textContent.includes('random · limits 500 active'));
 
+  // A webhook being typed into the console survives the refresh that another change brings.
+  const hook = await receiver('console-secret-0123456789');
+  await tab.fill('form[data-role="add-destination"] input[name="name"]', 'ops');
+  await tab.fill('form[data-role="add-destination"] input[name="url"]', hook.url);
+  await tab.fill('form[data-role="add-destination"] input[name="secret"]', 'console-secret-0123456789');
+  await tab.check('form[data-role="add-destination"] input[value="room.queueing_started"]');
+
+  const before = await tab.evaluate(() => document.getElementById('updated').textContent);
   await tab.click('button[data-action="toggle-rule"]');
   await tab.waitForSelector('.notice:has-text("Saved: disabled rule")');
   assert.equal((await wr.call('GET', wr.roomPath + '/rules')).body.result[0].enabled, false);
+  await tab.waitForFunction((text) => document.getElementById('updated').textContent !== text, before); // a refresh ran since
+  assert.deepEqual(await tab.evaluate(() => {
+    const form = document.querySelector('form[data-role="add-destination"]');
+    return [form.elements.name.value, form.querySelector('input[value="room.queueing_started"]').checked];
+  }), ['ops', true], 'what was typed is still there after the refresh');
 
   // The audit log panel shows the console's changes, field by field.
   await tab.waitForSelector('section[data-role="audit"] tr:has-text("queue_all: false → true")');
   const audit = await tab.innerText('section[data-role="audit"]');
   assert.ok(audit.includes('total_active_users: 200 → 500') && audit.includes('127.0.0.1 · console') && audit.includes('admin'), audit);
 
-  // A webhook added in the console, and its test delivery, signed and logged.
-  const hook = await receiver('console-secret-0123456789');
-  await tab.fill('form[data-role="add-destination"] input[name="name"]', 'ops');
-  await tab.fill('form[data-role="add-destination"] input[name="url"]', hook.url);
-  await tab.fill('form[data-role="add-destination"] input[name="secret"]', 'console-secret-0123456789');
-  await tab.check('form[data-role="add-destination"] input[value="room.queueing_started"]');
+  // The webhook added in the console, and its test delivery, signed and logged.
   await tab.click('form[data-role="add-destination"] button[type="submit"]');
   await tab.waitForSelector('section[data-role="notifications"] .notice:has-text("Done: added ops")');
   const added = (await wr.call('GET', '/notifications/destinations')).body.result;
