@@ -32,6 +32,7 @@ TEST_CASE("h2 memory: calloc zeroes a reused block, realloc keeps the contents, 
     auto* clean = static_cast<unsigned char*>(mem->calloc(8, 8, mem->mem_user_data));
     if (H2Memory::k_kept_bytes > 0) CHECK(clean == dirty);
     for (int i = 0; i < 64; ++i) CHECK(clean[i] == 0);
+    mem->free(clean, mem->mem_user_data);
     CHECK(mem->calloc(SIZE_MAX / 2, 4, mem->mem_user_data) == nullptr); // the product overflows
 
     auto* text = static_cast<char*>(mem->realloc(nullptr, 10, mem->mem_user_data));
