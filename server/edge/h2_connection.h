@@ -3,8 +3,7 @@
 // ("h2c", a connection that opens with the preface) on the plain edge with --edge-h2c. nghttp2
 // does the framing, HPACK, flow control and the protocol's checks; this class feeds it the bytes
 // read from the stream, writes what it has to send, and serves every stream as a request like any
-// other: the worker's
-// Gate decides it, and wr answers it itself (the queue page, JSON, 303, 421, 429…) or forwards
+// other: the worker's Gate decides it, and wr answers it itself (the queue page, JSON, 303, 421, 429…) or forwards
 // it to the HTTP/1.1 origin through the worker's pool, each stream on its own origin connection
 // (edge/h2_exchange.cpp). Memory per connection is bounded whatever the bodies: a stream's
 // request body is let in only as the origin takes it (the window is given back as the bytes go
@@ -17,9 +16,10 @@
 // the connection with GOAWAY(ENHANCE_YOUR_CALM) (the "rapid reset" attack). A drain sends GOAWAY
 // and lets the streams in flight finish.
 //
-// Everything here runs on the worker's thread: the reading loop (serve), the writing loop, and one
-// coroutine per stream (two while a request body streams to the origin), which wake each other
-// through timers used as signals. No locks.
+// Everything here runs on the worker's thread: the reading loop (serve), which decides each stream
+// and submits wr's own answers itself, the writing loop, and a coroutine for each stream that
+// waits on something (the origin, Turnstile; two while a request body streams to the origin),
+// which wake each other through timers used as signals. No locks.
 //
 // Only the two loops touch the stream: they are templates on its type, instantiated for the TLS
 // stream and the plain socket (h2_connection.cpp), so each reads and writes its own stream
