@@ -297,7 +297,7 @@ net::Task<> EdgeServer::serve_tls(Worker& worker, net::Socket socket) {
     const queue::ClientAddress peer = peer_address(socket);
     // Held for the connection's life: a certificate reload does not pull it from under us.
     const std::shared_ptr<asio::ssl::context> tls = current_tls();
-    net::TlsStream stream(std::move(socket), *tls);
+    net::TlsSocket stream(std::move(socket), *tls);
     error_code ec;
     {
         // The handshake's deadline, before the protocol (and so the connection's kind) is known.
@@ -314,7 +314,7 @@ net::Task<> EdgeServer::serve_tls(Worker& worker, net::Socket socket) {
         co_await connection.serve(stream); // which closes its sending side itself, after the GOAWAY
         co_return;
     }
-    VisitorConnection<net::TlsStream> connection(worker, m_shared, stream, peer, true);
+    VisitorConnection<net::TlsSocket> connection(worker, m_shared, stream, peer, true);
     co_await connection.serve();
     if (connection.refused()) co_return;
     connection.watch().expire_in(std::chrono::seconds{5});

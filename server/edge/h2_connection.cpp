@@ -407,7 +407,7 @@ template <typename Stream> net::Task<> H2Connection::serve(Stream& stream, std::
 }
 
 // The two streams a visitor's HTTP/2 comes over.
-template net::Task<> H2Connection::serve(net::TlsStream& stream, std::string_view already_read);
+template net::Task<> H2Connection::serve(net::TlsSocket& stream, std::string_view already_read);
 template net::Task<> H2Connection::serve(net::Socket& stream, std::string_view already_read);
 
 net::Task<bool> H2Connection::wait(net::Timer& timer, std::chrono::steady_clock::duration timeout) {

@@ -38,6 +38,7 @@
 #include "edge/worker.h"
 #include "net/asio.h"
 #include "net/connection_watch.h"
+#include "net/tls_socket.h"
 #include "origin/response_reader.h"
 
 namespace wr::edge {
@@ -98,7 +99,7 @@ public:
     H2Connection(const H2Connection&) = delete;
     H2Connection& operator=(const H2Connection&) = delete;
 
-    // Serves the connection on `stream` (net::TlsStream or net::Socket) until it ends, closing its
+    // Serves the connection on `stream` (net::TlsSocket or net::Socket) until it ends, closing its
     // sending side itself after the GOAWAY. `already_read`: bytes read from it before it was known
     // to speak HTTP/2 (the preface on the plain edge), taken before anything more is read.
     template <typename Stream> net::Task<> serve(Stream& stream, std::string_view already_read = {});

@@ -412,7 +412,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     template net::Task<bool> VisitorConnection<Stream>::answer_origin_failure(const GateResult&, int, std::string_view,         \
                                                                               std::string_view, bool, bool, int);
 WR_INSTANTIATE(net::Socket)
-WR_INSTANTIATE(net::TlsStream)
+WR_INSTANTIATE(net::TlsSocket)
 #undef WR_INSTANTIATE
 
 } // namespace wr::edge

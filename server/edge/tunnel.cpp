@@ -64,8 +64,8 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::tunnel(origin:
 }
 
 template net::Task<> VisitorConnection<net::Socket>::tunnel(origin::OriginConnection&);
-template net::Task<> VisitorConnection<net::TlsStream>::tunnel(origin::OriginConnection&);
+template net::Task<> VisitorConnection<net::TlsSocket>::tunnel(origin::OriginConnection&);
 template net::Task<> VisitorConnection<net::Socket>::pump_to_visitor(origin::OriginConnection&);
-template net::Task<> VisitorConnection<net::TlsStream>::pump_to_visitor(origin::OriginConnection&);
+template net::Task<> VisitorConnection<net::TlsSocket>::pump_to_visitor(origin::OriginConnection&);
 
 } // namespace wr::edge

@@ -302,6 +302,6 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::serve() {
 }
 
 template class VisitorConnection<net::Socket>;
-template class VisitorConnection<net::TlsStream>;
+template class VisitorConnection<net::TlsSocket>;
 
 } // namespace wr::edge

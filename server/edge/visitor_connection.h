@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "net/asio.h"
+#include "net/tls_socket.h"
 #include "net/connection_watch.h"
 #include "net/http_parser.h"
 #include "net/read_buffer.h"

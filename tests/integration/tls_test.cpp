@@ -119,6 +119,25 @@ TEST_CASE("tls: sessions resume across a certificate reload (SIGHUP)") {
     CHECK(wr.wait_exit(10s) == std::optional<int>{0});
 }
 
+TEST_CASE("tls: visitors that reset their connections, mid-answer or between requests, leave the edge serving") {
+    // The edge's TLS writes to the socket itself: a write to a connection the visitor reset must
+    // fail that connection alone, not raise SIGPIPE, which ends a process.
+    wr::test::TempDir dir;
+    const wr::test::TlsFiles tls = wr::test::write_self_signed_certificate(dir.path());
+    std::vector<std::string> arguments{WR_BINARY,     "serve",         "--data-dir",    (dir.path() / "data").string(),
+                                       "--admin-listen", "127.0.0.1:0", "--edge-listen", "127.0.0.1:0", "--edge-threads", "1"};
+    for (const std::string& flag : tls_flags(tls)) arguments.push_back(flag);
+    wr::test::BackgroundProcess wr(arguments, "API listening on", true);
+    const int port = wr::test::port_after(wr.output(), "edge: listening on");
+    for (const bool while_answering : {true, false}) {
+        CAPTURE(while_answering);
+        for (int i = 0; i < 3; ++i) REQUIRE(wr::test::tls_abandon(port, k_host, while_answering));
+    }
+    CHECK(wr::test::eventually([&] { return tls_visit(port, k_host, nullptr, nullptr).completed; }));
+    wr.send_signal(SIGTERM);
+    CHECK(wr.wait_exit(10s) == std::optional<int>{0});
+}
+
 TEST_CASE("tls: a visitor moving to another edge of the cluster resumes there; another cluster's edge does not") {
     wr::test::TempDir dir;
     const wr::test::TlsFiles tls = wr::test::write_self_signed_certificate(dir.path());

@@ -81,8 +81,19 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& arguments, 
     posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
     if (with_stderr) posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
     posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+    // SIGPIPE as a shell or service manager would leave it (this test binary ignores it, and a
+    // child would inherit that): a server that can raise it on a visitor's closed connection
+    // ends, as it would in the field.
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
     pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    const int spawned = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+    posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     ::close(pipe_fds[1]);
     m_stdout = pipe_fds[0];

@@ -8,8 +8,10 @@
 
 namespace wr::test {
 
-TlsVisit tls_visit(int port, const std::string& host, const TlsSession* offer, TlsSession* kept, int max_version) {
-    TlsVisit visit;
+namespace {
+
+// A blocking socket connected to 127.0.0.1:port (-1 if it cannot connect).
+int connect_to(int port) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     const timeval timeout{5, 0}; // a stuck server fails the test instead of hanging it
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
@@ -17,10 +19,17 @@ TlsVisit tls_visit(int port, const std::string& host, const TlsSession* offer, T
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<uint16_t>(port));
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-        ::close(fd);
-        return visit;
-    }
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return fd;
+    ::close(fd);
+    return -1;
+}
+
+} // namespace
+
+TlsVisit tls_visit(int port, const std::string& host, const TlsSession* offer, TlsSession* kept, int max_version) {
+    TlsVisit visit;
+    const int fd = connect_to(port);
+    if (fd < 0) return visit;
     SSL_CTX* context = SSL_CTX_new(TLS_client_method());
     if (max_version) SSL_CTX_set_max_proto_version(context, max_version);
     SSL* ssl = SSL_new(context);
@@ -45,6 +54,38 @@ TlsVisit tls_visit(int port, const std::string& host, const TlsSession* offer, T
     SSL_CTX_free(context);
     ::close(fd);
     return visit;
+}
+
+bool tls_abandon(int port, const std::string& host, bool while_answering) {
+    const int fd = connect_to(port);
+    if (fd < 0) return false;
+    SSL_CTX* context = SSL_CTX_new(TLS_client_method());
+    SSL* ssl = SSL_new(context);
+    SSL_set_fd(ssl, fd);
+    const bool connected = SSL_connect(ssl) == 1;
+    if (connected && while_answering) {
+        // Pipelined requests until the server, its answers unread, stops reading them: its
+        // writes are then waiting for room when the reset comes.
+        std::string pipelined;
+        for (int i = 0; i < 100; ++i) pipelined += "GET /page-" + std::to_string(i) + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n";
+        const timeval patience{0, 500 * 1000};
+        ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &patience, sizeof patience);
+        for (int sent = 0; sent < 2000; ++sent)
+            if (SSL_write(ssl, pipelined.data(), static_cast<int>(pipelined.size())) <= 0) break;
+    }
+    if (connected && !while_answering) {
+        // One request, its answer read: the server waits for the next one when the reset comes.
+        const std::string request = "GET / HTTP/1.1\r\nHost: " + host + "\r\n\r\n";
+        SSL_write(ssl, request.data(), static_cast<int>(request.size()));
+        char answer[16384];
+        SSL_read(ssl, answer, sizeof answer);
+    }
+    const linger reset{1, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+    SSL_free(ssl);
+    SSL_CTX_free(context);
+    ::close(fd);
+    return connected;
 }
 
 } // namespace wr::test

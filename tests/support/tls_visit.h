@@ -35,4 +35,10 @@ struct TlsVisit {
 // max_version: the highest TLS version the client speaks (0: any).
 TlsVisit tls_visit(int port, const std::string& host, const TlsSession* offer, TlsSession* kept, int max_version = 0);
 
+// A visitor that resets its connection (SO_LINGER 0): `while_answering`, after pipelining GETs for
+// `host` until the server stops taking them (its answers unread fill the connection); otherwise
+// after one request and its answer, while the server waits for the next. Returns whether its
+// handshake completed.
+bool tls_abandon(int port, const std::string& host, bool while_answering);
+
 } // namespace wr::test
