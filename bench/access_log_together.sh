@@ -6,7 +6,9 @@
 # log's price, whatever the machine's other load does to both. bench/run.sh runs it at 16, 256 and 1024:
 #   bench/access_log_together.sh BUILD_DIR [SECONDS_PER_RUN] [ROUNDS]
 # WR_BENCH_CONNECTIONS (default 256) and WR_BENCH_WORKLOADS (default "queue proxied") narrow it;
-# WR_BENCH_ON_FLAGS replaces the log's flags (set it empty to measure the method's own noise).
+# WR_BENCH_LOG_FORMAT picks the format (default combined, wr's own default; json writes every field
+# and costs more); WR_BENCH_ON_FLAGS replaces the log's flags (set it empty to measure the method's
+# own noise).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build=${1:-build-bench}
@@ -45,7 +47,8 @@ JSON
 }
 start_wr off "$off_edge" "$off_admin"
 off_pid=${pids[-1]}
-read -r -a on_flags <<<"${WR_BENCH_ON_FLAGS---access-log $work/access.log --access-log-format json}"
+format=${WR_BENCH_LOG_FORMAT:-combined}
+read -r -a on_flags <<<"${WR_BENCH_ON_FLAGS---access-log $work/access.log --access-log-format $format}"
 start_wr on "$on_edge" "$on_admin" "${on_flags[@]}"
 on_pid=${pids[-1]}
 sleep 0.5
@@ -58,7 +61,7 @@ load() { # connections port host cookie output
 }
 rate() { awk '/Requests\/sec/ { print $2 }' "$1" | sed 's/^$/0/'; }
 
-printf '\n%-42s %6s %10s %10s %6s %18s  %s\n' "access log, both at once (json, to a file)" "conns" "on req/s" "off req/s" "ratio" "cpu ratio off/on" \
+printf '\n%-42s %6s %10s %10s %6s %18s  %s\n' "access log, both at once ($format, to a file)" "conns" "on req/s" "off req/s" "ratio" "cpu ratio off/on" \
     "ratio of each round"
 for c in "${connections[@]}"; do
     for workload in "${workloads[@]}"; do

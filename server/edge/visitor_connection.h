@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "net/asio.h"
-#include "net/tls_socket.h"
 #include "net/connection_watch.h"
 #include "net/http_parser.h"
 #include "net/read_buffer.h"
+#include "net/tls_socket.h"
 #include "edge/access_log.h"
 #include "edge/worker.h"
 #include "origin/response_reader.h"
