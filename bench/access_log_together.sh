@@ -59,6 +59,8 @@ on_cookie=$(first_cookie "$on_edge" open.bench.test)
 load() { # connections port host cookie output
     taskset -c "$load_cpu" wrk -t1 -c"$1" -d"${duration}s" --timeout 5s -H "Host: $3" -H "Cookie: $4" "http://127.0.0.1:$2/" >"$5" 2>&1
 }
+# Three decimals: the budget is 0.95, and 0.9486 must not print as 0.95.
+ratio3() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 rate() { awk '/Requests\/sec/ { print $2 }' "$1" | sed 's/^$/0/'; }
 
 printf '\n%-42s %6s %10s %10s %6s %18s  %s\n' "access log, both at once ($format, to a file)" "conns" "on req/s" "off req/s" "ratio" "cpu ratio off/on" \
@@ -82,7 +84,7 @@ for c in "${connections[@]}"; do
         done
         on_median=$(median_of "${on[@]}") off_median=$(median_of "${off[@]}")
         printf '%-42s %6s %10.0f %10.0f %6s %18s  %s\n' "  $([[ $workload == queue ]] && echo "queue page" || echo "proxied, admitted")" "$c" \
-            "$on_median" "$off_median" "$(ratio "$on_median" "$off_median")" "$(median_of "${cpu[@]}")" "${per_round[*]}"
+            "$on_median" "$off_median" "$(ratio3 "$on_median" "$off_median")" "$(median_of "${cpu[@]}")" "${per_round[*]}"
     done
 done
 printf '  %s lines written (medians of %s runs of %ss, both sides at once)\n' "$(cat "$work/access.log" 2>/dev/null | wc -l)" "$rounds" "$duration"
