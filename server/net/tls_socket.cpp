@@ -41,12 +41,14 @@ BIO_METHOD* socket_method() {
 } // namespace
 
 TlsSocket::TlsSocket(Socket socket, asio::ssl::context& context) : m_socket(std::move(socket)) {
+    // Non-blocking: OpenSSL's reads and writes return when the socket has nothing, and the
+    // operation waits for it through Asio's reactor. A blocking one would stall the whole thread,
+    // so a socket that cannot be made so is refused (the connection ends; the edge goes on).
+    error_code blocking;
+    m_socket.non_blocking(true, blocking);
+    if (blocking) throw std::runtime_error("cannot make a TLS connection (non-blocking socket: " + blocking.message() + ")");
     m_ssl = SSL_new(context.native_handle());
     if (!m_ssl) throw std::runtime_error("cannot make a TLS connection (SSL_new failed)");
-    // Non-blocking: OpenSSL's reads and writes return when the socket has nothing, and the
-    // operation waits for it through Asio's reactor.
-    error_code ignored;
-    m_socket.non_blocking(true, ignored);
     BIO* bio = socket_method() ? BIO_new(socket_method()) : nullptr;
     if (!bio) {
         SSL_free(m_ssl);

@@ -4,17 +4,16 @@
 #include <doctest/doctest.h>
 
 #include <array>
-#include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <string>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <thread>
 #include <unistd.h>
 
 #include "net/tls_socket.h"
 #include "support/temp_dir.h"
 #include "support/tls_files.h"
+#include "support/tls_visit.h"
 
 namespace {
 
@@ -26,14 +25,8 @@ namespace net = wr::net;
 // each), until the server closes.
 std::vector<std::string> read_records(int port, bool leave_at_once) {
     std::vector<std::string> records;
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    const timeval timeout{5, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    const int fd = wr::test::connect_loopback(port);
+    REQUIRE(fd >= 0);
     SSL_CTX* context = SSL_CTX_new(TLS_client_method());
     SSL* ssl = SSL_new(context);
     SSL_set_fd(ssl, fd);

@@ -8,10 +8,7 @@
 
 namespace wr::test {
 
-namespace {
-
-// A blocking socket connected to 127.0.0.1:port (-1 if it cannot connect).
-int connect_to(int port) {
+int connect_loopback(int port) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     const timeval timeout{5, 0}; // a stuck server fails the test instead of hanging it
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
@@ -24,11 +21,9 @@ int connect_to(int port) {
     return -1;
 }
 
-} // namespace
-
 TlsVisit tls_visit(int port, const std::string& host, const TlsSession* offer, TlsSession* kept, int max_version) {
     TlsVisit visit;
-    const int fd = connect_to(port);
+    const int fd = connect_loopback(port);
     if (fd < 0) return visit;
     SSL_CTX* context = SSL_CTX_new(TLS_client_method());
     if (max_version) SSL_CTX_set_max_proto_version(context, max_version);
@@ -57,7 +52,7 @@ TlsVisit tls_visit(int port, const std::string& host, const TlsSession* offer, T
 }
 
 bool tls_abandon(int port, const std::string& host, bool while_answering) {
-    const int fd = connect_to(port);
+    const int fd = connect_loopback(port);
     if (fd < 0) return false;
     SSL_CTX* context = SSL_CTX_new(TLS_client_method());
     SSL* ssl = SSL_new(context);

@@ -24,6 +24,9 @@ private:
     SSL_SESSION* m_session = nullptr;
 };
 
+// A blocking socket connected to 127.0.0.1:port, reads given up after 5 s; -1 if it cannot connect.
+int connect_loopback(int port);
+
 struct TlsVisit {
     bool completed = false; // the handshake and an answer's status line
     bool resumed = false;
