@@ -87,7 +87,15 @@ struct H2Callbacks {
                     stream->upload_signal.cancel();
                 }
             return 0;
-        case NGHTTP2_RST_STREAM: connection.count_reset(); return 0;
+        case NGHTTP2_RST_STREAM: connection.count_control(H2ControlFrame::reset); return 0;
+        case NGHTTP2_PRIORITY: connection.count_control(H2ControlFrame::priority); return 0;
+        // Acknowledgements answer the edge's own frames: only the client's own count.
+        case NGHTTP2_SETTINGS:
+            if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) connection.count_control(H2ControlFrame::settings);
+            return 0;
+        case NGHTTP2_PING:
+            if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) connection.count_control(H2ControlFrame::ping);
+            return 0;
         default: return 0;
         }
     }
@@ -215,20 +223,17 @@ void H2Connection::go_away() {
     wake_writer();
 }
 
-bool H2Connection::count_reset() {
+bool H2Connection::count_control(H2ControlFrame kind) {
     const auto now = std::chrono::steady_clock::now();
-    if (now - m_reset_window >= std::chrono::seconds{1}) {
-        m_reset_window = now;
-        m_resets = 0;
-    }
-    if (++m_resets <= k_max_resets_per_second) return true;
-    if (m_resets == k_max_resets_per_second + 1) {
+    if (m_flood_guard.admit(kind, now)) return true;
+    if (m_flood_guard.just_passed(kind)) {
         // An attacker reconnects at once and would write this line hundreds of times a second:
         // once a second per thread, with how many more there were.
         thread_local std::chrono::steady_clock::time_point last_warned{};
         thread_local int unwarned = 0;
         if (now - last_warned >= std::chrono::seconds{1}) {
-            util::log_warn("edge", "an HTTP/2 client at " + m_peer_text + " reset streams too fast; its connection ends" +
+            util::log_warn("edge", "an HTTP/2 client at " + m_peer_text + " " + std::string(H2FloodGuard::what(kind)) +
+                                       " too fast; its connection ends" +
                                        (unwarned > 0 ? " (and " + std::to_string(unwarned) + " more connections since the last such line)" : ""));
             last_warned = now;
             unwarned = 0;

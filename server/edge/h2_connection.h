@@ -12,8 +12,9 @@
 // Limits (docs/http2.md): 100 concurrent streams, header blocks as large as an HTTP/1 head,
 // CONTINUATION frames, outbound SETTINGS/PING acknowledgements and SETTINGS entries bounded by
 // nghttp2's options; the preface and first request within --header-timeout; a connection with no
-// stream open closes after --idle-timeout; streams reset by the client faster than a bound end
-// the connection with GOAWAY(ENHANCE_YOUR_CALM) (the "rapid reset" attack). A drain sends GOAWAY
+// stream open closes after --idle-timeout; streams reset by the client (the "rapid reset" attack),
+// SETTINGS, PING or PRIORITY frames faster than a bound (edge/h2_flood_guard.h) end the connection
+// with GOAWAY(ENHANCE_YOUR_CALM). A drain sends GOAWAY
 // and lets the streams in flight finish.
 //
 // Everything here runs on the worker's thread: the reading loop (serve), which decides each stream
@@ -34,6 +35,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include "edge/access_log.h"
+#include "edge/h2_flood_guard.h"
 #include "edge/h2_fields.h"
 #include "edge/worker.h"
 #include "net/asio.h"
@@ -107,9 +109,6 @@ public:
     // A drain began: GOAWAY now (no new streams); those in flight finish.
     void go_away();
 
-    // The attack bound: client resets (RST_STREAM) in one second beyond which the connection ends.
-    static constexpr int k_max_resets_per_second = 200;
-
 private:
     friend struct H2Callbacks;
     // busy: a stream's coroutine runs (the origin, or Turnstile, answers in its own time);
@@ -125,8 +124,9 @@ private:
     void after_input();
     void update_phase();
     void set_phase(Phase phase);
-    // Counts a client reset; false when over the bound (the session is being terminated).
-    bool count_reset();
+    // Counts a control frame from the client; false when over its bound (the session is being
+    // terminated).
+    bool count_control(H2ControlFrame kind);
     void close_stream(H2Stream& stream, uint32_t error_code);
     // A stream both closed and done with: kept for the connection's next one.
     void recycle(const std::shared_ptr<H2Stream>& stream);
@@ -186,9 +186,8 @@ private:
     std::vector<std::shared_ptr<H2Stream>> m_spare; // streams done with, for the next ones (bounded)
     std::string m_out;
     std::array<char, 16 * 1024> m_in;
-    // Client resets in the current second.
-    std::chrono::steady_clock::time_point m_reset_window{};
-    int m_resets = 0;
+    // The client's control frames in the current second, by kind.
+    H2FloodGuard m_flood_guard;
 };
 
 } // namespace wr::edge

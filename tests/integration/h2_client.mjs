@@ -7,6 +7,11 @@
 //   node h2_client.mjs attack <port> <path> <s>  the reset attack again on a new connection each time
 //                                               one ends, for s seconds (bench/h2.sh)
 //   node h2_client.mjs continuation <port> <path>  one header block continued for ever, until the connection ends
+//   node h2_client.mjs flood <port> <path> <kind>  PING, SETTINGS or PRIORITY frames (kind ping, settings or
+//                                               priority) as fast as it can, reading what comes back, until GOAWAY
+//   node h2_client.mjs streams <port> <path> <n>  n requests at once on one connection, each left open (no
+//                                               END_STREAM) once the edge's SETTINGS came: prints the GOAWAY's
+//                                               code and last stream, if the edge sent one within a second
 //   node h2_client.mjs quiet <port> <path|->     the preface (and a request for path), then silence, until closed
 //   node h2_client.mjs stall <port> <path>      a request for a host wr has no room for, its answer's window
 //                                               shut (SETTINGS_INITIAL_WINDOW_SIZE 0), until closed
@@ -219,6 +224,50 @@ async function attack() {
   return totals;
 }
 
+// A flood of one control frame, read answers and all, until a GOAWAY comes back (5 s at most).
+async function flood() {
+  const c = await raw();
+  const kind = pid;
+  const priority = Buffer.from([0, 0, 0, 0, 15]); // depends on nothing, weight 16
+  const make = { ping: () => c.frame(6, 0, 0, Buffer.alloc(8)), settings: () => c.frame(4, 0, 0, Buffer.alloc(0)),
+    priority: (id) => c.frame(2, 0, id, priority) }[kind];
+  if (!make) throw new Error(`flood: no such kind ${kind}`);
+  let sent = 0;
+  let id = 1;
+  const deadline = Date.now() + 5000;
+  while (c.goaway === null && !c.closed && Date.now() < deadline && sent < 100000) {
+    const batch = [];
+    for (let i = 0; i < 20; ++i, id += 2, ++sent) batch.push(make(id));
+    c.socket.write(Buffer.concat(batch));
+    await new Promise((r) => setImmediate(r));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  c.socket.destroy();
+  return { sent, goaway: c.goaway };
+}
+
+// `n` streams opened at once and left open (their requests never end), once the edge's SETTINGS
+// (and its bound on concurrent streams) came and were acknowledged; then a second for the edge to
+// object: its GOAWAY's error code and the last stream it took, if it sent one.
+async function streams() {
+  const c = await raw();
+  const n = Number(pid);
+  let settled = false;
+  let last = null;
+  c.onFrame = (type, id, length, payload) => {
+    if (type === 4 && id === 0) settled = true;
+    if (type === 7) last = payload.readUInt32BE(0) & 0x7fffffff;
+  };
+  for (const until = Date.now() + 5000; !settled && Date.now() < until;) await new Promise((r) => setTimeout(r, 10));
+  const block = request_block();
+  const frames = [];
+  for (let i = 0; i < n; ++i) frames.push(c.frame(1, 0x4, 1 + 2 * i, block)); // END_HEADERS, not END_STREAM
+  c.socket.write(Buffer.concat(frames));
+  for (const until = Date.now() + 1000; c.goaway === null && Date.now() < until;) await new Promise((r) => setTimeout(r, 10));
+  c.socket.destroy();
+  return { goaway: c.goaway, last };
+}
+
 // The CONTINUATION flood: one HEADERS without END_HEADERS, then CONTINUATION frames of a header
 // that never ends, until the connection ends. A frame every 10 ms: `sent` counts what the edge
 // read before it ended the connection, however slow the edge is (a sanitizer build).
@@ -409,7 +458,7 @@ async function push() {
   await new Promise(() => {}); // until killed
 }
 
-const run = { requests, reset: () => reset(), attack, continuation, quiet, stall, drain, ws, hold, trickle, push }[mode];
+const run = { requests, reset: () => reset(), attack, continuation, flood, streams, quiet, stall, drain, ws, hold, trickle, push }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));

@@ -388,6 +388,36 @@ TEST_CASE("integration: HTTP/2: a client resetting streams as fast as it can get
     CHECK(metrics.value("wr_edge_requests_total", {{"node", "wr"}, {"protocol", "h2"}}) >= 1);
 }
 
+TEST_CASE("integration: HTTP/2: floods of PING, SETTINGS or PRIORITY frames each get GOAWAY, and the edge serves on") {
+    TlsShop shop;
+    for (const std::string kind : {"ping", "settings", "priority"}) {
+        CAPTURE(kind);
+        const json flood = h2_client("flood " + std::to_string(shop.wr.edge_port()) + " / " + kind);
+        CHECK(flood["goaway"] == 11); // ENHANCE_YOUR_CALM
+        // The bound (100 or 1,000 a second) and what the client wrote before the GOAWAY reached
+        // it; unbounded, it writes 100,000 (or for 5 s).
+        CHECK(flood["sent"] < 20000);
+    }
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(shop.wr.get("/metrics").text);
+    CHECK(metrics.value("wr_edge_http2_calm_goaways_total", {{"node", "wr"}}) == 3);
+}
+
+TEST_CASE("integration: HTTP/2: a client may hold 100 streams open on a connection, and one more ends it") {
+    TlsShop shop;
+    const json hundred = h2_client("streams " + std::to_string(shop.wr.edge_port()) + " / 100");
+    CHECK(hundred["goaway"].is_null());
+    // A client past the limit it acknowledged breaks the protocol: nghttp2 ends the connection
+    // (RFC 9113 allows a stream error too), and the GOAWAY names the 100th stream as the last
+    // taken, so the first hundred are still answered.
+    const json more = h2_client("streams " + std::to_string(shop.wr.edge_port()) + " / 101");
+    CHECK(more["goaway"] == 1); // PROTOCOL_ERROR
+    CHECK(more["last"] == 199);
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+}
+
 TEST_CASE("integration: HTTP/2: a header block continued for ever ends its connection, and the edge serves on") {
     TlsShop shop;
     const json flood = h2_client("continuation " + std::to_string(shop.wr.edge_port()) + " /");
