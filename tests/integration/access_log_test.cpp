@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -291,6 +292,31 @@ TEST_CASE("integration: SIGUSR1 makes wr serve reopen its access log after rotat
     CHECK(rotated[1].find("GET /between") != std::string::npos);
     wr.send_signal(SIGTERM);
     CHECK(wr.wait_exit(10s) == 0);
+}
+
+TEST_CASE("integration: --access-log - writes the lines to standard output") {
+    wr::test::TempDir dir;
+    // stdout and stderr come through one pipe here: the access log's lines are the JSON ones.
+    wr::test::BackgroundProcess wr({WR_BINARY, "serve", "--data-dir", (dir.path() / "data").string(), "--admin-listen", "127.0.0.1:0",
+                                    "--edge-listen", "127.0.0.1:0", "--edge-threads", "1", "--access-log", "-",
+                                    "--access-log-format", "json"},
+                                   "API listening on", true);
+    const std::string& output = wr.output();
+    const size_t said = output.find("edge: listening on http://127.0.0.1:");
+    REQUIRE(said != std::string::npos);
+    const int edge_port = std::stoi(output.substr(said + std::string("edge: listening on http://127.0.0.1:").size()));
+    REQUIRE(raw_exchange(edge_port, "GET /to-stdout HTTP/1.1\r\nHost: nowhere.test\r\nConnection: close\r\n\r\n").status == 421);
+    wr.send_signal(SIGTERM); // lines still gathered are written before it exits
+    REQUIRE(wr.wait_exit(10s) == 0);
+    const std::string rest = wr.rest_of_output();
+    std::vector<json> lines;
+    std::istringstream in(rest);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line.front() == '{') lines.push_back(json::parse(line));
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0]["target"] == "/to-stdout");
+    CHECK(lines[0]["status"] == 421);
+    CHECK(lines[0]["decision"] == "misdirected");
 }
 
 } // TEST_SUITE

@@ -333,6 +333,20 @@ TEST_CASE("integration: HTTP/2: server-sent events arrive as the origin writes t
     CHECK(lines.back()["bytes_out"] == 45);
 }
 
+TEST_CASE("integration: HTTP/2: the combined access log names the protocol in the request line, as nginx does") {
+    wr::test::TempDir logs;
+    const std::filesystem::path log = logs.path() / "access.log";
+    TlsShop shop(json::object(), [&](wr::AppOptions& options) { options.access_log = log.string(); });
+    const json out = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    REQUIRE(out["results"][0]["status"] == 200);
+    std::string line;
+    CHECK(wr::test::eventually([&] {
+        std::ifstream in(log);
+        return static_cast<bool>(std::getline(in, line));
+    }));
+    CHECK(line.find(" \"GET /bytes?n=10 HTTP/2.0\" 200 ") != std::string::npos);
+}
+
 TEST_CASE("integration: HTTP/2: headers too large are answered 431, bodies too large 413") {
     TlsShop shop(json::object(), [](wr::AppOptions& options) { options.edge_max_body_bytes = 1000; });
     const std::string cookie = shop.admit(1)[0];

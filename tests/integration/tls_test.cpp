@@ -93,7 +93,7 @@ TEST_CASE("tls: a returning visitor resumes its TLS session, 1.3 and 1.2, until 
     CHECK(tls_visit(wr.edge_port(), k_host, &session, nullptr).resumed); // with the fresh ticket
 }
 
-TEST_CASE("tls: sessions resume across a certificate reload (SIGHUP)") {
+TEST_CASE("tls: sessions resume across a certificate reload (SIGHUP), and HTTP/2 is still chosen") {
     wr::test::TempDir dir;
     std::filesystem::create_directories(dir.path() / "served");
     std::filesystem::create_directories(dir.path() / "renewed");
@@ -115,6 +115,7 @@ TEST_CASE("tls: sessions resume across a certificate reload (SIGHUP)") {
     const TlsVisit after = tls_visit(port, k_host, &session, nullptr);
     CHECK(after.completed);
     CHECK(after.resumed);
+    CHECK(wr::test::tls_alpn(port) == "h2"); // the reloaded context offers both protocols still
     wr.send_signal(SIGTERM);
     CHECK(wr.wait_exit(10s) == std::optional<int>{0});
 }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <thread>
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -102,7 +103,14 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& arguments, 
     std::string line;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
     char c = 0;
-    while (std::chrono::steady_clock::now() < deadline && ::read(m_stdout, &c, 1) == 1) {
+    // Each read waits only for what is left of the ten seconds: a process that prints nothing
+    // fails the test rather than hanging it.
+    const auto readable = [&] {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        pollfd watched{.fd = m_stdout, .events = POLLIN, .revents = 0};
+        return left > 0 && ::poll(&watched, 1, static_cast<int>(left)) == 1;
+    };
+    while (readable() && ::read(m_stdout, &c, 1) == 1) {
         if (c != '\n') {
             line += c;
             continue;
@@ -114,7 +122,11 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& arguments, 
         }
         line.clear();
     }
-    throw std::runtime_error(arguments[0] + " did not get ready");
+    // The destructor does not run for a constructor that throws: the process goes here.
+    ::kill(m_pid, SIGKILL);
+    ::waitpid(m_pid, nullptr, 0);
+    ::close(m_stdout);
+    throw std::runtime_error(arguments[0] + " did not get ready: " + m_output + line);
 }
 
 void BackgroundProcess::send_signal(int signal) {

@@ -51,6 +51,27 @@ TlsVisit tls_visit(int port, const std::string& host, const TlsSession* offer, T
     return visit;
 }
 
+std::string tls_alpn(int port) {
+    std::string chosen;
+    const int fd = connect_loopback(port);
+    if (fd < 0) return chosen;
+    SSL_CTX* context = SSL_CTX_new(TLS_client_method());
+    static constexpr unsigned char k_offer[] = {2, 'h', '2', 8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+    SSL_CTX_set_alpn_protos(context, k_offer, sizeof k_offer);
+    SSL* ssl = SSL_new(context);
+    SSL_set_fd(ssl, fd);
+    if (SSL_connect(ssl) == 1) {
+        const unsigned char* name = nullptr;
+        unsigned int size = 0;
+        SSL_get0_alpn_selected(ssl, &name, &size);
+        if (name) chosen.assign(reinterpret_cast<const char*>(name), size);
+    }
+    SSL_free(ssl);
+    SSL_CTX_free(context);
+    ::close(fd);
+    return chosen;
+}
+
 bool tls_abandon(int port, const std::string& host, bool while_answering) {
     const int fd = connect_loopback(port);
     if (fd < 0) return false;

@@ -38,6 +38,10 @@ struct TlsVisit {
 // max_version: the highest TLS version the client speaks (0: any).
 TlsVisit tls_visit(int port, const std::string& host, const TlsSession* offer, TlsSession* kept, int max_version = 0);
 
+// The protocol the server chose by ALPN for a client offering "h2" then "http/1.1", as browsers
+// do ("" when it chose none, or the handshake failed).
+std::string tls_alpn(int port);
+
 // A visitor that resets its connection (SO_LINGER 0): `while_answering`, after pipelining GETs for
 // `host` until the server stops taking them (its answers unread fill the connection); otherwise
 // after one request and its answer, while the server waits for the next. Returns whether its
