@@ -8,7 +8,8 @@
 #                     and without the guard, on one node and on three edges (about an hour)
 #   make fuzz   run every libFuzzer target (rule parser, cookie codec, paths and client
 #               addresses, room JSON, whole requests through the gate, the proxy's head parser
-#               and rewriter, an origin's answers and the reuse of its connection) for FUZZ_SECONDS each
+#               and rewriter, an origin's answers and the reuse of its connection, HTTP/2 frames
+#               through nghttp2 into wr's header fields) for FUZZ_SECONDS each
 #               (default 60); make test runs each for 3 s
 #   make soak   mixed traffic at 1,000 connections for SOAK_SECONDS (default 600), with a report
 #   make test-sanitize  build with AddressSanitizer + UBSan in build-asan and run the unit and
