@@ -65,8 +65,11 @@ function request(session, spec) {
   return new Promise((resolve) => {
     const headers = { ':method': spec.method || 'GET', ':path': spec.path, ':authority': host, ...(spec.headers || {}) };
     if (spec.upload) headers['content-length'] = String(spec.upload);
+    // expectContinue: the body waits for the edge's 100 (Node's 'continue'), as curl's does.
+    if (spec.expectContinue) headers.expect = '100-continue';
     const stream = session.request(headers, { endStream: !spec.upload });
-    const result = { status: 0, headers: {}, length: 0, text: '', error: null };
+    const result = { status: 0, headers: {}, length: 0, text: '', error: null, informational: [] };
+    stream.on('headers', (h) => result.informational.push(h[':status'])); // 1xx blocks, 100 included
     let hash = 1469598103934665603n;
     const chunks = [];
     stream.on('response', (h) => {
@@ -101,7 +104,8 @@ function request(session, spec) {
         }
         stream.end();
       };
-      more();
+      if (spec.expectContinue) stream.once('continue', more);
+      else more();
     }
   });
 }

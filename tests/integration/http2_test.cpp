@@ -333,6 +333,24 @@ TEST_CASE("integration: HTTP/2: server-sent events arrive as the origin writes t
     CHECK(lines.back()["bytes_out"] == 45);
 }
 
+TEST_CASE("integration: HTTP/2: expect: 100-continue gets 100 before the body is sent, and 103 Early Hints are passed on") {
+    TlsShop shop;
+    const std::string cookie = shop.admit(1)[0];
+    const json out = h2_requests(shop.wr.edge_port(),
+                                 json::array({{{"method", "POST"}, {"path", "/upload"}, {"upload", 11}, {"expectContinue", true},
+                                               {"headers", {{"cookie", cookie}}}},
+                                              {{"path", "/hints"}, {"headers", {{"cookie", cookie}}}}}));
+    const json& upload = out["results"][0];
+    CHECK(upload["informational"] == json::array({100})); // the body went only after it
+    CHECK(upload["status"] == 200);
+    const json answer = json::parse(upload["text"].get<std::string>());
+    CHECK(answer["length"] == 11);
+    CHECK(answer["expect"] == ""); // the edge answered it; the origin is not asked again
+    const json& hints = out["results"][1];
+    CHECK(hints["informational"] == json::array({103}));
+    CHECK(hints["status"] == 200);
+}
+
 TEST_CASE("integration: HTTP/2: the combined access log names the protocol in the request line, as nginx does") {
     wr::test::TempDir logs;
     const std::filesystem::path log = logs.path() / "access.log";
