@@ -32,8 +32,13 @@ const std::string k_secret = "s3cret-for-the-receiver-0123";
 // drops a delivery whose id it has seen, and answers 500 to the first `failures` attempts.
 class Receiver {
 public:
-    explicit Receiver(int failures = 0) : m_failures(failures) {
+    // `delay`: how long it takes before it answers each attempt (after recording it).
+    explicit Receiver(int failures = 0, std::chrono::milliseconds delay = 0ms) : m_failures(failures), m_delay(delay) {
         m_server.Post("/hook", [this](const httplib::Request& request, httplib::Response& response) {
+            if (m_delay > 0ms) {
+                record_arrival();
+                std::this_thread::sleep_for(m_delay);
+            }
             std::lock_guard lock(m_mutex);
             Delivery delivery;
             delivery.id = request.get_header_value("Wr-Webhook-Id");
@@ -66,6 +71,11 @@ public:
         bool signed_well = false;
         json body;
     };
+    // Attempts that arrived, answered or not yet.
+    int arrivals() {
+        std::lock_guard lock(m_mutex);
+        return m_arrivals;
+    }
     std::vector<Delivery> attempts() {
         std::lock_guard lock(m_mutex);
         return m_attempts;
@@ -77,11 +87,18 @@ public:
     }
 
 private:
+    void record_arrival() {
+        std::lock_guard lock(m_mutex);
+        ++m_arrivals;
+    }
+
     httplib::Server m_server;
     std::thread m_thread;
     int m_port = 0;
     std::mutex m_mutex;
     int m_failures;
+    std::chrono::milliseconds m_delay;
+    int m_arrivals = 0;
     std::vector<Delivery> m_attempts;
     std::vector<Delivery> m_events;
     std::set<std::string> m_seen;
@@ -160,6 +177,61 @@ TEST_CASE("integration: a room that starts queueing is announced once, signed, a
     CHECK(receiver.events()[1].kind == "room.queueing_stopped");
     service.observe();
     CHECK(receiver.attempts().size() == 4);
+}
+
+TEST_CASE("integration: an event's start and end are announced as the server's clock passes them, each once") {
+    Receiver receiver;
+    wr::test::TestOrigin origin;
+    TestServer wr({}, notifications_at_once());
+    REQUIRE(wr.post("/client/v4/notifications/destinations", destination(receiver, {"event.started", "event.ended"})).status == 200);
+    wr::test::set_up_shop(wr, origin);
+    // The server's clock reads 2026-11-22T10:00:00Z: the event runs from 10:05 to 10:20.
+    const auto created = wr.post("/client/v4/zones/example.com/waiting_rooms/shop/events",
+                                 {{"name", "launch"}, {"event_start_time", "2026-11-22T10:05:00Z"}, {"event_end_time", "2026-11-22T10:20:00Z"}});
+    REQUIRE_MESSAGE(created.status == 200, created.text);
+    wr::notify::NotificationService& service = *wr.app().notifications();
+    service.observe();
+    wr.clock().advance(4min);
+    service.observe();
+    CHECK(receiver.attempts().empty()); // 10:04: not yet
+
+    wr.clock().advance(1min);
+    service.observe();
+    REQUIRE(eventually([&] { return receiver.events().size() == 1; }));
+    CHECK(receiver.events()[0].kind == "event.started");
+    CHECK(receiver.events()[0].body["room"]["name"] == "shop");
+    CHECK(receiver.events()[0].body["time"] == "2026-11-22T10:05:00.000Z");
+    wr.clock().advance(5min);
+    service.observe();
+
+    wr.clock().advance(10min);
+    service.observe();
+    REQUIRE(eventually([&] { return receiver.events().size() == 2; }));
+    CHECK(receiver.events()[1].kind == "event.ended");
+    CHECK(receiver.events()[1].body["time"] == "2026-11-22T10:20:00.000Z");
+    service.observe();
+    CHECK(receiver.attempts().size() == 2); // each once
+}
+
+TEST_CASE("integration: a receiver that takes its time holds up neither the edge nor the admin API") {
+    Receiver receiver(0, 3s);
+    wr::test::TestOrigin origin;
+    TestServer wr({}, notifications_at_once());
+    REQUIRE(wr.post("/client/v4/notifications/destinations", destination(receiver, {"room.queueing_started"})).status == 200);
+    wr::test::set_up_shop(wr, origin);
+    wr::notify::NotificationService& service = *wr.app().notifications();
+    service.observe();
+    wr::test::patch_shop(wr, {{"queue_all", true}});
+    service.observe();
+    REQUIRE(eventually([&] { return receiver.arrivals() == 1; }));
+    // The delivery is in flight for three seconds: the admin API and the edge answer meanwhile.
+    const auto started = std::chrono::steady_clock::now();
+    CHECK(wr.get("/client/v4/zones").status == 200);
+    CHECK(wr.patch("/client/v4/zones/example.com/waiting_rooms/shop", {{"queue_all", false}}).status == 200);
+    CHECK(wr::test::Browser(wr.edge_port(), "shop.example.com").get("/").status == 200);
+    CHECK(std::chrono::steady_clock::now() - started < 1500ms);
+    CHECK(receiver.events().empty()); // still being answered
+    REQUIRE(eventually([&] { return receiver.events().size() == 1; }, 10s));
 }
 
 TEST_CASE("integration: deliveries waiting for a retry survive a restart") {
