@@ -267,11 +267,7 @@ TEST_CASE("integration: SIGUSR1 makes wr serve reopen its access log after rotat
                                     "--edge-listen", "127.0.0.1:0", "--edge-threads", "1", "--access-log", file.string(),
                                     "--access-log-format", "combined"},
                                    "API listening on", true);
-    // The edge's port from "edge: listening on http://127.0.0.1:PORT", said before the API's line.
-    const std::string& output = wr.output();
-    const size_t said = output.find("edge: listening on http://127.0.0.1:");
-    REQUIRE(said != std::string::npos);
-    const int edge_port = std::stoi(output.substr(said + std::string("edge: listening on http://127.0.0.1:").size()));
+    const int edge_port = wr::test::port_after(wr.output(), "edge: listening on"); // said before the API's line
     const auto send = [&](const std::string& path) {
         return raw_exchange(edge_port, "GET " + path + " HTTP/1.1\r\nHost: nowhere.test\r\nConnection: close\r\n\r\n").status;
     };
@@ -301,10 +297,7 @@ TEST_CASE("integration: --access-log - writes the lines to standard output") {
                                     "--edge-listen", "127.0.0.1:0", "--edge-threads", "1", "--access-log", "-",
                                     "--access-log-format", "json"},
                                    "API listening on", true);
-    const std::string& output = wr.output();
-    const size_t said = output.find("edge: listening on http://127.0.0.1:");
-    REQUIRE(said != std::string::npos);
-    const int edge_port = std::stoi(output.substr(said + std::string("edge: listening on http://127.0.0.1:").size()));
+    const int edge_port = wr::test::port_after(wr.output(), "edge: listening on"); // said before the API's line
     REQUIRE(raw_exchange(edge_port, "GET /to-stdout HTTP/1.1\r\nHost: nowhere.test\r\nConnection: close\r\n\r\n").status == 421);
     wr.send_signal(SIGTERM); // lines still gathered are written before it exits
     REQUIRE(wr.wait_exit(10s) == 0);
