@@ -223,27 +223,25 @@ void H2Connection::go_away() {
     wake_writer();
 }
 
-bool H2Connection::count_control(H2ControlFrame kind) {
+void H2Connection::count_control(H2ControlFrame kind) {
     const auto now = std::chrono::steady_clock::now();
-    if (m_flood_guard.admit(kind, now)) return true;
-    if (m_flood_guard.just_passed(kind)) {
-        // An attacker reconnects at once and would write this line hundreds of times a second:
-        // once a second per thread, with how many more there were.
-        thread_local std::chrono::steady_clock::time_point last_warned{};
-        thread_local int unwarned = 0;
-        if (now - last_warned >= std::chrono::seconds{1}) {
-            util::log_warn("edge", "an HTTP/2 client at " + m_peer_text + " " + std::string(H2FloodGuard::what(kind)) +
-                                       " too fast; its connection ends" +
-                                       (unwarned > 0 ? " (and " + std::to_string(unwarned) + " more connections since the last such line)" : ""));
-            last_warned = now;
-            unwarned = 0;
-        } else {
-            ++unwarned;
-        }
-        m_shared.analytics.edge().h2_calm_goaways.fetch_add(1, std::memory_order_relaxed);
-        nghttp2_session_terminate_session(m_session, NGHTTP2_ENHANCE_YOUR_CALM);
+    // Within its bound, or past it already (the session is ending): nothing more to do.
+    if (m_flood_guard.admit(kind, now) || !m_flood_guard.just_passed(kind)) return;
+    // An attacker reconnects at once and would write this line hundreds of times a second:
+    // once a second per thread, with how many more there were.
+    thread_local std::chrono::steady_clock::time_point last_warned{};
+    thread_local int unwarned = 0;
+    if (now - last_warned >= std::chrono::seconds{1}) {
+        util::log_warn("edge", "an HTTP/2 client at " + m_peer_text + " " + std::string(H2FloodGuard::what(kind)) +
+                                   " too fast; its connection ends" +
+                                   (unwarned > 0 ? " (and " + std::to_string(unwarned) + " more connections since the last such line)" : ""));
+        last_warned = now;
+        unwarned = 0;
+    } else {
+        ++unwarned;
     }
-    return false;
+    m_shared.analytics.edge().h2_calm_goaways.fetch_add(1, std::memory_order_relaxed);
+    nghttp2_session_terminate_session(m_session, NGHTTP2_ENHANCE_YOUR_CALM);
 }
 
 void H2Connection::close_stream(H2Stream& stream, uint32_t) {

@@ -124,9 +124,9 @@ private:
     void after_input();
     void update_phase();
     void set_phase(Phase phase);
-    // Counts a control frame from the client; false when over its bound (the session is being
-    // terminated).
-    bool count_control(H2ControlFrame kind);
+    // Counts a control frame from the client; past its bound, the session is terminated with
+    // GOAWAY(ENHANCE_YOUR_CALM).
+    void count_control(H2ControlFrame kind);
     void close_stream(H2Stream& stream, uint32_t error_code);
     // A stream both closed and done with: kept for the connection's next one.
     void recycle(const std::shared_ptr<H2Stream>& stream);
