@@ -131,38 +131,36 @@ local function prune(state_key, nodes_key, chg_key, rev_key)
   return popped
 end
 
-local function parse_entry(entry)
-  local s, seen, w, t, m, of, on = unpack_struct(ENTRY, entry)
-  return {sequence = s, seen = seen, weight = w, total = t, minute = m, of = of, counted = on == 1}
-end
-
--- An entry's part in the sums, added (sign 1) or taken away (-1). Holds against new users count
--- for one minute only: the sum starts afresh with the first hold for a later minute.
-local function add_entry(sums, entry, sign)
-  sums.weight = sums.weight + sign * entry.weight
-  sums.live = sums.live + sign
-  sums.total = sums.total + sign * entry.total
-  if entry.of == sums.of then
-    sums.minute = sums.minute + sign * entry.minute
-  elseif sign > 0 and entry.of > sums.of then
-    sums.of, sums.minute = entry.of, entry.minute
+-- An entry's part in the sums (weight, live, total, minute, of) added (sign 1) or taken away
+-- (-1). Holds against new users count for one minute only: the sum starts afresh with the first
+-- hold for a later minute. Numbers in and out, no table: a table costs more than the sums.
+local function add_entry(sw, sl, st, sm, so, weight, total, minute, of, sign)
+  sw = sw + sign * weight
+  sl = sl + sign
+  st = st + sign * total
+  if of == so then
+    sm = sm + sign * minute
+  elseif sign > 0 and of > so then
+    so, sm = of, minute
   end
+  return sw, sl, st, sm, so
 end
 
 -- Once per liveness: entries whose grant has expired leave the sums (their nodes stopped
 -- syncing; a node that syncs takes its own out).
-local function scan(nodes_key, sums, except)
+local function scan(nodes_key, sw, sl, st, sm, so, except)
   local nodes = redis.call('HGETALL', nodes_key)
   for i = 1, #nodes, 2 do
     if nodes[i] ~= except then
-      local entry = parse_entry(nodes[i + 1])
-      if entry.counted and entry.seen + validity <= store_ms then
-        add_entry(sums, entry, -1)
-        redis.call('HSET', nodes_key, nodes[i], pack(ENTRY, entry.sequence, entry.seen, entry.weight, entry.total, entry.minute,
-                                                      entry.of, 0) .. string.sub(nodes[i + 1], ENTRY_SIZE + 1))
+      local entry = nodes[i + 1]
+      local sequence, seen, weight, total, minute, of, counted = unpack_struct(ENTRY, entry)
+      if counted == 1 and seen + validity <= store_ms then
+        sw, sl, st, sm, so = add_entry(sw, sl, st, sm, so, weight, total, minute, of, -1)
+        redis.call('HSET', nodes_key, nodes[i], pack(ENTRY, sequence, seen, weight, total, minute, of, 0) .. string.sub(entry, ENTRY_SIZE + 1))
       end
     end
   end
+  return sw, sl, st, sm, so
 end
 
 local function granted(free, held, weight, weights, live, rate)
@@ -178,6 +176,13 @@ local function granted(free, held, weight, weights, live, rate)
   return math.max(0, math.min(want, free - held))
 end
 
+-- Scratch space every room of the call reuses (a new table per room costs more than its work):
+-- the fields read (the header's never change), field -> its place there, the fields written,
+-- the node's changes summed by field and in first-seen order, the sorted set's new scores.
+local fields = {}
+for i = 1, n_header do fields[i] = header[i] end
+local position, set, deltas, order, members = {}, {}, {}, {}, {}
+
 local function sync_room(k, at)
   local state_key, nodes_key, chg_key, rev_key = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
   local _, read_only, total, per_minute, session, rate, weight, in_flight, cursor, acknowledged, version_read, generation_read,
@@ -185,37 +190,55 @@ local function sync_room(k, at)
   read_only = read_only == 1
   local epoch = ARGV[at + 1]
   local contribution = ARGV[at + 2]
-  local join_keys = {}
-  for i = 1, n_join_keys do join_keys[ARGV[at + 2 + i]] = KEYS[k + 3 + i] end
+  local join_keys = nil
+  if n_join_keys > 0 then
+    join_keys = {}
+    for i = 1, n_join_keys do join_keys[ARGV[at + 2 + i]] = KEYS[k + 3 + i] end
+  end
   local batches_at = at + 3 + n_join_keys
   if session > 31 then session = 31 end
 
-  -- One read of the room's state: its header, and the counts the grant and the batches touch.
-  local fields = {}
-  for i = 1, n_header do fields[i] = header[i] end
+  -- The counts other nodes changed since this node last read, if the state is still the one it
+  -- read (checked below, with the state's generation): read with the rest, in the one HMGET.
+  local others = empty
+  if version_read > 0 then others = redis.call('ZRANGEBYSCORE', chg_key, version_read + 1, '+inf') end
+
+  -- One read of the room's state: its header, the counts the grant and the batches touch, and
+  -- those others changed.
+  local n_fields = n_header
   local first_active = n_header + 1
-  local position = {} -- count field -> its place in `fields`
   if not read_only then
     for minute = now_minute - session, now_minute do
-      fields[#fields + 1] = active_names[minute]
-      position[active_names[minute]] = #fields
+      n_fields = n_fields + 1
+      fields[n_fields] = active_names[minute]
+      position[active_names[minute]] = n_fields
     end
-    fields[#fields + 1] = admitted_name
-    position[admitted_name] = #fields
+    n_fields = n_fields + 1
+    fields[n_fields] = admitted_name
+    position[admitted_name] = n_fields
     local a = batches_at
     for _ = 1, n_batches do
       local _, n_counts, n_revocations, n_seeds, n_joins = unpack_struct(BATCH, ARGV[a])
       for i = a + 2, a + 1 + n_counts do
         local field = ARGV[i]
         if not position[field] then
-          fields[#fields + 1] = field
-          position[field] = #fields
+          n_fields = n_fields + 1
+          fields[n_fields] = field
+          position[field] = n_fields
         end
       end
       a = a + 2 + n_counts + 2 * n_revocations + 2 * n_seeds + 3 * n_joins
     end
   end
-  local values = redis.call('HMGET', state_key, unpack(fields))
+  for i = 1, #others do
+    local field = others[i]
+    if not position[field] then
+      n_fields = n_fields + 1
+      fields[n_fields] = field
+      position[field] = n_fields
+    end
+  end
+  local values = redis.call('HMGET', state_key, unpack(fields, 1, n_fields))
   local stored_epoch = values[EPOCH]
   local generation, version, pruned, scanned, revocation_base, revocations_pushed, failover, failover_seen, pending = 0, 0, 0, 0, 0, 0,
     0, 0, 0
@@ -224,13 +247,7 @@ local function sync_room(k, at)
       unpack_struct(META, values[META_AT])
   end
   local meta_changed = false
-  local set = {}
   local n_set = 0
-  local function put(field, value)
-    set[n_set + 1] = field
-    set[n_set + 2] = value
-    n_set = n_set + 2
-  end
 
   -- The epoch names this incarnation of the room's state: a new one when the state is gone, so
   -- that every node pushes all it still counts again instead of its latest changes only.
@@ -238,7 +255,8 @@ local function sync_room(k, at)
     stored_epoch = time[1] .. '.' .. time[2]
     generation = generation + 1
     meta_changed = true
-    put('_e', stored_epoch)
+    set[1], set[2] = '_e', stored_epoch
+    n_set = 2
   end
   stored_epoch = stored_epoch or ''
 
@@ -265,16 +283,21 @@ local function sync_room(k, at)
       generation = generation + 1
       meta_changed = true
     end
-    if wrote ~= server then put('_s', server) end
+    if wrote ~= server then
+      set[n_set + 1], set[n_set + 2] = '_s', server
+      n_set = n_set + 2
+    end
   end
 
   local status = 'ok'
-  local own = nil
-  local stored_sequence = 0
+  local own_sequence, own_seen, own_total, own_minute, own_of, own_counted = 0, 0, 0, 0, 0, false
+  local own_weight = 0
   if entry then
-    own = parse_entry(entry)
-    stored_sequence = own.sequence
+    local counted
+    own_sequence, own_seen, own_weight, own_total, own_minute, own_of, counted = unpack_struct(ENTRY, entry)
+    own_counted = counted == 1
   end
+  local stored_sequence = own_sequence
   local stored_contribution = ''
   if not read_only then
     -- A node that never synced the room ('') has nothing from an older epoch to push again.
@@ -295,11 +318,9 @@ local function sync_room(k, at)
   -- skipped: no one is counted twice).
   local last = stored_sequence
   local pushed_joins = nil
-  local mine = nil -- field, packed count, …: the counts this push changed
+  local n_order = 0
   local version_before = version
   if status == 'ok' and not read_only then
-    local deltas = {}
-    local order = {}
     local pushes = nil
     local a = batches_at
     for _ = 1, n_batches do
@@ -313,11 +334,13 @@ local function sync_room(k, at)
           local field = ARGV[i]
           local delta
           delta, offset = unpack_struct(COUNT, packed, offset)
-          if not deltas[field] then
+          local sum = deltas[field]
+          if not sum then
+            n_order = n_order + 1
+            order[n_order] = field
             deltas[field] = delta
-            order[#order + 1] = field
           else
-            deltas[field] = deltas[field] + delta
+            deltas[field] = sum + delta
           end
         end
       end
@@ -333,13 +356,14 @@ local function sync_room(k, at)
         local index = minute == now_minute and SEED_NOW or (minute == now_minute - 1 and SEED_LAST or nil)
         if fresh and index and not values[index] then
           values[index] = ARGV[i + 1]
-          put(header[index], values[index])
+          set[n_set + 1], set[n_set + 2] = header[index], values[index]
+          n_set = n_set + 2
         end
       end
       a = a + 2 * n_seeds
       for i = a, a + 3 * n_joins - 1, 3 do
         local minute, address, delta = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
-        local key = join_keys[minute]
+        local key = join_keys and join_keys[minute]
         if key then
           if fresh then
             redis.call('HINCRBY', key, address, delta)
@@ -355,24 +379,19 @@ local function sync_room(k, at)
       if sequence > last then last = sequence end
     end
     -- The counts written whole, each field's version moved on.
-    if #order > 0 then
+    if n_order > 0 then
       version = version + 1
       meta_changed = true
-      local score = string.format('%d', version)
-      local members = {}
-      mine = {}
-      for _, field in ipairs(order) do
+      for i = 1, n_order do
+        local field = order[i]
         local index = position[field]
-        local value = count_of(values[index]) + deltas[field]
-        local text = pack(COUNT, value)
+        local text = pack(COUNT, count_of(values[index]) + deltas[field])
         values[index] = text
-        mine[#mine + 1] = field
-        mine[#mine + 1] = text
-        put(field, text)
-        members[#members + 1] = score
-        members[#members + 1] = field
+        set[n_set + 1], set[n_set + 2] = field, text
+        n_set = n_set + 2
+        members[2 * i - 1], members[2 * i] = version, field
       end
-      redis.call('ZADD', chg_key, unpack(members))
+      redis.call('ZADD', chg_key, unpack(members, 1, 2 * n_order))
     end
     if pushes then
       redis.call('RPUSH', rev_key, unpack(pushes))
@@ -399,55 +418,77 @@ local function sync_room(k, at)
     local admitted_now = count_of(values[first_active + session + 1])
     local free_total = total - math.max(0, active_users)
     local free_minute = per_minute - admitted_now
-    local sums = {weight = 0, live = 0, total = 0, minute = 0, of = 0}
-    if values[SUMS_AT] then sums.weight, sums.live, sums.total, sums.minute, sums.of = unpack_struct(SUMS, values[SUMS_AT]) end
+    local sw, sl, st, sm, so = 0, 0, 0, 0, 0
+    if values[SUMS_AT] then sw, sl, st, sm, so = unpack_struct(SUMS, values[SUMS_AT]) end
     if scanned + liveness <= store_ms then
-      scan(nodes_key, sums, node)
+      sw, sl, st, sm, so = scan(nodes_key, sw, sl, st, sm, so, node)
       scanned = store_ms
       meta_changed = true
     end
     -- This node's own part, while still in the sums, is not another node's.
-    if own and own.counted then add_entry(sums, own, -1) end
-    local others_minute = sums.of == now_minute and sums.minute or 0
-    live = sums.live + 1
-    local weights = weight + sums.weight
+    if own_counted then sw, sl, st, sm, so = add_entry(sw, sl, st, sm, so, own_weight, own_total, own_minute, own_of, -1) end
+    local others_minute = so == now_minute and sm or 0
+    live = sl + 1
+    local weights = weight + sw
     if weights > 0 then share = math.min(1000000, math.max(0, math.floor(weight * 1000000 / weights))) else share = math.floor(1000000 / live) end
     -- A recount after a failover or a loss: no grants until the counts are whole again.
-    if own and own.seen < failover and own.seen >= failover_seen - liveness and pending > 0 then
+    if entry and own_seen < failover and own_seen >= failover_seen - liveness and pending > 0 then
       pending = pending - 1
       meta_changed = true
     end
     local recounting = store_ms < failover + liveness or (pending > 0 and store_ms < failover + recount_livenesses * liveness)
     if not recounting then
-      grant_total = granted(free_total, sums.total, weight, weights, live, rate)
+      grant_total = granted(free_total, st, weight, weights, live, rate)
       grant_minute = granted(free_minute, others_minute, weight, weights, live, rate)
     end
     -- Held: the grant, or what the node may admit before the answer reaches it, if more.
-    local fresh = {weight = weight, total = math.max(grant_total, in_flight), minute = math.max(grant_minute, in_flight), of = now_minute}
-    add_entry(sums, fresh, 1)
-    put('_x', pack(SUMS, sums.weight, sums.live, sums.total, sums.minute, sums.of))
+    local held_total, held_minute = math.max(grant_total, in_flight), math.max(grant_minute, in_flight)
+    sw, sl, st, sm, so = add_entry(sw, sl, st, sm, so, weight, held_total, held_minute, now_minute, 1)
+    set[n_set + 1], set[n_set + 2] = '_x', pack(SUMS, sw, sl, st, sm, so)
+    n_set = n_set + 2
     -- A push without batches leaves the contribution as it was.
-    if n_batches == 0 and entry then contribution = string.sub(entry, ENTRY_SIZE + 1) end
-    redis.call('HSET', nodes_key, node, pack(ENTRY, last, store_ms, weight, fresh.total, fresh.minute, now_minute, 1) .. contribution)
+    local stored = pack(ENTRY, last, store_ms, weight, held_total, held_minute, now_minute, 1)
+    if n_batches == 0 and entry then
+      stored = stored .. string.sub(entry, ENTRY_SIZE + 1)
+    else
+      stored = stored .. contribution
+    end
+    redis.call('HSET', nodes_key, node, stored)
   end
 
   if meta_changed then
-    put('_m', pack(META, generation, version, pruned, scanned, revocation_base, revocations_pushed, failover, failover_seen, pending))
+    set[n_set + 1], set[n_set + 2] = '_m', pack(META, generation, version, pruned, scanned, revocation_base, revocations_pushed, failover,
+                                               failover_seen, pending)
+    n_set = n_set + 2
   end
-  if n_set > 0 then redis.call('HSET', state_key, unpack(set)) end
+  if n_set > 0 then redis.call('HSET', state_key, unpack(set, 1, n_set)) end
 
   -- What changed since the node last read (everything, for a node new to this incarnation of
-  -- the state): its own changes, unless another node changed something too.
+  -- the state): its own changes, and those of others read above.
   local changed = empty
   local since = version_read
   if generation_read ~= generation or version_read > version then since = 0 end
   if status ~= 'ok' or since == version then
     changed = empty
-  elseif since == version_before and mine then
-    changed = mine
+  elseif since == version_read and (since == version_before or #others > 0) then
+    changed = {}
+    local n = 0
+    for i = 1, n_order do
+      local field = order[i]
+      n = n + 2
+      changed[n - 1], changed[n] = field, values[position[field]]
+    end
+    for i = 1, #others do
+      local field = others[i]
+      -- A field this push changed too is in already.
+      if deltas[field] == nil then
+        n = n + 2
+        changed[n - 1], changed[n] = field, values[position[field]] or ''
+      end
+    end
   else
     changed = {}
-    local names = redis.call('ZRANGEBYSCORE', chg_key, '(' .. string.format('%d', since), '+inf')
+    local names = redis.call('ZRANGEBYSCORE', chg_key, since + 1, '+inf')
     for i = 1, #names, 4000 do
       local part = redis.call('HMGET', state_key, unpack(names, i, math.min(#names, i + 3999)))
       for j = 1, #part do
@@ -456,16 +497,18 @@ local function sync_room(k, at)
       end
     end
   end
+  for i = n_header + 1, n_fields do position[fields[i]] = nil end
+  for i = 1, n_order do deltas[order[i]] = nil end
 
   local seeds = empty
   if values[SEED_LAST] or values[SEED_NOW] then
     seeds = {}
     if values[SEED_LAST] then
-      seeds[#seeds + 1] = string.format('%d', now_minute - 1)
+      seeds[#seeds + 1] = now_minute - 1
       seeds[#seeds + 1] = values[SEED_LAST]
     end
     if values[SEED_NOW] then
-      seeds[#seeds + 1] = string.format('%d', now_minute)
+      seeds[#seeds + 1] = now_minute
       seeds[#seeds + 1] = values[SEED_NOW]
     end
   end
@@ -502,16 +545,19 @@ end
 
 local results = {}
 local k, at = 1, 8
-for _ = 1, n_rooms do
+for r = 1, n_rooms do
   local n_keys = unpack_struct('<i8', ARGV[at])
   local next_at = after_room(at)
   -- A room that fails (a damaged key) fails alone: the others are synced as usual.
   local ok, result = pcall(sync_room, k, at)
   if ok then
-    results[#results + 1] = result
+    results[r] = result
   else
+    -- The scratch space as a room leaves it when it fails midway: emptied for the next.
+    for field in pairs(position) do position[field] = nil end
+    for field in pairs(deltas) do deltas[field] = nil end
     local message = type(result) == 'table' and (result.err or 'error') or tostring(result)
-    results[#results + 1] = {'failed', '', 0, 0, 0, empty, empty, empty, 0, empty, 0, 0, 0, 0, 0, '', message}
+    results[r] = {'failed', '', 0, 0, 0, empty, empty, empty, 0, empty, 0, 0, 0, 0, 0, '', message}
   end
   k = k + n_keys
   at = next_at
