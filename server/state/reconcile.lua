@@ -72,8 +72,7 @@ local COUNT = '<i8'
 local EPOCH, SERVER, META_AT, SUMS_AT, SEED_LAST, SEED_NOW = 1, 2, 3, 4, 5, 6
 local header = {'_e', '_s', '_m', '_x', '_r' .. (now_minute - 1), '_r' .. now_minute}
 local n_header = #header
-local active_names = {}
-for minute = now_minute - 31, now_minute do active_names[minute] = 'a' .. minute end
+local active_names = {} -- minute -> 'a<minute>', made when a room first needs it (a call may carry one room)
 local admitted_name = 'm' .. now_minute
 
 -- Retention by field, as store_fields.cpp's field_expired (and ChangeSet::prune).
@@ -209,9 +208,14 @@ local function sync_room(k, at)
   local first_active = n_header + 1
   if not read_only then
     for minute = now_minute - session, now_minute do
+      local name = active_names[minute]
+      if not name then
+        name = 'a' .. minute
+        active_names[minute] = name
+      end
       n_fields = n_fields + 1
-      fields[n_fields] = active_names[minute]
-      position[active_names[minute]] = n_fields
+      fields[n_fields] = name
+      position[name] = n_fields
     end
     n_fields = n_fields + 1
     fields[n_fields] = admitted_name
