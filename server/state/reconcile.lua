@@ -314,7 +314,8 @@ local function sync_room(k, at)
       -- Batches acknowledged to the node are missing (a failover to a replica that lagged):
       -- nothing applied; the node sends again what this copy of its contribution lacks.
       status = 'lost'
-      stored_contribution = string.sub(entry, ENTRY_SIZE + 1)
+      -- No entry at all (its first sync never reached this copy): no copy, so it sends all again.
+      if entry then stored_contribution = string.sub(entry, ENTRY_SIZE + 1) end
     end
   end
 

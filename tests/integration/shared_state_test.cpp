@@ -385,4 +385,39 @@ TEST_CASE("shared state: the Lua script and its C++ twin give the same answers")
     CHECK(browsed_ms == since_admission_ms);
 }
 
+TEST_CASE("shared state: a copy of the room without this node's entry (its first sync lost in a failover) answers 'lost', not a failed room") {
+    RedisServer redis;
+    wr::state::RedisStoreOptions options;
+    options.url = wr::state::parse_state_url(redis.url());
+    wr::state::RedisStore store(options);
+    wr::state::StoreTiming timing;
+    const std::string room = "00112233445566778899aabbccddeeff";
+    wr::queue::Policy policy;
+    policy.total_active_users = 300;
+    policy.new_users_per_minute = 200;
+    wr::state::RoomReplica node(wr::state::ReplicaSettings{});
+    wr::util::SystemClock clock;
+    wr::util::SeededRandom random(7);
+    const auto sync = [&](wr::util::TimePoint at) {
+        const auto reply = store.exchange("node-1", {node.begin_sync(room, at)}, timing).at(0);
+        node.end_sync(reply, at);
+        return reply;
+    };
+    auto at = clock.now();
+    sync(at);
+    for (int visit = 0; visit < 3; ++visit) node.check_in(policy, std::nullopt, at, random, wr::queue::Arrival::join);
+    REQUIRE(sync(at).status == wr::state::RoomReply::Status::ok); // acknowledged: the node holds a batch number the store has
+
+    // The copy a failover promoted has the room (another node made it) but never had this node.
+    CHECK(redis.cli({"HDEL", "wr:{" + room + "}:nodes", "node-1"}) == "1");
+    at += std::chrono::seconds{1};
+    const auto lost = sync(at);
+    CHECK(lost.error == "");
+    CHECK(lost.status == wr::state::RoomReply::Status::lost);
+    CHECK(lost.stored_contribution.empty());
+    // The node sends everything again, and the room goes on.
+    at += std::chrono::seconds{1};
+    CHECK(sync(at).status == wr::state::RoomReply::Status::ok);
+}
+
 } // TEST_SUITE
