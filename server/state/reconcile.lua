@@ -5,13 +5,16 @@
 -- server/state/memory_store.cpp is the same logic in C++; keep the two in step (a test holds
 -- them to the same answers).
 --
--- Cheap per room (docs/design.md, "What a room-sync costs"): one HMGET and one HSET on the
--- room's state, one HGET and one HSET of the node's entry, a ZADD when counts changed, and a
--- read of the changed counts only when another node changed some — whatever the number of nodes
--- and however long the room has run. What costs most in a script here is not a command but
--- turning numbers into text and back, and making strings: so numbers travel and rest packed
--- (struct, little-endian 64-bit integers), field names are made once per call, counts are read
--- by version rather than whole, the nodes' demand and reservations are kept as running sums
+-- Cheap per room (docs/design.md, "What a room-sync costs"): a range of the sorted set naming
+-- the counts other nodes changed since this node's last read, one HMGET of the room's state
+-- (its header, the counts the grant and the batches touch, and those others changed), one HGET
+-- and one HSET of the node's entry, a ZADD when counts changed and one HSET of the state —
+-- whatever the number of nodes and however long the room has run. Each command called from here
+-- costs a few µs beyond its own work (its arguments made into Redis strings, its answer parsed
+-- back into Lua), and each table or string made costs more than a line of arithmetic: so there
+-- are no more commands than these, numbers travel and rest packed (struct, little-endian 64-bit
+-- integers), field names are made once per call and scratch tables once per call, counts are
+-- read by version rather than whole, the nodes' demand and reservations are kept as running sums
 -- (each node's part released by the node at its next sync or, once expired, by a scan of the
 -- node entries once per liveness), and pruning and the keys' time to live happen once a minute.
 --
