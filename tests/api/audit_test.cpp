@@ -170,6 +170,16 @@ TEST_CASE("api audit log: a refused or failed change leaves no entry, and an ent
     });
     CHECK(admin.send("PATCH", k_shop_path, {{"total_active_users", 3000}}).status == 500);
     CHECK(admin.ok("GET", k_shop_path)["total_active_users"] == 1000);
+    // An apply that changes one room and creates another: neither happens.
+    const json document = {{"zones", {{{"name", "example.com"},
+                                       {"origin", "http://127.0.0.1:3000"},
+                                       {"waiting_rooms", {{{"name", "shop"}, {"host", "shop.example.com"}, {"total_active_users", 3000},
+                                                           {"new_users_per_minute", 300}},
+                                                          {{"name", "news"}, {"host", "news.example.com"}, {"total_active_users", 50},
+                                                           {"new_users_per_minute", 60}}}}}}}};
+    CHECK(admin.send("POST", "/client/v4/apply", document).status == 500);
+    CHECK(admin.ok("GET", k_shop_path)["total_active_users"] == 1000);
+    CHECK(admin.send("GET", "/client/v4/zones/example.com/waiting_rooms/news").status == 404);
     admin.database.write([](Connection& c) { c.exec("DROP TRIGGER refuse_audit"); });
     CHECK(admin.log().size() == before);
 }

@@ -6,11 +6,13 @@
 #include <future>
 
 #include "support/browser.h"
+#include "support/eventually.h"
 #include "support/prometheus_parser.h"
 #include "support/scripted_origin.h"
 #include "support/shop_paths.h"
 #include "support/shop_room.h"
 #include "support/test_server.h"
+#include "support/webhook_receiver.h"
 
 using wr::test::Browser;
 using wr::test::ScriptedOrigin;
@@ -121,6 +123,49 @@ TEST_CASE("integration: the guard sees the wait for a connection under the zone'
     const double all = exposition.value("wr_origin_ttfb_seconds_count", {{"node", "wr"}, {"zone", "example.com"}});
     CHECK(all >= 45);
     CHECK(slow >= 0.95 * all);
+}
+
+TEST_CASE("integration: the guard's throttling and its end are announced to a receiver, each once, with the figures") {
+    wr::test::WebhookReceiver receiver;
+    ScriptedOrigin origin;
+    TestServer wr({}, [](wr::AppOptions& options) {
+        never_on_its_own(options);
+        options.notification_settle = 0ms;
+    });
+    const nlohmann::json destination = {{"name", "ops"},
+                                        {"url", receiver.url()},
+                                        {"secret", wr::test::k_webhook_secret},
+                                        {"kinds", {"origin_guard.throttling", "origin_guard.recovered"}}};
+    REQUIRE(wr.post("/client/v4/notifications/destinations", destination).status == 200);
+    wr::test::set_up_shop(wr, origin.url(),
+                          {{"total_active_users", 300},
+                           {"new_users_per_minute", 200},
+                           {"origin_guard", {{"enabled", true}, {"target_ttfb_ms", 100}}}});
+    guard_step(wr);
+    CHECK(visit_slowly(wr, 45, 300) == 45);
+    guard_step(wr);
+    REQUIRE(wr::test::eventually([&] { return receiver.events().size() == 1; }));
+    const auto throttling = receiver.events()[0];
+    CHECK(throttling.kind == "origin_guard.throttling");
+    CHECK(throttling.body["room"]["name"] == "shop");
+    CAPTURE(throttling.body.dump());
+    CHECK(throttling.body["figures"]["reason"].get<std::string>().find("over the 100 ms target") != std::string::npos);
+    CHECK(throttling.body["figures"]["origin_p95_ttfb_ms"].get<double>() >= 300);
+    CHECK(throttling.body["figures"]["effective_new_users_per_minute"].get<int64_t>() < 200);
+    guard_step(wr); // still throttling: nothing new
+
+    // The operator turns the guard off: the room is back at its configured limits.
+    const auto patched = wr.patch(std::string(wr::test::k_shop_path), {{"origin_guard", {{"enabled", false}}}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.text);
+    wr.sync_edge();
+    guard_step(wr);
+    REQUIRE(wr::test::eventually([&] { return receiver.events().size() == 2; }));
+    CHECK(receiver.events()[1].kind == "origin_guard.recovered");
+    CHECK(receiver.events()[1].body["figures"]["effective_new_users_per_minute"] == 200);
+    guard_step(wr);
+    std::this_thread::sleep_for(200ms);
+    CHECK(receiver.attempts().size() == 2);
+    for (const auto& attempt : receiver.attempts()) CHECK(attempt.signed_well);
 }
 
 } // TEST_SUITE
