@@ -184,6 +184,16 @@ end
 local fields = {}
 for i = 1, n_header do fields[i] = header[i] end
 local position, set, deltas, order, members = {}, {}, {}, {}, {}
+local n_fields = n_header
+
+-- A count field the room's one HMGET reads too, once however often it is asked for.
+local function read_also(field)
+  if not position[field] then
+    n_fields = n_fields + 1
+    fields[n_fields] = field
+    position[field] = n_fields
+  end
+end
 
 local function sync_room(k, at)
   local state_key, nodes_key, chg_key, rev_key = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
@@ -207,7 +217,7 @@ local function sync_room(k, at)
 
   -- One read of the room's state: its header, the counts the grant and the batches touch, and
   -- those others changed.
-  local n_fields = n_header
+  n_fields = n_header
   local first_active = n_header + 1
   if not read_only then
     for minute = now_minute - session, now_minute do
@@ -226,25 +236,11 @@ local function sync_room(k, at)
     local a = batches_at
     for _ = 1, n_batches do
       local _, n_counts, n_revocations, n_seeds, n_joins = unpack_struct(BATCH, ARGV[a])
-      for i = a + 2, a + 1 + n_counts do
-        local field = ARGV[i]
-        if not position[field] then
-          n_fields = n_fields + 1
-          fields[n_fields] = field
-          position[field] = n_fields
-        end
-      end
+      for i = a + 2, a + 1 + n_counts do read_also(ARGV[i]) end
       a = a + 2 + n_counts + 2 * n_revocations + 2 * n_seeds + 3 * n_joins
     end
   end
-  for i = 1, #others do
-    local field = others[i]
-    if not position[field] then
-      n_fields = n_fields + 1
-      fields[n_fields] = field
-      position[field] = n_fields
-    end
-  end
+  for i = 1, #others do read_also(others[i]) end
   local values = redis.call('HMGET', state_key, unpack(fields, 1, n_fields))
   local stored_epoch = values[EPOCH]
   local generation, version, pruned, scanned, revocation_base, revocations_pushed, failover, failover_seen, pending = 0, 0, 0, 0, 0, 0,
