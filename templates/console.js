@@ -655,6 +655,19 @@ function whyNoWait(room, status) {
   return null;
 }
 
+// Moving a node in the page takes the focus out of it: a refresh re-placing the cards would
+// leave a field the operator is typing in, and the next keys would go nowhere. The field keeps
+// the focus, and the caret, if it is still in the page after `move`.
+function keepingFocus(move) {
+  const active = document.activeElement;
+  let caret = null;
+  try { caret = [active.selectionStart, active.selectionEnd]; } catch { caret = null; }
+  move();
+  if (!active || active === document.body || !active.isConnected || document.activeElement === active) return;
+  active.focus({ preventScroll: true });
+  if (caret && caret[0] !== null) try { active.setSelectionRange(caret[0], caret[1]); } catch { /* not a text field */ }
+}
+
 let refreshing = null;
 async function refresh() {
   if (!token) return;
@@ -685,7 +698,7 @@ async function refresh() {
       if (rooms === 0) order.push(element("p", "", "No waiting rooms yet: create one with `wr rooms create` or the API."));
       order.push(await notificationsPanel());
       order.push(await auditPanel());
-      main.replaceChildren(...order);
+      keepingFocus(() => main.replaceChildren(...order));
       document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString() + " · refreshes every " + REFRESH_MS / 1000 + " s";
     } catch (error) {
       if (error.status === 401) return signIn("That token was refused.");

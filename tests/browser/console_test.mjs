@@ -361,6 +361,23 @@ test('a preview\'s script cannot read the admin origin\'s storage, and its id st
   assert.ok(wr.log().includes('GET /preview/<redacted>'), 'the preview request is logged, redacted');
 });
 
+test('console: a refresh while the operator types leaves the field focused, and the next keys land in it', async () => {
+  const wr = await serveWithRoom();
+  const { tab, problems } = await openConsole(wr.admin, wr.token);
+  const field = 'section.zone form[data-role="origin-connections"] input[name="max_origin_connections"]';
+  await tab.waitForSelector(field);
+  await tab.click(field);
+  await tab.keyboard.press('Control+A');
+  await tab.keyboard.type('12');
+  // The console refreshes every 5 s, re-placing every card in the page.
+  const stamp = await tab.innerText('#updated');
+  await tab.waitForFunction((before) => document.getElementById('updated').textContent !== before, stamp, { timeout: 8000 });
+  assert.equal(await tab.$eval(field, (input) => document.activeElement === input), true);
+  await tab.keyboard.type('3');
+  assert.equal(await tab.$eval(field, (input) => input.value), '123');
+  assert.deepEqual(problems, []);
+});
+
 test('console: a zone\'s origin connection cap and a room\'s origin guard are edited within the API\'s ranges', async () => {
   const wr = await serveWithRoom();
   const zonePath = `/zones/${wr.zone.id}`;
