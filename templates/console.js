@@ -655,9 +655,16 @@ function whyNoWait(room, status) {
   return null;
 }
 
-// Moving a node in the page takes the focus out of it: a refresh re-placing the cards would
-// leave a field the operator is typing in, and the next keys would go nowhere. The field keeps
-// the focus, and the caret, if it is still in the page after `move`.
+// Puts `nodes` in `parent` in that order, moving only those not in place already: a card that
+// stays where it was is not taken out of the page, so a field in it keeps the focus and the
+// selection (a node moved loses them).
+function placeChildren(parent, nodes) {
+  nodes.forEach((node, i) => { if (parent.childNodes[i] !== node) parent.insertBefore(node, parent.childNodes[i] || null); });
+  while (parent.childNodes.length > nodes.length) parent.lastChild.remove();
+}
+
+// A field that was moved all the same (a kept form in a panel made anew) gets the focus, and
+// the caret, back after `move`: the next keys the operator types land in it.
 function keepingFocus(move) {
   const active = document.activeElement;
   let caret = null;
@@ -698,7 +705,7 @@ async function refresh() {
       if (rooms === 0) order.push(element("p", "", "No waiting rooms yet: create one with `wr rooms create` or the API."));
       order.push(await notificationsPanel());
       order.push(await auditPanel());
-      keepingFocus(() => main.replaceChildren(...order));
+      keepingFocus(() => placeChildren(main, order));
       document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString() + " · refreshes every " + REFRESH_MS / 1000 + " s";
     } catch (error) {
       if (error.status === 401) return signIn("That token was refused.");
