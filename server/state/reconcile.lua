@@ -324,6 +324,7 @@ local function sync_room(k, at)
   local pushed_joins = nil
   local n_order = 0
   local version_before = version
+  local pruned_now = false -- counts left the state in this push: `others` may name some of them
   if status == 'ok' and not read_only then
     local pushes = nil
     local a = batches_at
@@ -406,6 +407,7 @@ local function sync_room(k, at)
     if pruned < now_minute then
       revocation_base = revocation_base + prune(state_key, nodes_key, chg_key, rev_key)
       pruned = now_minute
+      pruned_now = true
       meta_changed = true
       -- Every key's time to live set again (longer than any count a ledger keeps), so a room no
       -- one serves leaves nothing behind.
@@ -474,7 +476,7 @@ local function sync_room(k, at)
   if generation_read ~= generation or version_read > version then since = 0 end
   if status ~= 'ok' or since == version then
     changed = empty
-  elseif since == version_read and (since == version_before or #others > 0) then
+  elseif since == version_read and (since == version_before or (#others > 0 and not pruned_now)) then
     changed = {}
     local n = 0
     for i = 1, n_order do
