@@ -2,13 +2,15 @@
 # origin_cap.sh, state.sh).
 # Each script sets `work` (its scratch directory) and `duration` (seconds a run) before use.
 
-# Waits (10 s at most) until something accepts connections on 127.0.0.1:PORT; else stops the bench.
+# Waits (10 s at most) until something accepts connections on 127.0.0.1:PORT; else stops the bench,
+# with the end of the server's LOG if one is named. wait_for_port PORT [LOG]
 wait_for_port() {
     for _ in $(seq 200); do
         (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
         sleep 0.05
     done
     echo "bench: nothing listens on port $1" >&2
+    [[ -n ${2:-} && -f $2 ]] && tail -5 "$2" >&2
     exit 1
 }
 
@@ -56,10 +58,13 @@ CONF
     wait_for_port "$1"
 }
 
-# A Redis Cluster of three masters with a replica each on 127.0.0.1:PORT … PORT+5 (their cluster
-# bus on PORT+10000 …), every server on core CPU, in $work/cluster-N. Sets cluster_masters
+# A Redis Cluster of three masters with a replica each on 127.0.0.1:PORT … PORT+5, their cluster
+# bus on PORT+6 … PORT+11, every server on core CPU, in $work/cluster-N. Sets cluster_masters
 # (HOST:PORT of each master), cluster_master_pids and cluster_replica_pids. stop_redis_cluster
 # ends it. start_redis_cluster PORT CPU
+# The bus is named rather than left at Redis's PORT+10000: for a PORT above 22768 that lands in
+# the kernel's ephemeral range, where the bench's own client connections may hold it, and the
+# node then fails to start.
 start_redis_cluster() {
     local ports=() seeds=() i dir
     for i in 0 1 2 3 4 5; do
@@ -68,10 +73,10 @@ start_redis_cluster() {
         ports+=($(($1 + i)))
         seeds+=("127.0.0.1:$(($1 + i))")
         taskset -c "$2" redis-server --port "$(($1 + i))" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-            --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
+            --cluster-enabled yes --cluster-port "$(($1 + 6 + i))" --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
             --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --dir "$dir"
     done
-    for i in 0 1 2 3 4 5; do wait_for_port "${ports[$i]}"; done
+    for i in 0 1 2 3 4 5; do wait_for_port "${ports[$i]}" "$work/cluster-$i/redis.log"; done
     redis-cli --cluster create "${seeds[@]}" --cluster-replicas 1 --cluster-yes >"$work/cluster-create.log" 2>&1 ||
         { echo "bench: redis-cli --cluster create failed" >&2; cat "$work/cluster-create.log" >&2; exit 1; }
     for _ in $(seq 200); do

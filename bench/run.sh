@@ -264,7 +264,7 @@ printf '1,000 WebSocket tunnels echoing once a second for 10 s: %s; wr RSS %s kB
 if command -v redis-server >/dev/null; then
     "${pin_load[@]}" redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
         --daemonize yes --pidfile "$work/redis.pid" --logfile "$work/redis.log"
-    wait_for_port "$redis_port"
+    wait_for_port "$redis_port" "$work/redis.log"
     "${pin_server[@]}" "$wr" serve --data-dir "$work/wr-redis-data" --edge-listen "127.0.0.1:$wr_redis_edge_port" \
         --admin-listen "127.0.0.1:$wr_redis_admin_port" --edge-threads 1 --log-level warn \
         --state "redis://127.0.0.1:$redis_port/0" --node-name bench &
