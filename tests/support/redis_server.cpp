@@ -6,7 +6,9 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -38,6 +40,21 @@ void wait_for_ping(int port) {
     throw std::runtime_error("redis on port " + std::to_string(port) + " does not answer PING");
 }
 
+// A port free_port() found may be taken before the server binds it: another process's connection
+// gets it as its own ephemeral port. The server then stops ("Address already in use"); it starts
+// again, up to three times, on ports `find_ports` finds anew.
+void starting_on_fresh_ports(const std::function<void()>& start, const std::function<void()>& find_ports) {
+    for (int attempt = 1;; ++attempt) {
+        try {
+            start();
+            return;
+        } catch (const std::runtime_error& error) {
+            if (attempt == 3 || std::string_view(error.what()).find("Address already in use") == std::string_view::npos) throw;
+        }
+        find_ports();
+    }
+}
+
 } // namespace
 
 int free_port() {
@@ -54,7 +71,12 @@ int free_port() {
 }
 
 RedisServer::RedisServer(std::vector<std::string> extra, int port) : m_extra(std::move(extra)), m_port(port ? port : free_port()) {
-    start();
+    starting_on_fresh_ports([this] { start(); },
+                            [&] {
+                                if (!port) m_port = free_port();
+                                for (size_t i = 0; i + 1 < m_extra.size(); ++i)
+                                    if (m_extra[i] == "--cluster-port") m_extra[i + 1] = std::to_string(free_port());
+                            });
 }
 
 void RedisServer::start() {
@@ -81,14 +103,17 @@ void RedisServer::restart() {
 
 std::string RedisServer::cli(const std::vector<std::string>& arguments) const { return run_cli(m_port, arguments); }
 
-RedisSentinel::RedisSentinel(int master_port, const std::string& master_name, std::chrono::milliseconds failover_timeout)
-    : m_port(free_port()) {
+RedisSentinel::RedisSentinel(int master_port, const std::string& master_name, std::chrono::milliseconds failover_timeout) {
     const std::string config = (m_dir.path() / "sentinel.conf").string();
-    std::ofstream(config) << "port " << m_port << "\nbind 127.0.0.1\ndir " << m_dir.path().string() << "\nsentinel monitor "
-                          << master_name << " 127.0.0.1 " << master_port << " 1\nsentinel down-after-milliseconds " << master_name
-                          << " 400\nsentinel failover-timeout " << master_name << " " << failover_timeout.count() << "\n";
-    m_process = std::make_unique<BackgroundProcess>(std::vector<std::string>{"/usr/bin/redis-sentinel", config}, "+monitor master");
-    wait_for_ping(m_port);
+    const auto start = [&] {
+        std::ofstream(config) << "port " << m_port << "\nbind 127.0.0.1\ndir " << m_dir.path().string() << "\nsentinel monitor "
+                              << master_name << " 127.0.0.1 " << master_port << " 1\nsentinel down-after-milliseconds " << master_name
+                              << " 400\nsentinel failover-timeout " << master_name << " " << failover_timeout.count() << "\n";
+        m_process = std::make_unique<BackgroundProcess>(std::vector<std::string>{"/usr/bin/redis-sentinel", config}, "+monitor master");
+        wait_for_ping(m_port);
+    };
+    m_port = free_port();
+    starting_on_fresh_ports(start, [this] { m_port = free_port(); });
 }
 
 std::string RedisSentinel::cli(const std::vector<std::string>& arguments) const { return run_cli(m_port, arguments); }
