@@ -82,13 +82,20 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
     // Keys that outlived their time to live are gone, as in Redis.
     if (const auto it = m_rooms.find(push.room_id); it != m_rooms.end() && it->second.expires_ms <= store_ms) m_rooms.erase(it);
     if (push.read_only && !m_rooms.contains(push.room_id)) {
-        reply.revocation_cursor = std::max<int64_t>(0, push.revocation_cursor);
+        reply.revocation_cursor = push.generation == 0 ? std::max<int64_t>(0, push.revocation_cursor) : 0;
         return reply;
     }
     RoomState& room = m_rooms[push.room_id];
+    // Generations are the store's time in µs when they move (at least one more than before, and
+    // than any given before): a state made anew, or taken over by another server, never has a
+    // generation a node read from another.
+    const auto next_generation = [&] {
+        m_last_generation = std::max({room.generation + 1, store_ms * 1000, m_last_generation + 1});
+        room.generation = m_last_generation;
+    };
     if (room.epoch.empty()) {
         room.epoch = std::to_string(store_ms) + "." + std::to_string(++m_epochs);
-        ++room.generation;
+        next_generation();
     }
     reply.epoch = room.epoch;
 
@@ -105,7 +112,7 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
             for (const auto& [name, entry] : room.nodes) room.pending += entry.seen_ms >= newest - timing.node_liveness_ms;
             room.failover_ms = store_ms;
             room.failover_seen_ms = newest;
-            ++room.generation;
+            next_generation();
         }
         room.server = server;
     }
@@ -257,7 +264,10 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
     for (const int64_t minute : {now_minute - 1, now_minute})
         if (const auto seed = room.seeds.find(minute); seed != room.seeds.end()) reply.changed.push_back({Kind::release_seed, minute, seed->second, 0});
 
-    const int64_t start = std::max<int64_t>(0, push.revocation_cursor - room.revocation_base);
+    // A cursor into another generation's list (a failover: the copy may hold fewer revocations,
+    // and later ones take the places this node read up to) reads the list from its start again.
+    const int64_t cursor = push.generation == room.generation ? push.revocation_cursor : 0;
+    const int64_t start = std::max<int64_t>(0, cursor - room.revocation_base);
     if (room.revocation_base + start < room.revocations_pushed)
         for (int64_t i = start; i < static_cast<int64_t>(room.revoked.size()) && i < start + 5000; ++i)
             reply.revocations.push_back(room.revoked[static_cast<size_t>(i)]);

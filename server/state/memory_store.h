@@ -86,6 +86,7 @@ private:
     mutable std::mutex m_mutex;
     std::map<std::string, RoomState> m_rooms;
     uint64_t m_epochs = 0;
+    int64_t m_last_generation = 0; // the last generation given any room
     uint64_t m_server = 1; // which server this is: a new one after each failover or loss
 };
 

@@ -59,6 +59,7 @@ local now_minute = math.floor(now_ms / 60000)
 local now_slot = math.floor(now_ms / 10000)
 local time = redis.call('TIME')
 local store_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local store_us = tonumber(time[1]) * 1000000 + tonumber(time[2]) -- below 2^53: exact
 local recount_livenesses = 10 -- k_recount_livenesses (server/state/shared_store.h)
 local node_forgotten_ms = 3600000
 local empty = {}
@@ -82,7 +83,8 @@ local admitted_name = 'm' .. now_minute
 local function expired(field)
   local kind = string.sub(field, 1, 1)
   if kind == 'w' then
-    return tonumber(string.match(field, ':(%-?%d+)$')) < now_slot - 21
+    local _, slot = string.match(field, '^w(%-?%d+):(%-?%d+)$')
+    return not slot or tonumber(slot) < now_slot - 21
   end
   local at = tonumber(string.sub(field, 2))
   if not at then return true end
@@ -96,6 +98,26 @@ end
 local function count_of(text)
   if not text then return 0 end
   return (unpack_struct(COUNT, text))
+end
+
+-- Lua's unpack takes about 8,000 values at most: a command with more arguments (a room with
+-- thousands of fields to read or write, after an outage or a lost state) goes in parts. An even
+-- part size keeps field-value pairs together. Returns the parts' answers summed (ZADD: the
+-- members new to the set).
+local PART = 4000
+local function call_in_parts(command, key, list, n)
+  local sum = 0
+  for i = 1, n, PART do sum = sum + redis.call(command, key, unpack(list, i, math.min(n, i + PART - 1))) end
+  return sum
+end
+local function hmget(key, list, n)
+  if n <= PART then return redis.call('HMGET', key, unpack(list, 1, n)) end
+  local values = {}
+  for i = 1, n, PART do
+    local part = redis.call('HMGET', key, unpack(list, i, math.min(n, i + PART - 1)))
+    for j = 1, #part do values[i + j - 1] = part[j] end
+  end
+  return values
 end
 
 -- Once a minute: counts no ledger keeps any more and seeds of past minutes leave the state,
@@ -116,17 +138,21 @@ local function prune(state_key, nodes_key, chg_key, rev_key)
       counts_gone[#counts_gone + 1] = field
     end
   end
-  for i = 1, #gone, 4000 do redis.call('HDEL', state_key, unpack(gone, i, math.min(#gone, i + 3999))) end
-  for i = 1, #counts_gone, 4000 do redis.call('ZREM', chg_key, unpack(counts_gone, i, math.min(#counts_gone, i + 3999))) end
+  call_in_parts('HDEL', state_key, gone, #gone)
+  call_in_parts('ZREM', chg_key, counts_gone, #counts_gone)
   local nodes = redis.call('HGETALL', nodes_key)
   for i = 1, #nodes, 2 do
-    local _, seen = unpack_struct('<i8i8', nodes[i + 1])
-    if seen < store_ms - node_forgotten_ms then redis.call('HDEL', nodes_key, nodes[i]) end
+    -- (an entry too short to hold its time is damaged: forgotten too)
+    if #nodes[i + 1] < ENTRY_SIZE or select(2, unpack_struct('<i8i8', nodes[i + 1])) < store_ms - node_forgotten_ms then
+      redis.call('HDEL', nodes_key, nodes[i])
+    end
   end
   local popped = 0
   while popped < 1000 do
     local head = redis.call('LINDEX', rev_key, 0)
-    if not head or tonumber(string.match(head, ':(%-?%d+)$')) > now_ms then break end
+    if not head then break end
+    local until_ms = tonumber(string.match(head, ':(%-?%d+)$'))
+    if until_ms and until_ms > now_ms then break end
     redis.call('LPOP', rev_key)
     popped = popped + 1
   end
@@ -153,7 +179,7 @@ end
 local function scan(nodes_key, sw, sl, st, sm, so, except)
   local nodes = redis.call('HGETALL', nodes_key)
   for i = 1, #nodes, 2 do
-    if nodes[i] ~= except then
+    if nodes[i] ~= except and #nodes[i + 1] >= ENTRY_SIZE then
       local entry = nodes[i + 1]
       local sequence, seen, weight, total, minute, of, counted = unpack_struct(ENTRY, entry)
       if counted == 1 and seen + validity <= store_ms then
@@ -241,7 +267,7 @@ local function sync_room(k, at)
     end
   end
   for i = 1, #others do read_also(others[i]) end
-  local values = redis.call('HMGET', state_key, unpack(fields, 1, n_fields))
+  local values = hmget(state_key, fields, n_fields)
   local stored_epoch = values[EPOCH]
   local generation, version, pruned, scanned, revocation_base, revocations_pushed, failover, failover_seen, pending = 0, 0, 0, 0, 0, 0,
     0, 0, 0
@@ -249,15 +275,22 @@ local function sync_room(k, at)
     generation, version, pruned, scanned, revocation_base, revocations_pushed, failover, failover_seen, pending =
       unpack_struct(META, values[META_AT])
   end
+  local sw, sl, st, sm, so = 0, 0, 0, 0, 0 -- the node entries' sums
+  if values[SUMS_AT] and not read_only then sw, sl, st, sm, so = unpack_struct(SUMS, values[SUMS_AT]) end
   local meta_changed = false
+  local created = false
   local n_set = 0
 
   -- The epoch names this incarnation of the room's state: a new one when the state is gone, so
   -- that every node pushes all it still counts again instead of its latest changes only.
+  -- Generations are the store's time in µs when they move (at least one more than before): a
+  -- state made anew, or taken over by another server, never has a generation a node read from
+  -- another one.
   if not stored_epoch and not read_only then
     stored_epoch = time[1] .. '.' .. time[2]
-    generation = generation + 1
+    generation = math.max(generation + 1, store_us)
     meta_changed = true
+    created = true
     set[1], set[2] = '_e', stored_epoch
     n_set = 2
   end
@@ -274,16 +307,18 @@ local function sync_room(k, at)
       local newest = 0
       local nodes = redis.call('HGETALL', nodes_key)
       for i = 2, #nodes, 2 do
-        local _, seen = unpack_struct('<i8i8', nodes[i])
-        seens[#seens + 1] = seen
-        if seen > newest then newest = seen end
+        if #nodes[i] >= ENTRY_SIZE then
+          local _, seen = unpack_struct('<i8i8', nodes[i])
+          seens[#seens + 1] = seen
+          if seen > newest then newest = seen end
+        end
       end
       pending = 0
       for _, seen in ipairs(seens) do
         if seen >= newest - liveness then pending = pending + 1 end
       end
       failover, failover_seen = store_ms, newest
-      generation = generation + 1
+      generation = math.max(generation + 1, store_us)
       meta_changed = true
     end
     if wrote ~= server then
@@ -321,7 +356,9 @@ local function sync_room(k, at)
   -- The node's batches, each applied once (a batch applied before, whose answer was lost, is
   -- skipped: no one is counted twice).
   local last = stored_sequence
+  local active_users, admitted_now = 0, 0
   local pushed_joins = nil
+  local join_writes = nil -- key, address, delta, …: written once nothing left can fail
   local n_order = 0
   local version_before = version
   local pruned_now = false -- counts left the state in this push: `others` may name some of them
@@ -371,8 +408,8 @@ local function sync_room(k, at)
         local key = join_keys and join_keys[minute]
         if key then
           if fresh then
-            redis.call('HINCRBY', key, address, delta)
-            redis.call('EXPIRE', key, 120)
+            join_writes = join_writes or {}
+            join_writes[#join_writes + 1], join_writes[#join_writes + 2], join_writes[#join_writes + 3] = key, address, delta
           end
           if tonumber(minute) == now_minute then
             pushed_joins = pushed_joins or {}
@@ -396,12 +433,26 @@ local function sync_room(k, at)
         n_set = n_set + 2
         members[2 * i - 1], members[2 * i] = version, field
       end
-      redis.call('ZADD', chg_key, unpack(members, 1, 2 * n_order))
     end
+    -- What the grant needs from the counts, read before the first write: a script that fails
+    -- midway keeps what it wrote, so everything that can fail on a damaged value comes first.
+    for i = first_active, first_active + session do active_users = active_users + count_of(values[i]) end
+    admitted_now = count_of(values[first_active + session + 1])
+
+    -- Keys made by a write get their time to live at once (a room no one serves leaves nothing
+    -- behind), the others once a minute below.
+    if n_order > 0 and call_in_parts('ZADD', chg_key, members, 2 * n_order) == n_order then redis.call('EXPIRE', chg_key, ttl) end
     if pushes then
-      redis.call('RPUSH', rev_key, unpack(pushes))
+      call_in_parts('RPUSH', rev_key, pushes, #pushes)
+      redis.call('EXPIRE', rev_key, ttl)
       revocations_pushed = revocations_pushed + #pushes
       meta_changed = true
+    end
+    if join_writes then
+      for i = 1, #join_writes, 3 do
+        redis.call('HINCRBY', join_writes[i], join_writes[i + 1], join_writes[i + 2])
+        redis.call('EXPIRE', join_writes[i], 120)
+      end
     end
 
     if pruned < now_minute then
@@ -409,9 +460,6 @@ local function sync_room(k, at)
       pruned = now_minute
       pruned_now = true
       meta_changed = true
-      -- Every key's time to live set again (longer than any count a ledger keeps), so a room no
-      -- one serves leaves nothing behind.
-      for i = k, k + 3 do redis.call('EXPIRE', KEYS[i], ttl) end
     end
   end
 
@@ -419,13 +467,8 @@ local function sync_room(k, at)
   -- nodes' grants hold (server/state/shares.h).
   local grant_total, grant_minute, share, live = 0, 0, 0, 0
   if status == 'ok' and not read_only then
-    local active_users = 0
-    for i = first_active, first_active + session do active_users = active_users + count_of(values[i]) end
-    local admitted_now = count_of(values[first_active + session + 1])
     local free_total = total - math.max(0, active_users)
     local free_minute = per_minute - admitted_now
-    local sw, sl, st, sm, so = 0, 0, 0, 0, 0
-    if values[SUMS_AT] then sw, sl, st, sm, so = unpack_struct(SUMS, values[SUMS_AT]) end
     if scanned + liveness <= store_ms then
       sw, sl, st, sm, so = scan(nodes_key, sw, sl, st, sm, so, node)
       scanned = store_ms
@@ -460,6 +503,7 @@ local function sync_room(k, at)
       stored = stored .. contribution
     end
     redis.call('HSET', nodes_key, node, stored)
+    if not entry then redis.call('EXPIRE', nodes_key, ttl) end
   end
 
   if meta_changed then
@@ -467,7 +511,12 @@ local function sync_room(k, at)
                                                failover_seen, pending)
     n_set = n_set + 2
   end
-  if n_set > 0 then redis.call('HSET', state_key, unpack(set, 1, n_set)) end
+  if n_set > 0 then call_in_parts('HSET', state_key, set, n_set) end
+  -- Every key's time to live set again once a minute (longer than any count a ledger keeps) and
+  -- when the state is made, after the writes that make the keys.
+  if created or pruned_now then
+    for i = k, k + 3 do redis.call('EXPIRE', KEYS[i], ttl) end
+  end
 
   -- What changed since the node last read (everything, for a node new to this incarnation of
   -- the state): its own changes, and those of others read above.
@@ -495,12 +544,9 @@ local function sync_room(k, at)
   else
     changed = {}
     local names = redis.call('ZRANGEBYSCORE', chg_key, since + 1, '+inf')
-    for i = 1, #names, 4000 do
-      local part = redis.call('HMGET', state_key, unpack(names, i, math.min(#names, i + 3999)))
-      for j = 1, #part do
-        changed[#changed + 1] = names[i + j - 1]
-        changed[#changed + 1] = part[j] or ''
-      end
+    if #names > 0 then
+      local counts = hmget(state_key, names, #names)
+      for j = 1, #names do changed[2 * j - 1], changed[2 * j] = names[j], counts[j] or '' end
     end
   end
   for i = n_header + 1, n_fields do position[fields[i]] = nil end
@@ -519,6 +565,10 @@ local function sync_room(k, at)
     end
   end
 
+  -- A cursor into another generation's list (a failover: the copy may hold fewer revocations, and
+  -- later ones take the places this node read up to) reads the list from its start again:
+  -- applying a revocation twice changes nothing.
+  if generation_read ~= generation then cursor = 0 end
   local revocations = empty
   local start = cursor - revocation_base
   if start < 0 then start = 0 end

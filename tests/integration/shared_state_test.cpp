@@ -14,9 +14,6 @@
 #include <set>
 #include <thread>
 
-#include "state/memory_store.h"
-#include "state/redis_store.h"
-#include "state/room_replica.h"
 #include "support/eventually.h"
 #include "support/prometheus_parser.h"
 #include "support/process.h"
@@ -41,18 +38,6 @@ using wr::test::warm_up;
 using wr::test::wait_until_every_edge_reports;
 using namespace std::chrono_literals;
 
-// The Lua/C++ twin test shows the counts that differ.
-namespace doctest {
-template <> struct StringMaker<std::vector<wr::queue::LedgerChange>> {
-    static String convert(const std::vector<wr::queue::LedgerChange>& changes) {
-        std::string out = "{";
-        for (const auto& change : changes)
-            out += " " + std::to_string(static_cast<int>(change.kind)) + ":" + std::to_string(change.key) + ":" + std::to_string(change.minute) +
-                   "=" + std::to_string(change.delta);
-        return (out + " }").c_str();
-    }
-};
-} // namespace doctest
 
 TEST_SUITE("integration") {
 
@@ -270,154 +255,6 @@ TEST_CASE("shared state: a bad --state URL is one clear line and exit 1, before 
     const auto interval = wr::test::run_wr({"serve", "--data-dir", (dir.path() / "data").string(), "--state-sync-interval", "5ms"});
     CHECK(interval.exit_code == 1);
     CHECK(interval.err == "wr: error: --state-sync-interval: must be between 10ms and 10s, not 5ms\n");
-}
-
-TEST_CASE("shared state: the Lua script and its C++ twin give the same answers") {
-    RedisServer redis;
-    wr::util::SystemClock clock;
-    wr::state::MemoryStore twin(clock);
-    wr::state::RedisStoreOptions options;
-    options.url = wr::state::parse_state_url(redis.url());
-    wr::state::RedisStore store(options);
-    wr::state::StoreTiming timing;
-    timing.grant_validity_ms = 60000; // long: the two run a moment apart
-    timing.node_liveness_ms = 60000;
-    const std::string room = "00112233445566778899aabbccddeeff";
-    wr::queue::Policy policy;
-    policy.total_active_users = 300;
-    policy.new_users_per_minute = 200;
-
-    // Three nodes, each a replica against each store, doing the same things in the same order.
-    struct Pair {
-        std::unique_ptr<wr::state::RoomReplica> redis_side, twin_side;
-    };
-    std::vector<Pair> nodes;
-    for (int i = 0; i < 3; ++i)
-        nodes.push_back({std::make_unique<wr::state::RoomReplica>(wr::state::ReplicaSettings{}),
-                         std::make_unique<wr::state::RoomReplica>(wr::state::ReplicaSettings{})});
-    const auto now = clock.now();
-    wr::util::SeededRandom random_a(4), random_b(4);
-    const auto sync = [&](int i, wr::util::TimePoint at) {
-        auto push_a = nodes[i].redis_side->begin_sync(room, at);
-        auto push_b = nodes[i].twin_side->begin_sync(room, at);
-        const auto a = store.exchange("node-" + std::to_string(i), {push_a}, timing).at(0);
-        const auto b = twin.exchange("node-" + std::to_string(i), {push_b}, timing).at(0);
-        CHECK(a.error == b.error);
-        CHECK(a.status == b.status);
-        CHECK(a.stored_sequence_before == b.stored_sequence_before);
-        auto sorted = [](std::vector<wr::queue::LedgerChange> counts) {
-            std::sort(counts.begin(), counts.end(), [](const auto& x, const auto& y) {
-                return std::tie(x.kind, x.key, x.minute, x.delta) < std::tie(y.kind, y.key, y.minute, y.delta);
-            });
-            return counts;
-        };
-        CHECK(sorted(a.changed) == sorted(b.changed));
-        CHECK(a.version == b.version);
-        CHECK(a.generation == b.generation);
-        CHECK(a.revocations == b.revocations);
-        CHECK(a.revocation_cursor == b.revocation_cursor);
-        CHECK(a.joins == b.joins);
-        CHECK(a.grant.total == b.grant.total);
-        CHECK(a.grant.this_minute == b.grant.this_minute);
-        CHECK(a.grant.minute == b.grant.minute);
-        CHECK(a.share == doctest::Approx(b.share));
-        CHECK(a.live_nodes == b.live_nodes);
-        nodes[i].redis_side->end_sync(a, at);
-        nodes[i].twin_side->end_sync(b, at);
-    };
-    for (int i = 0; i < 3; ++i) sync(i, now); // first contact
-    std::vector<std::pair<wr::queue::Ticket, wr::queue::Ticket>> admitted; // (Redis side, twin side), not revoked
-    // A round a minute, over the whole session window (five minutes): the last rounds' grants
-    // count the users let in during the first, and the room is nearly full by then, so every
-    // minute of active users counts in what is free.
-    wr::util::TimePoint at = now;
-    for (int round = 0; round < 6; ++round) {
-        at = now + std::chrono::minutes{round};
-        for (int i = 0; i < 3; ++i) sync(i, at); // a grant in force for the round
-        for (int i = 0; i < 3; ++i) {
-            for (int visit = 0; visit < 20 * (i + 1); ++visit) {
-                const auto a = nodes[i].redis_side->check_in(policy, std::nullopt, at, random_a, wr::queue::Arrival::join);
-                const auto b = nodes[i].twin_side->check_in(policy, std::nullopt, at, random_b, wr::queue::Arrival::join);
-                REQUIRE(a.verdict == b.verdict);
-                if (a.newly_admitted && visit % 7 == 0) {
-                    nodes[i].redis_side->revoke(policy, a.ticket, at);
-                    nodes[i].twin_side->revoke(policy, b.ticket, at);
-                } else if (a.newly_admitted && round >= 1) { // still in session twenty seconds after the last round
-                    admitted.emplace_back(a.ticket, b.ticket);
-                }
-            }
-            const wr::queue::ClientAddress client{192, 0, 2, static_cast<uint8_t>(round)};
-            nodes[i].redis_side->try_join(client, 3, at);
-            nodes[i].twin_side->try_join(client, 3, at);
-            if (round == 2) {
-                // An answer lost on the way back: applied by both stores, sent again next time, applied by neither again.
-                const auto push_a = nodes[i].redis_side->begin_sync(room, at);
-                const auto push_b = nodes[i].twin_side->begin_sync(room, at);
-                store.exchange("node-" + std::to_string(i), {push_a}, timing);
-                twin.exchange("node-" + std::to_string(i), {push_b}, timing);
-                nodes[i].redis_side->sync_failed(true, at);
-                nodes[i].twin_side->sync_failed(true, at);
-            }
-            sync(i, at);
-        }
-    }
-    // Twenty seconds on, those let in after the first round come back: their sessions renewed, and the time
-    // between their requests counted.
-    const auto later = at + std::chrono::seconds{20};
-    for (size_t k = 0; k < admitted.size(); ++k) {
-        const size_t i = k % nodes.size();
-        const auto a = nodes[i].redis_side->check_in(policy, admitted[k].first, later, random_a, wr::queue::Arrival::join);
-        const auto b = nodes[i].twin_side->check_in(policy, admitted[k].second, later, random_b, wr::queue::Arrival::join);
-        REQUIRE(a.verdict == wr::queue::Verdict::admit);
-        REQUIRE(b.verdict == wr::queue::Verdict::admit);
-    }
-    for (int i = 0; i < 3; ++i) sync(i, later);
-    for (int i = 0; i < 3; ++i) sync(i, later); // everyone's renewals, back from the store
-    REQUIRE(!admitted.empty());
-    int64_t browsed_ms = 0;
-    // The store's counts whole, as a node new to the room reads them.
-    wr::state::RoomReplica reader(wr::state::ReplicaSettings{});
-    const auto whole = store.exchange("reader", {reader.begin_sync(room, later, true)}, timing).at(0);
-    for (const auto& count : whole.changed)
-        if (count.kind == wr::queue::LedgerChange::Kind::browsed) browsed_ms += count.delta;
-    int64_t since_admission_ms = 0;
-    for (const auto& [ticket, twin_ticket] : admitted) since_admission_ms += (later - ticket.last_check_in).count();
-    CHECK(browsed_ms == since_admission_ms);
-}
-
-TEST_CASE("shared state: a copy of the room without this node's entry (its first sync lost in a failover) answers 'lost', not a failed room") {
-    RedisServer redis;
-    wr::state::RedisStoreOptions options;
-    options.url = wr::state::parse_state_url(redis.url());
-    wr::state::RedisStore store(options);
-    wr::state::StoreTiming timing;
-    const std::string room = "00112233445566778899aabbccddeeff";
-    wr::queue::Policy policy;
-    policy.total_active_users = 300;
-    policy.new_users_per_minute = 200;
-    wr::state::RoomReplica node(wr::state::ReplicaSettings{});
-    wr::util::SystemClock clock;
-    wr::util::SeededRandom random(7);
-    const auto sync = [&](wr::util::TimePoint at) {
-        const auto reply = store.exchange("node-1", {node.begin_sync(room, at)}, timing).at(0);
-        node.end_sync(reply, at);
-        return reply;
-    };
-    auto at = clock.now();
-    sync(at);
-    for (int visit = 0; visit < 3; ++visit) node.check_in(policy, std::nullopt, at, random, wr::queue::Arrival::join);
-    REQUIRE(sync(at).status == wr::state::RoomReply::Status::ok); // acknowledged: the node holds a batch number the store has
-
-    // The copy a failover promoted has the room (another node made it) but never had this node.
-    CHECK(redis.cli({"HDEL", "wr:{" + room + "}:nodes", "node-1"}) == "1");
-    at += std::chrono::seconds{1};
-    const auto lost = sync(at);
-    CHECK(lost.error == "");
-    CHECK(lost.status == wr::state::RoomReply::Status::lost);
-    CHECK(lost.stored_contribution.empty());
-    // The node sends everything again, and the room goes on.
-    at += std::chrono::seconds{1};
-    CHECK(sync(at).status == wr::state::RoomReply::Status::ok);
 }
 
 } // TEST_SUITE
