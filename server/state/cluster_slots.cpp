@@ -69,7 +69,11 @@ SlotMap SlotMap::from_cluster_slots(const redisReply* reply, const std::string& 
             throw std::invalid_argument("CLUSTER SLOTS range " + std::to_string(i) + " names no master");
         const auto port = slot_reply_integer(master->element[1]);
         const std::string host = slot_reply_text(master->element[0]);
-        if (!port || *port < 1 || *port > 65535 || host == "?")
+        // "?": the answering node does not know the master's address yet (Redis 7 with hostname
+        // endpoints): its slots stay without a master in this map — their rooms fail alone and the
+        // map is read again — while every other range is served.
+        if (host == "?") continue;
+        if (!port || *port < 1 || *port > 65535)
             throw std::invalid_argument("CLUSTER SLOTS range " + std::to_string(i) + " has no master address");
         const int16_t owner = map.index_of({host.empty() ? answered_by_host : host, static_cast<int>(*port)});
         for (int64_t slot = *first; slot <= *last; ++slot) map.m_owner[static_cast<size_t>(slot)] = owner;
@@ -110,6 +114,10 @@ Redirection redirection_of(std::string_view error, const std::string& answered_b
     const size_t space = error.find(' ');
     if (space == std::string_view::npos) return out;
     const auto slot = util::parse_number<int>(error.substr(0, space));
+    if (error.substr(space + 1).starts_with("?:")) { // a master whose address the node does not know yet: wait for a new map
+        out.kind = Redirection::Kind::refresh;
+        return out;
+    }
     const auto target = redirection_target(error.substr(space + 1), answered_by_host);
     if (!slot || *slot < 0 || *slot >= k_cluster_slots || !target) return out;
     out.kind = kind;

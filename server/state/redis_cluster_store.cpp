@@ -2,8 +2,11 @@
 #include "state/redis_cluster_store.h"
 
 #include <hiredis/hiredis.h>
+#include <poll.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 
@@ -17,6 +20,17 @@ struct RedisClusterStore::Call {
     RedisEndpoint target;
     bool asking = false; // an ASK sent it here: ASKING first
     int redirections = 0;
+};
+
+// One master's answers as they come in: the calls sent to it, in order, and how far its answers
+// have got.
+struct RedisClusterStore::Inbox {
+    RedisLink* link = nullptr;
+    std::vector<Call> calls;
+    size_t next = 0;          // the call whose answer comes next
+    bool asking_done = false; // that call's ASKING has been answered
+    bool reconnect = false;   // it answered as no master ready for the script would
+    bool done() const { return next == calls.size(); }
 };
 
 namespace {
@@ -40,19 +54,25 @@ std::string RedisClusterStore::describe() const {
 }
 
 void RedisClusterStore::refresh_map() {
-    // The masters known first (they answer for the cluster as it is now), then the URL's nodes.
+    // The masters known first (they answer for the cluster as it is now), then the URL's nodes;
+    // those that failed lately last, and asked with short timeouts: a master that stopped
+    // answering does not hold up the map every sync.
     std::vector<RedisEndpoint> candidates = m_map.masters();
     for (const RedisEndpoint& seed : m_options.url.endpoints)
         if (std::find(candidates.begin(), candidates.end(), seed) == candidates.end()) candidates.push_back(seed);
+    std::stable_partition(candidates.begin(), candidates.end(),
+                          [&](const RedisEndpoint& node) { return !m_failed_at.contains(endpoint_text(node)); });
     std::string failures;
     for (const RedisEndpoint& node : candidates) {
         std::string why;
         try {
-            std::optional<SlotMap> map = read_slot_map(node, why);
+            const LinkTimeouts timeouts = m_failed_at.contains(endpoint_text(node)) ? retry_timeouts() : this->timeouts();
+            std::optional<SlotMap> map = read_slot_map(node, timeouts, why);
             if (map && map->empty()) why = "serves no slots (a cluster not created yet?)";
             if (map && !map->empty()) {
                 m_map = std::move(*map);
                 m_map_stale = false;
+                m_failed_at.erase(endpoint_text(node));
                 // Connections to servers that are no masters any more go.
                 const auto& masters = m_map.masters();
                 std::erase_if(m_links, [&](const auto& link) {
@@ -62,6 +82,7 @@ void RedisClusterStore::refresh_map() {
             }
         } catch (const StoreUnavailable& error) {
             why = error.what();
+            m_failed_at[endpoint_text(node)] = std::chrono::steady_clock::now();
         } catch (const std::invalid_argument& error) {
             why = error.what();
         }
@@ -70,8 +91,8 @@ void RedisClusterStore::refresh_map() {
     throw StoreUnavailable("no Redis Cluster node answered CLUSTER SLOTS (" + failures + ")", false);
 }
 
-std::optional<SlotMap> RedisClusterStore::read_slot_map(const RedisEndpoint& node, std::string& why) {
-    redisContext* context = open_context(node, "Redis Cluster node", timeouts());
+std::optional<SlotMap> RedisClusterStore::read_slot_map(const RedisEndpoint& node, const LinkTimeouts& timeouts, std::string& why) {
+    redisContext* context = open_context(node, "Redis Cluster node", timeouts);
     std::unique_ptr<redisContext, void (*)(redisContext*)> owned(context, redisFree);
     const auto ask = [&](const std::vector<std::string>& arguments) -> RedisReplyPtr {
         RedisReplyPtr reply = run_command(context, arguments);
@@ -90,10 +111,31 @@ std::optional<SlotMap> RedisClusterStore::read_slot_map(const RedisEndpoint& nod
 }
 
 RedisLink& RedisClusterStore::link_to(const RedisEndpoint& master) {
-    std::unique_ptr<RedisLink>& link = m_links[endpoint_text(master)];
+    const std::string name = endpoint_text(master);
+    std::unique_ptr<RedisLink>& link = m_links[name];
     if (!link) link = std::make_unique<RedisLink>();
-    if (!link->is_open()) link->open(master, m_options.url, timeouts());
+    if (link->is_open()) return *link;
+    const auto now = std::chrono::steady_clock::now();
+    const auto failed = m_failed_at.find(name);
+    if (failed != m_failed_at.end() && now < failed->second + m_options.command_timeout)
+        throw StoreUnavailable("redis " + name + " failed less than " + std::to_string(m_options.command_timeout.count()) +
+                                   " ms ago: its rooms wait for it, or for its replica",
+                               false);
+    try {
+        link->open(master, m_options.url, failed != m_failed_at.end() ? retry_timeouts() : timeouts());
+    } catch (const StoreUnavailable&) {
+        m_failed_at[name] = now;
+        throw;
+    }
+    link->set_command_timeout(m_options.command_timeout);
+    m_failed_at.erase(name);
     return *link;
+}
+
+void RedisClusterStore::mark_failed(RedisLink& link) {
+    m_failed_at[endpoint_text(link.endpoint())] = std::chrono::steady_clock::now();
+    link.close();
+    m_map_stale = true; // a master away: the cluster may be promoting its replica
 }
 
 std::vector<RoomReply> RedisClusterStore::exchange(const std::string& node_id, const std::vector<RoomPush>& pushes,
@@ -134,7 +176,7 @@ std::vector<RoomReply> RedisClusterStore::exchange(const std::string& node_id, c
         std::map<std::string, std::vector<Call>> by_master;
         for (Call& call : pending) by_master[endpoint_text(call.target)].push_back(std::move(call));
         pending.clear();
-        std::vector<std::pair<RedisLink*, std::vector<Call>>> sent;
+        std::vector<Inbox> sent;
         for (auto& [name, calls] : by_master) {
             RedisLink* link = nullptr;
             try {
@@ -158,74 +200,129 @@ std::vector<RoomReply> RedisClusterStore::exchange(const std::string& node_id, c
                 for (const Call& call : calls) fail_call(call, why);
                 continue;
             }
-            sent.emplace_back(link, std::move(calls));
+            sent.push_back(Inbox{link, std::move(calls)});
         }
-        for (auto& [link, calls] : sent) {
-            const std::string master = endpoint_text(link->endpoint());
-            const std::string host = link->endpoint().host;
-            std::string server_error; // READONLY, NOSCRIPT, LOADING…: reconnect after the answers
-            // Read every answer, even after an error one, so the connection stays in step.
-            for (size_t c = 0; c < calls.size(); ++c) {
-                Call& call = calls[c];
-                RedisReplyPtr answer;
-                bool read = true;
-                for (int n = call.asking ? 2 : 1; n > 0 && read; --n) {
-                    void* raw = nullptr;
-                    read = redisGetReply(link->context(), &raw) == REDIS_OK;
-                    answer.reset(static_cast<redisReply*>(raw));
-                }
-                if (!read) {
-                    // The rest of this master's calls are lost with the connection; some of
-                    // them may have run: the rooms push the same batches again.
-                    const std::string why = "lost the connection to redis " + master + ": " + link->context()->errstr;
-                    link->close();
-                    m_map_stale = true;
-                    maybe_applied = true;
-                    for (size_t rest = c; rest < calls.size(); ++rest) fail_call(calls[rest], why);
-                    break;
-                }
-                reached = true;
-                if (answer->type != REDIS_REPLY_ERROR) {
+
+        // One answer of a master, to the call it answers.
+        const auto take = [&](Inbox& inbox, RedisReplyPtr answer) {
+            Call& call = inbox.calls[inbox.next];
+            if (call.asking && !inbox.asking_done) {
+                inbox.asking_done = true; // ASKING's +OK
+                return;
+            }
+            ++inbox.next;
+            inbox.asking_done = false;
+            reached = true;
+            const std::string master = endpoint_text(inbox.link->endpoint());
+            if (answer->type != REDIS_REPLY_ERROR) {
+                std::vector<RoomReply> answered;
+                read_call_answer(answer.get(), call.rooms.size(), answered);
+                for (size_t r = 0; r < call.rooms.size(); ++r) replies[call.rooms[r]] = std::move(answered[r]);
+                return;
+            }
+            const std::string error = reply_text(answer.get());
+            const Redirection redirection = redirection_of(error, inbox.link->endpoint().host);
+            switch (next_step(redirection, call.redirections)) {
+            case NextStep::follow:
+                if (redirection.kind == Redirection::Kind::moved) m_map.move(redirection.slot, redirection.target);
+                call.target = redirection.target;
+                call.asking = redirection.kind == Redirection::Kind::ask;
+                ++call.redirections;
+                pending.push_back(std::move(call));
+                break;
+            case NextStep::give_up:
+                // CLUSTERDOWN, TRYAGAIN (a slot half migrated), or a slot bouncing: these rooms
+                // wait for the next sync, on a slot map read again.
+                m_map_stale = true;
+                fail_call(call, "redis " + master + " answered: " + error);
+                break;
+            case NextStep::done:
+                if (is_server_error(error)) {
+                    // READONLY (this master became a replica), NOSCRIPT (its script cache
+                    // emptied), LOADING…: connect again once its answers are read, load the
+                    // script anew, on a slot map read again.
+                    inbox.reconnect = true;
+                    fail_call(call, "redis " + master + " answered: " + error);
+                } else {
                     std::vector<RoomReply> answered;
                     read_call_answer(answer.get(), call.rooms.size(), answered);
                     for (size_t r = 0; r < call.rooms.size(); ++r) replies[call.rooms[r]] = std::move(answered[r]);
-                    continue;
                 }
-                const std::string error = reply_text(answer.get());
-                const Redirection redirection = redirection_of(error, host);
-                switch (next_step(redirection, call.redirections)) {
-                case NextStep::follow:
-                    if (redirection.kind == Redirection::Kind::moved) m_map.move(redirection.slot, redirection.target);
-                    call.target = redirection.target;
-                    call.asking = redirection.kind == Redirection::Kind::ask;
-                    ++call.redirections;
-                    pending.push_back(std::move(call));
-                    break;
-                case NextStep::give_up:
-                    // CLUSTERDOWN, TRYAGAIN (a slot half migrated), or a slot bouncing: these
-                    // rooms wait for the next sync, on a slot map read again.
-                    m_map_stale = true;
-                    fail_call(call, "redis " + master + " answered: " + error);
-                    break;
-                case NextStep::done:
-                    if (is_server_error(error)) {
-                        server_error = error;
-                        fail_call(call, "redis " + master + " answered: " + error);
-                    } else {
-                        std::vector<RoomReply> answered;
-                        read_call_answer(answer.get(), call.rooms.size(), answered);
-                        for (size_t r = 0; r < call.rooms.size(); ++r) replies[call.rooms[r]] = std::move(answered[r]);
-                    }
-                    break;
-                }
+                break;
             }
-            if (!server_error.empty() && link->is_open()) {
-                // READONLY (this master became a replica), NOSCRIPT (its script cache emptied),
-                // LOADING…: connect again, load the script anew, on a slot map read again.
-                link->close();
+        };
+        // The calls a master did not answer are lost with its connection; some of them may
+        // have run: the rooms push the same batches again.
+        const auto give_up_on = [&](Inbox& inbox, const std::string& why, bool rest) {
+            for (size_t rest_of = inbox.next; rest_of < inbox.calls.size(); ++rest_of) fail_call(inbox.calls[rest_of], why);
+            inbox.next = inbox.calls.size();
+            maybe_applied = true;
+            if (rest) mark_failed(*inbox.link);
+            else {
+                inbox.link->close();
                 m_map_stale = true;
             }
+        };
+
+        // Every master's answers are read as they come, side by side: one that is slow or gone
+        // costs the others' rooms nothing. The answers have the command timeout; once any master
+        // has answered everything, the others have half of it more at most, so the rooms of the
+        // masters that answered get their replies while their grants still hold.
+        const auto started = std::chrono::steady_clock::now();
+        auto deadline = started + m_options.command_timeout;
+        bool cut = false;
+        for (;;) {
+            std::vector<pollfd> watched;
+            std::vector<Inbox*> watching;
+            for (Inbox& inbox : sent)
+                if (!inbox.done()) {
+                    watched.push_back(pollfd{inbox.link->context()->fd, POLLIN, 0});
+                    watching.push_back(&inbox);
+                }
+            if (watched.empty()) break;
+            const auto now = std::chrono::steady_clock::now();
+            if (now >= deadline) {
+                for (Inbox* inbox : watching)
+                    give_up_on(*inbox,
+                               "redis " + endpoint_text(inbox->link->endpoint()) + " did not answer within " +
+                                   std::to_string(std::chrono::duration_cast<util::Milliseconds>(now - started).count()) + " ms",
+                               true);
+                break;
+            }
+            const auto left = std::chrono::duration_cast<util::Milliseconds>(deadline - now).count() + 1;
+            if (::poll(watched.data(), watched.size(), static_cast<int>(left)) < 0 && errno != EINTR) {
+                for (Inbox* inbox : watching) give_up_on(*inbox, std::string("poll failed: ") + std::strerror(errno), false);
+                break;
+            }
+            for (size_t w = 0; w < watched.size(); ++w) {
+                if (watched[w].revents == 0) continue;
+                Inbox& inbox = *watching[w];
+                redisContext* context = inbox.link->context();
+                if (redisBufferRead(context) != REDIS_OK) {
+                    give_up_on(inbox, "lost the connection to redis " + endpoint_text(inbox.link->endpoint()) + ": " + context->errstr, false);
+                    continue;
+                }
+                while (!inbox.done()) {
+                    void* raw = nullptr;
+                    if (redisGetReplyFromReader(context, &raw) != REDIS_OK) {
+                        give_up_on(inbox, "redis " + endpoint_text(inbox.link->endpoint()) + " answered what cannot be read: " + context->errstr,
+                                   false);
+                        break;
+                    }
+                    if (!raw) break; // the rest has not come yet
+                    take(inbox, RedisReplyPtr(static_cast<redisReply*>(raw)));
+                }
+                if (inbox.done() && !cut) {
+                    cut = true;
+                    deadline = std::min(deadline, std::chrono::steady_clock::now() + m_options.command_timeout / 2);
+                }
+            }
         }
+        for (Inbox& inbox : sent)
+            if (inbox.reconnect && inbox.link->is_open()) {
+                inbox.link->close();
+                m_map_stale = true;
+            }
     }
     // No master answered anything: the store as a whole is away, as one Redis would be.
     if (!reached && !first_failure.empty()) throw StoreUnavailable(first_failure, maybe_applied);

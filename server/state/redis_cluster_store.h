@@ -11,6 +11,7 @@
 // answers at all the whole exchange fails, as with one Redis. A promoted replica is another
 // server to the script, which holds the rooms' grants until their counts are whole again, as
 // after a Sentinel failover. Used from one thread only; every call has a timeout.
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -39,18 +40,27 @@ public:
     std::string backend() const override { return "redis-cluster"; }
 
 private:
-    struct Call; // one EVALSHA's rooms and where it goes (redis_cluster_store.cpp)
+    struct Call;  // one EVALSHA's rooms and where it goes (redis_cluster_store.cpp)
+    struct Inbox; // one master's answers as they come
     void refresh_map(); // throws StoreUnavailable when no node answers
     // One node's CLUSTER SLOTS; nullopt with `why` when it refused, StoreUnavailable when it
     // cannot be reached, std::invalid_argument when its answer cannot be read.
-    std::optional<SlotMap> read_slot_map(const RedisEndpoint& node, std::string& why);
-    RedisLink& link_to(const RedisEndpoint& master); // throws StoreUnavailable (nothing sent)
+    std::optional<SlotMap> read_slot_map(const RedisEndpoint& node, const LinkTimeouts& timeouts, std::string& why);
+    // Throws StoreUnavailable (nothing sent), at once for a master that failed less than a
+    // command timeout ago.
+    RedisLink& link_to(const RedisEndpoint& master);
+    // A master that did not answer in time, or could not be reached: closed, and left alone for
+    // a command timeout (its rooms fail at once meanwhile), then tried with short timeouts — a
+    // master that stops answering costs the other masters' rooms one short wait, not every sync.
+    void mark_failed(RedisLink& link);
     LinkTimeouts timeouts() const { return {m_options.connect_timeout, m_options.command_timeout}; }
+    LinkTimeouts retry_timeouts() const { return {m_options.connect_timeout / 5, m_options.command_timeout / 5}; }
 
     RedisClusterStoreOptions m_options;
     SlotMap m_map;
     bool m_map_stale = true;
     std::map<std::string, std::unique_ptr<RedisLink>> m_links; // by endpoint_text of the master
+    std::map<std::string, std::chrono::steady_clock::time_point> m_failed_at; // by endpoint_text: masters that failed lately
 };
 
 } // namespace wr::state

@@ -55,6 +55,10 @@ void append_command(redisContext* context, const std::vector<std::string>& argum
     redisAppendCommandArgv(context, static_cast<int>(argv.pointers.size()), argv.pointers.data(), argv.lengths.data());
 }
 
+void RedisLink::set_command_timeout(util::Milliseconds timeout) {
+    if (m_context) redisSetTimeout(m_context, to_timeval(timeout));
+}
+
 void RedisLink::close() {
     if (m_context) redisFree(m_context);
     m_context = nullptr;

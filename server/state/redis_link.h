@@ -48,6 +48,7 @@ public:
     void open(const RedisEndpoint& endpoint, const StateUrl& url, const LinkTimeouts& timeouts);
     void close();
     bool is_open() const { return m_context != nullptr; }
+    void set_command_timeout(util::Milliseconds timeout);
 
     redisContext* context() const { return m_context; }
     const RedisEndpoint& endpoint() const { return m_endpoint; }

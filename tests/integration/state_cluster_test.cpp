@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "state/cluster_slots.h"
+#include "state/redis_cluster_store.h"
+#include "state/room_replica.h"
 #include "support/eventually.h"
 #include "support/prometheus_parser.h"
 #include "support/redis_cluster.h"
@@ -175,6 +177,65 @@ TEST_CASE("state cluster: a room's slot moved to another master mid-run: MOVED a
     CHECK(admitted_count(browsers) >= 196);
     CHECK(origin.served() == admitted_count(browsers));
     for (const auto& node : edges.nodes) CHECK(node->status()["estimated_total_active_users"] == admitted_count(browsers));
+}
+
+TEST_CASE("state cluster: a master that stops answering costs the other masters' rooms one short wait, and its rooms fail alone") {
+    wr::test::RedisCluster cluster;
+    // Two rooms whose slots two different masters serve.
+    std::vector<std::string> rooms;
+    std::vector<int> masters;
+    for (int n = 0; rooms.size() < 2; ++n) {
+        char id[33];
+        std::snprintf(id, sizeof id, "%032x", n);
+        const int master = cluster.master_of_slot(wr::state::key_slot(id));
+        if (std::find(masters.begin(), masters.end(), master) != masters.end()) continue;
+        rooms.push_back(id);
+        masters.push_back(master);
+    }
+    wr::state::RedisClusterStoreOptions options;
+    options.url = wr::state::parse_state_url(cluster.url());
+    wr::state::RedisClusterStore store(options); // 1 s for answers, as at the default 250 ms interval
+    wr::state::RoomReplica healthy(wr::state::ReplicaSettings{}), stalled(wr::state::ReplicaSettings{});
+    wr::util::SystemClock clock;
+    wr::state::StoreTiming timing;
+    const auto sync = [&] {
+        const auto at = clock.now();
+        const auto started = std::chrono::steady_clock::now();
+        auto replies = store.exchange("node-1", {healthy.begin_sync(rooms[0], at), stalled.begin_sync(rooms[1], at)}, timing);
+        const auto took = std::chrono::steady_clock::now() - started;
+        healthy.end_sync(replies.at(0), clock.now());
+        stalled.end_sync(replies.at(1), clock.now());
+        return std::make_pair(replies, took);
+    };
+    REQUIRE(sync().first.at(1).status == wr::state::RoomReply::Status::ok);
+
+    // The second room's master hangs: connections open, nothing answered (a host cut off without a reset).
+    cluster.node(masters[1]).pause();
+    // Six syncs at the default interval, 3 s: the first finds the master gone, the next ones leave
+    // it alone for a second, then try it again briefly. Once the cluster itself sees the master
+    // fail (its node timeout, 1 s here) every master answers CLUSTERDOWN until the replica takes
+    // over: the other room fails then too, by the cluster's word, not for a wait.
+    int granted_rounds = 0;
+    for (int round = 0; round < 6; ++round) {
+        CAPTURE(round);
+        const auto [replies, took] = sync();
+        MESSAGE("round " << round << ": " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms; " << replies.at(0).error);
+        CHECK(replies.at(1).status == wr::state::RoomReply::Status::failed);
+        // At most half the answers' timeout beyond the others' answers, not the whole of it for
+        // each master in turn, or for each reconnection: the grant (1 s from the push) still holds.
+        CHECK(took < 700ms);
+        if (replies.at(0).status == wr::state::RoomReply::Status::ok) {
+            CHECK(healthy.footing(clock.now()) == wr::state::Footing::granted);
+            ++granted_rounds;
+        } else {
+            CHECK(replies.at(0).error.find("CLUSTERDOWN") != std::string::npos);
+        }
+        std::this_thread::sleep_for(250ms); // the sync interval
+    }
+    CHECK(granted_rounds >= 2);
+    cluster.node(masters[1]).resume();
+    // Back: its rooms sync again once it has rested.
+    CHECK(wr::test::eventually([&] { return sync().first.at(1).status == wr::state::RoomReply::Status::ok; }, 5s));
 }
 
 TEST_CASE("state cluster: an unreachable cluster at start is a logged degraded mode, not a crash") {

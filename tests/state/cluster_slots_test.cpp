@@ -87,8 +87,15 @@ TEST_CASE("cluster: the slot map names each slot's master from CLUSTER SLOTS, re
                          "CLUSTER SLOTS range 0 has no slots 0 to 16383", std::invalid_argument);
     CHECK_THROWS_WITH_AS(wr::state::SlotMap::from_cluster_slots(reply_of("*1\r\n*3\r\n" + integer(0) + integer(16384) + node("h", 1, "a")).get(), "h"),
                          "CLUSTER SLOTS range 0 has no slots 0 to 16383", std::invalid_argument);
-    CHECK_THROWS_WITH_AS(wr::state::SlotMap::from_cluster_slots(reply_of("*1\r\n*3\r\n" + integer(0) + integer(1) + node("?", 7000, "a")).get(), "h"),
+    CHECK_THROWS_WITH_AS(wr::state::SlotMap::from_cluster_slots(reply_of("*1\r\n*3\r\n" + integer(0) + integer(1) + node("h", 0, "a")).get(), "h"),
                          "CLUSTER SLOTS range 0 has no master address", std::invalid_argument);
+    // A master whose address the answering node does not know yet ("?"): its range alone has no master.
+    const auto unknown = wr::state::SlotMap::from_cluster_slots(
+        reply_of("*2\r\n*3\r\n" + integer(0) + integer(1) + node("?", 7000, "a") + "*3\r\n" + integer(2) + integer(3) + node("h", 7001, "b")).get(),
+        "h");
+    CHECK_FALSE(unknown.master_of(0));
+    CHECK_FALSE(unknown.master_of(1));
+    CHECK(unknown.master_of(2) == RedisEndpoint{"h", 7001});
     CHECK_THROWS_WITH_AS(wr::state::SlotMap::from_cluster_slots(reply_of("*1\r\n*2\r\n" + integer(0) + integer(1)).get(), "h"),
                          "CLUSTER SLOTS range 0 is not [first, last, master, …]", std::invalid_argument);
 }
@@ -106,6 +113,7 @@ TEST_CASE("cluster: MOVED updates the map and goes there, ASK goes there once, C
 
     CHECK(wr::state::redirection_of("CLUSTERDOWN The cluster is down", "h").kind == Redirection::Kind::refresh);
     CHECK(wr::state::redirection_of("TRYAGAIN Multiple keys request during rehashing of slot", "h").kind == Redirection::Kind::refresh);
+    CHECK(wr::state::redirection_of("MOVED 3999 ?:6381", "h").kind == Redirection::Kind::refresh); // no address known yet: no map entry for "?"
     for (const char* other : {"READONLY You can't write against a read only replica.", "NOSCRIPT No matching script",
                               "MOVED 16384 127.0.0.1:6381", "MOVED x 127.0.0.1:6381", "MOVED 12 127.0.0.1", "ASK 12",
                               "MOVEDX 12 h:1", "ERR Error running script"}) {

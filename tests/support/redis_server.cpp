@@ -89,11 +89,26 @@ void RedisServer::start() {
     wait_for_ping(m_port);
 }
 
+RedisServer::~RedisServer() { resume(); } // a stopped process would never see the SIGTERM that ends it
+
+void RedisServer::pause() {
+    if (!m_process || m_paused) return;
+    m_process->send_signal(SIGSTOP);
+    m_paused = true;
+}
+
+void RedisServer::resume() {
+    if (!m_process || !m_paused) return;
+    m_process->send_signal(SIGCONT);
+    m_paused = false;
+}
+
 void RedisServer::kill() {
     if (!m_process) return;
     m_process->send_signal(SIGKILL);
     m_process->wait_exit(std::chrono::seconds{5});
     m_process.reset();
+    m_paused = false;
 }
 
 void RedisServer::restart() {

@@ -18,11 +18,18 @@ class RedisServer {
 public:
     // `extra`: more redis-server arguments (--replicaof …).
     explicit RedisServer(std::vector<std::string> extra = {}, int port = 0);
+    ~RedisServer();
+    RedisServer(const RedisServer&) = delete;
+    RedisServer& operator=(const RedisServer&) = delete;
     int port() const { return m_port; }
     std::string url() const { return "redis://127.0.0.1:" + std::to_string(m_port) + "/0"; }
     bool running() const { return m_process != nullptr; }
     void kill();    // SIGKILL: gone at once, its data with it
     void restart(); // again on the same port, empty
+    // SIGSTOP: its connections stay open and nothing answers, as a host that hangs or is cut off
+    // without a reset; resume() (or the end of the test) lets it go on.
+    void pause();
+    void resume();
     // redis-cli's answer to one command, trailing newline removed.
     std::string cli(const std::vector<std::string>& arguments) const;
 
@@ -31,6 +38,7 @@ private:
     TempDir m_dir; // its working directory: a replica writes the copy it receives there
     std::vector<std::string> m_extra;
     int m_port = 0;
+    bool m_paused = false;
     std::unique_ptr<BackgroundProcess> m_process;
 };
 
