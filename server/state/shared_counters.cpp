@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <random>
 
+#include "util/broken_pipes.h"
 #include "util/log.h"
 
 namespace wr::state {
@@ -50,7 +51,12 @@ SharedCounters::SharedCounters(SharedCountersOptions options, std::unique_ptr<Sh
     util::log_info("state", "shared state on " + m_health.store + " as node " + m_node_id + ", syncing every " +
                                 std::to_string(m_options.sync_interval.count()) + " ms; when it cannot be reached: " +
                                 failure_words(m_options.failure_mode));
-    if (m_options.start_thread) m_thread = std::thread([this] { run(); });
+    if (m_options.start_thread)
+        m_thread = std::thread([this] {
+            // hiredis writes with write(2): a Redis that went away must not end the process.
+            util::block_broken_pipe_signal();
+            run();
+        });
 }
 
 SharedCounters::~SharedCounters() {

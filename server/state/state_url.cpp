@@ -58,8 +58,13 @@ RedisEndpoint parse_endpoint(std::string_view text, int default_port) {
         if (port.empty()) throw std::invalid_argument("'" + std::string(text) + "': no port after ':'");
     }
     if (host.empty()) throw std::invalid_argument("'" + std::string(text) + "': no host");
+    // ':' only inside brackets: "::1" or "h:6379:6380" would otherwise pass as a host ":" or
+    // "h:6379" and fail later, at connect, with a message naming neither.
+    const bool bracketed = text.starts_with('[');
+    if (!bracketed && host.find(':') != std::string_view::npos)
+        throw std::invalid_argument("'" + std::string(text) + "': an IPv6 address goes in brackets ([::1]:6379), and a host has one port");
     for (const char c : host)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != ':' && c != '_')
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && (c != ':' || !bracketed) && c != '_')
             throw std::invalid_argument("'" + std::string(host) + "' is not a host name or address");
     endpoint.host = std::string(host);
     if (!port.empty()) {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <iterator>
 #include <fcntl.h>
@@ -13,6 +12,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include <utility>
+
+#include "util/broken_pipes.h"
 
 namespace wr::util {
 namespace {
@@ -64,10 +65,7 @@ void LineWriter::open_file() {
 void LineWriter::start() {
     m_thread = std::thread([this] {
         // A reader that went away makes write() fail with EPIPE instead of killing the process.
-        sigset_t pipe_signal;
-        sigemptyset(&pipe_signal);
-        sigaddset(&pipe_signal, SIGPIPE);
-        pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+        block_broken_pipe_signal();
         run();
     });
 }

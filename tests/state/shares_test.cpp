@@ -169,6 +169,9 @@ TEST_CASE("state: --state takes memory, redis://, redis-sentinel:// and redis-cl
         {"redis-cluster://", "no host in 'redis-cluster://'"},
         {"redis-cluster://10.0.1.1:0", "'0' is not a port (1 to 65535)"},
         {"redis-cluster://:@10.0.1.1", "an empty password before '@'"},
+        {"redis://::1", "'::1': an IPv6 address goes in brackets ([::1]:6379), and a host has one port"},
+        {"redis-cluster://fe80::1", "'fe80::1': an IPv6 address goes in brackets ([::1]:6379), and a host has one port"},
+        {"redis://h:6379:6380", "'h:6379:6380': an IPv6 address goes in brackets ([::1]:6379), and a host has one port"},
     };
     for (const Bad& b : bad) {
         CAPTURE(b.url);
