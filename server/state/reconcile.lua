@@ -16,7 +16,8 @@
 -- integers), field names are made once per call and scratch tables once per call, counts are
 -- read by version rather than whole, the nodes' demand and reservations are kept as running sums
 -- (each node's part released by the node at its next sync or, once expired, by a scan of the
--- node entries once per liveness), and pruning and the keys' time to live happen once a minute.
+-- node entries once per liveness), and pruning and the keys' time to live happen once a minute (a
+-- key a sync makes gets its time to live at once).
 --
 -- Keys of a room (all under the room id as hash tag, so one Cluster slot holds them):
 --   state  hash: _e epoch (names this incarnation of the state), _s server (run id of the server
