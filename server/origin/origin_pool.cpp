@@ -139,6 +139,11 @@ net::Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const OriginTar
         }
     }
 
+    // From here on the coroutine may suspend (a wait under the cap, a connect), and other
+    // requests on this thread then look up their own keys in m_key: this one keeps its own copy,
+    // or a connection to one origin would be filed under another zone's key, and a visitor of
+    // that zone sent to the wrong origin.
+    const std::string key = m_key;
     CapSlot slot;
     if (cap) {
         if (cap->try_open()) {
@@ -150,7 +155,7 @@ net::Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const OriginTar
                 co_return nullptr;
             }
             if (handed) {
-                if (handed->key == m_key && fit_for_reuse(*handed)) {
+                if (handed->key == key && fit_for_reuse(*handed)) {
                     handed->reused = true;
                     co_return handed;
                 }
@@ -160,7 +165,7 @@ net::Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const OriginTar
     }
     auto connection = co_await connect(target.url, watch, error);
     if (connection) {
-        connection->key = m_key;
+        connection->key = key;
         connection->slot = std::move(slot);
     }
     co_return connection;

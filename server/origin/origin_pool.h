@@ -114,7 +114,9 @@ private:
     size_t m_thread;
     asio::ssl::context m_tls;
     std::map<std::string, std::vector<std::unique_ptr<OriginConnection>>, std::less<>> m_idle;
-    std::string m_key; // the key being looked up, built here so that a lookup allocates nothing
+    // The key being looked up, built here so that a lookup allocates nothing; valid only until
+    // the looking coroutine first suspends.
+    std::string m_key;
 };
 
 // "https://host:port", the pool's key for an origin, into `out`; connections under a cap are

@@ -4,6 +4,7 @@
 // must get exactly their own page. One edge thread, so that every request shares one pool.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -137,6 +138,41 @@ TEST_CASE("integration: an origin's 100 Continue reaches no visitor who did not 
     CHECK(answer.head.rfind("HTTP/1.1 200 ", 0) == 0);
     CHECK(answer.body == "ok");
     visitors_get_their_own_pages(shop.wr.edge_port(), "after-continue", 2);
+}
+
+TEST_CASE("integration: two zones' origins never trade connections, however their requests interleave on one edge thread") {
+    // A new connection is tagged with its zone's key after its connect, which suspends: requests
+    // for another zone's origin run on the same thread meanwhile, and must not lend it their key.
+    ScriptedOrigin first, second;
+    TestServer wr({}, [](wr::AppOptions& options) { options.edge_threads = 1; });
+    wr.create_zone("first.example", first.url());
+    wr.create_zone("second.example", second.url());
+    for (const char* zone : {"first.example", "second.example"})
+        REQUIRE(wr.patch(std::string("/client/v4/zones/") + zone, {{"hosts", {std::string("www.") + zone}}}).status == 200);
+    wr.sync_edge();
+    std::atomic<int> wrong{0};
+    for (int round = 0; round < 4; ++round) {
+        std::vector<std::thread> visitors;
+        for (int v = 0; v < 12; ++v)
+            visitors.emplace_back([&, round, v] {
+                const bool to_first = v % 2 == 0;
+                const std::string id = std::string(to_first ? "first" : "second") + "-" + std::to_string(round) + "-" + std::to_string(v);
+                const Answer answer = fetch(wr.edge_port(), "GET", to_first ? "www.first.example" : "www.second.example", "/slow/0/" + id);
+                if (answer.body != "you are " + id) ++wrong;
+            });
+        for (auto& visitor : visitors) visitor.join();
+    }
+    CHECK(wrong == 0);
+    // Each origin saw its own zone's visitors only.
+    for (const auto& [origin, name] : {std::pair{&first, "first-"}, std::pair{&second, "second-"}}) {
+        CAPTURE(name);
+        const auto seen = origin->arrival_order();
+        CHECK(seen.size() == 24);
+        for (const std::string& id : seen) {
+            CAPTURE(id);
+            CHECK(id.starts_with(name));
+        }
+    }
 }
 
 } // TEST_SUITE

@@ -124,6 +124,20 @@ wr::state::RoomReply sync_with(wr::state::SharedStore& store, const std::string&
     return reply;
 }
 
+// One node serving the room through the script on a real Redis.
+struct OneNodeOnRedis {
+    explicit OneNodeOnRedis(uint64_t seed) : store(BothStores::options(redis)), random(seed), at(clock.now()) {}
+    wr::state::RoomReply sync() { return sync_with(store, "node-1", node, at); }
+    wr::queue::Outcome visit() { return node.check_in(policy, std::nullopt, at, random, wr::queue::Arrival::join); }
+    RedisServer redis;
+    wr::state::RedisStore store;
+    wr::util::SystemClock clock;
+    wr::util::SeededRandom random;
+    const wr::queue::Policy policy = roomy_policy();
+    wr::state::RoomReplica node{wr::state::ReplicaSettings{}};
+    wr::util::TimePoint at;
+};
+
 } // namespace
 
 TEST_SUITE("integration") {
@@ -169,18 +183,13 @@ TEST_CASE("state script: a push of thousands of counts, and a read of all of the
 }
 
 TEST_CASE("state script: every key of a room gets its time to live from the sync that makes it") {
-    RedisServer redis;
-    wr::state::RedisStore store(BothStores::options(redis));
-    wr::util::SystemClock clock;
-    wr::util::SeededRandom random(3);
-    const auto policy = roomy_policy();
-    wr::state::RoomReplica node(wr::state::ReplicaSettings{});
-    auto at = clock.now();
-    sync_with(store, "node-1", node, at);
-    const auto admitted = node.check_in(policy, std::nullopt, at, random, wr::queue::Arrival::join);
+    OneNodeOnRedis one(3);
+    auto& redis = one.redis;
+    one.sync();
+    const auto admitted = one.visit();
     REQUIRE(admitted.newly_admitted);
-    REQUIRE(node.revoke(policy, admitted.ticket, at));
-    REQUIRE(sync_with(store, "node-1", node, at).status == wr::state::RoomReply::Status::ok);
+    REQUIRE(one.node.revoke(one.policy, admitted.ticket, one.at));
+    REQUIRE(one.sync().status == wr::state::RoomReply::Status::ok);
     for (const char* name : {"state", "nodes", "chg", "rev"}) {
         CAPTURE(name);
         const int ttl = std::stoi(redis.cli({"TTL", room_key(name)}));
@@ -189,36 +198,30 @@ TEST_CASE("state script: every key of a room gets its time to live from the sync
     }
     // A key emptied and made again later in the minute (the prune took its last member) gets one too.
     redis.cli({"DEL", room_key("chg"), room_key("rev")});
-    const auto second = node.check_in(policy, std::nullopt, at, random, wr::queue::Arrival::join);
-    REQUIRE(node.revoke(policy, second.ticket, at));
-    REQUIRE(sync_with(store, "node-1", node, at).status == wr::state::RoomReply::Status::ok);
+    REQUIRE(one.node.revoke(one.policy, one.visit().ticket, one.at));
+    REQUIRE(one.sync().status == wr::state::RoomReply::Status::ok);
     CHECK(std::stoi(redis.cli({"TTL", room_key("chg")})) > 0);
     CHECK(std::stoi(redis.cli({"TTL", room_key("rev")})) > 0);
 }
 
 TEST_CASE("state script: damaged values in a room's keys are dropped by the minute's prune, not a room that fails on every sync") {
-    RedisServer redis;
-    wr::state::RedisStore store(BothStores::options(redis));
-    wr::util::SystemClock clock;
-    wr::util::SeededRandom random(5);
-    const auto policy = roomy_policy();
-    wr::state::RoomReplica node(wr::state::ReplicaSettings{});
-    auto at = clock.now();
-    sync_with(store, "node-1", node, at);
+    OneNodeOnRedis one(5);
+    auto& redis = one.redis;
+    one.sync();
     // A count field no node writes, a node entry too short to be one, a revocation without its end.
     redis.cli({"HSET", room_key("state"), "wjunk", "x", "q17", "y"});
     redis.cli({"HSET", room_key("nodes"), "ghost", "zz"});
     redis.cli({"RPUSH", room_key("rev"), "no-end"});
-    at += std::chrono::minutes{1}; // the next minute: its first sync prunes
-    node.check_in(policy, std::nullopt, at, random, wr::queue::Arrival::join);
-    const auto reply = sync_with(store, "node-1", node, at);
+    one.at += std::chrono::minutes{1}; // the next minute: its first sync prunes
+    one.visit();
+    const auto reply = one.sync();
     CHECK(reply.error == "");
     CHECK(reply.status == wr::state::RoomReply::Status::ok);
     CHECK(redis.cli({"HEXISTS", room_key("state"), "wjunk"}) == "0");
     CHECK(redis.cli({"HEXISTS", room_key("state"), "q17"}) == "0");
     CHECK(redis.cli({"HEXISTS", room_key("nodes"), "ghost"}) == "0");
     CHECK(redis.cli({"LLEN", room_key("rev")}) == "0");
-    CHECK(sync_with(store, "node-1", node, at).status == wr::state::RoomReply::Status::ok);
+    CHECK(one.sync().status == wr::state::RoomReply::Status::ok);
 }
 
 TEST_CASE("state script: after a failover to a copy that lagged, a node reads the revocations pushed since, wherever they land in the list") {
