@@ -18,6 +18,11 @@ constexpr uint32_t k_max_concurrent_streams = 100;
 constexpr size_t k_max_continuations = 8;
 // SETTINGS and PING acknowledgements queued because the client does not read them.
 constexpr size_t k_max_outbound_ack = 1000;
+// nghttp2 bounds queued acknowledgements only (above); the frames it queues to refuse or reset
+// streams are not. A client that makes it queue them faster than it reads (its window shut, the
+// edge's SETTINGS never acknowledged, so every stream past the limit is refused) would grow the
+// queue without end: past this many queued frames its connection ends.
+constexpr size_t k_max_outbound_frames = 2000;
 // What one write to the visitor gathers at most.
 constexpr size_t k_write_batch = 64 * 1024;
 
@@ -98,6 +103,15 @@ struct H2Callbacks {
             return 0;
         default: return 0;
         }
+    }
+
+    // A frame nghttp2 refused (a stream's window overflowed, a malformed header block, DATA past
+    // the content-length): it resets the stream itself. Counted as a reset the client made — the
+    // stream's slot is free again at once — or the rapid-reset bound could be had this way
+    // instead ("MadeYouReset", CVE-2025-8671).
+    static int invalid_frame(nghttp2_session*, const nghttp2_frame*, int, void* user_data) {
+        connection_of(user_data).count_control(H2ControlFrame::reset);
+        return 0;
     }
 
     static int data_chunk(nghttp2_session* session, uint8_t, int32_t stream_id, const uint8_t* data, size_t size, void* user_data) {
@@ -194,6 +208,7 @@ H2Connection::H2Connection(Worker& worker, const EdgeShared& shared, net::Socket
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, H2Callbacks::data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, H2Callbacks::stream_closed);
     nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, H2Callbacks::frame_sent);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks, H2Callbacks::invalid_frame);
     nghttp2_option* option = nullptr;
     nghttp2_option_new(&option);
     // The window is given back as the origin takes the bytes, not as they arrive (h2_exchange.cpp).
@@ -227,13 +242,17 @@ void H2Connection::count_control(H2ControlFrame kind) {
     const auto now = std::chrono::steady_clock::now();
     // Within its bound, or past it already (the session is ending): nothing more to do.
     if (m_flood_guard.admit(kind, now) || !m_flood_guard.just_passed(kind)) return;
+    calm_down(std::string(H2FloodGuard::what(kind)) + " too fast");
+}
+
+void H2Connection::calm_down(const std::string& what) {
     // An attacker reconnects at once and would write this line hundreds of times a second:
     // once a second per thread, with how many more there were.
+    const auto now = std::chrono::steady_clock::now();
     thread_local std::chrono::steady_clock::time_point last_warned{};
     thread_local int unwarned = 0;
     if (now - last_warned >= std::chrono::seconds{1}) {
-        util::log_warn("edge", "an HTTP/2 client at " + m_peer_text + " " + std::string(H2FloodGuard::what(kind)) +
-                                   " too fast; its connection ends" +
+        util::log_warn("edge", "an HTTP/2 client at " + m_peer_text + " " + what + "; its connection ends" +
                                    (unwarned > 0 ? " (and " + std::to_string(unwarned) + " more connections since the last such line)" : ""));
         last_warned = now;
         unwarned = 0;
@@ -355,6 +374,11 @@ bool H2Connection::receive(const char* data, size_t size) {
         // Not HTTP/2 (a bad preface), or a flood nghttp2 caught: GOAWAY if it can still go, then close.
         if (used == NGHTTP2_ERR_FLOODED) m_shared.analytics.edge().h2_calm_goaways.fetch_add(1, std::memory_order_relaxed);
         nghttp2_session_terminate_session(m_session, used == NGHTTP2_ERR_FLOODED ? NGHTTP2_ENHANCE_YOUR_CALM : NGHTTP2_PROTOCOL_ERROR);
+        return false;
+    }
+    if (nghttp2_session_get_outbound_queue_size(m_session) > k_max_outbound_frames) {
+        calm_down("made the edge queue more than " + std::to_string(k_max_outbound_frames) + " frames it did not read");
+        wake_writer();
         return false;
     }
     after_input();

@@ -127,6 +127,9 @@ private:
     // Counts a control frame from the client; past its bound, the session is terminated with
     // GOAWAY(ENHANCE_YOUR_CALM).
     void count_control(H2ControlFrame kind);
+    // GOAWAY(ENHANCE_YOUR_CALM) for a client that abuses the protocol, logged (at most once a
+    // second per thread) as "an HTTP/2 client at … <what>; its connection ends".
+    void calm_down(const std::string& what);
     void close_stream(H2Stream& stream, uint32_t error_code);
     // A stream both closed and done with: kept for the connection's next one.
     void recycle(const std::shared_ptr<H2Stream>& stream);

@@ -140,6 +140,11 @@ bool H2Connection::decide(H2Stream& stream) {
         answer_error(stream, 431, "Request header fields too large", "The request's headers are larger than this site accepts.");
         return false;
     }
+    if (!stream.fields.path_usable()) {
+        stream.access.decision = Decision::bad_request;
+        answer_error(stream, 400, "Bad request", "The request's path does not start with '/'.");
+        return false;
+    }
     // Held by the stream until its line is written: the room and zone the Gate finds, and the
     // log's record of them, point into it.
     stream.snapshot = m_worker.current(m_shared.config);

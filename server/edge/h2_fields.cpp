@@ -18,13 +18,18 @@ void RequestFields::clear() {
     m_storage.clear();
     m_fields.clear();
     m_list_size = 0;
+    m_counted_fields = 0;
+    m_cookie_counted = false;
     m_too_large = false;
 }
 
 bool RequestFields::add(std::string_view name, std::string_view value) {
     if (m_too_large) return false;
     m_list_size += name.size() + value.size() + k_field_overhead;
-    if (m_list_size > k_max_list_size || m_fields.size() >= k_max_fields) {
+    const bool crumb = name == "cookie";
+    if (!crumb || !m_cookie_counted) ++m_counted_fields;
+    m_cookie_counted = m_cookie_counted || crumb;
+    if (m_list_size > k_max_list_size || m_counted_fields > k_max_fields) {
         m_too_large = true;
         return false;
     }
@@ -34,6 +39,16 @@ bool RequestFields::add(std::string_view name, std::string_view value) {
     m_fields.push_back(Span{at, static_cast<uint32_t>(name.size()), static_cast<uint32_t>(at + name.size()),
                             static_cast<uint32_t>(value.size())});
     return true;
+}
+
+bool RequestFields::path_usable() const {
+    std::string_view method, path;
+    for (const Span& span : m_fields) {
+        const std::string_view name = text(span.name_at, span.name_size);
+        if (name == ":method") method = text(span.value_at, span.value_size);
+        else if (name == ":path") path = text(span.value_at, span.value_size);
+    }
+    return path.starts_with('/') || (path == "*" && method == "OPTIONS");
 }
 
 void RequestFields::build(net::MessageHead& head, bool end_stream) const {

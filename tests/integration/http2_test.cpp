@@ -420,6 +420,40 @@ TEST_CASE("integration: HTTP/2: a client resetting streams as fast as it can get
     CHECK(metrics.value("wr_edge_requests_total", {{"node", "wr"}, {"protocol", "h2"}}) >= 1);
 }
 
+TEST_CASE("integration: HTTP/2: streams the edge must reset itself (a window overflowed) count as resets: GOAWAY, and the edge serves on") {
+    TlsShop shop;
+    const json attack = h2_client("madeyoureset " + std::to_string(shop.wr.edge_port()) + " /");
+    CHECK(attack["goaway"] == 11); // ENHANCE_YOUR_CALM
+    CHECK(attack["sent"] < 5000);
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+}
+
+TEST_CASE("integration: HTTP/2: a client that never reads while it makes the edge refuse stream after stream loses its connection") {
+    TlsShop shop;
+    const json attack = h2_client("unread " + std::to_string(shop.wr.edge_port()) + " /");
+    CHECK(attack["closed"] == true); // unbounded, the edge queues for as long as the client goes on (10 s here)
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+}
+
+TEST_CASE("integration: HTTP/2: a :path without its leading '/' is answered 400, never glued to the origin's path") {
+    TlsShop shop;
+    const json answers = h2_requests(shop.wr.edge_port(), json::array({{{"path", "x/../admin"}, {"headers", {{":scheme", "x"}}}},
+                                                                       {{"path", "/bytes?n=10"}}}));
+    CHECK(answers["results"][0]["status"] == 400);
+    CHECK(answers["results"][1]["status"] == 200);
+}
+
+TEST_CASE("integration: HTTP/2: a browser's 150 cookies, each a field of its own, are one Cookie line as over HTTP/1.1, not a 431") {
+    TlsShop shop;
+    json crumbs = json::array();
+    for (int i = 0; i < 150; ++i) crumbs.push_back("c" + std::to_string(i) + "=v");
+    const json headers = {{"cookie", crumbs}}; // Node sends each as a field of its own, as browsers do
+    const json answers = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}, {"headers", headers}}}));
+    CHECK(answers["results"][0]["status"] == 200);
+}
+
 TEST_CASE("integration: HTTP/2: floods of PING, SETTINGS or PRIORITY frames each get GOAWAY, and the edge serves on") {
     TlsShop shop;
     for (const std::string kind : {"ping", "settings", "priority"}) {
