@@ -377,6 +377,7 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
     std::unique_ptr<origin::OriginConnection> origin;
     H2Upload upload_state;
     HeadRead read = HeadRead::nothing;
+    bool answered_early = false; // the answer's head came before the whole body had gone
     origin::OriginError connect_error = origin::OriginError::none;
     const auto asked_at = std::chrono::steady_clock::now();
     auto sent_at = asked_at;
@@ -404,6 +405,7 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
             asio::co_spawn(m_worker.io, upload(holder, *origin, framing == net::BodyFraming::chunked, upload_state), asio::detached);
         }
         read = ec ? HeadRead::nothing : co_await read_response_head(stream, *origin, head_request);
+        answered_early = upload_state.running && !upload_state.finished;
         // A pooled connection the origin closed just now fails before any answer: once more on a
         // new one, when nothing of the body has gone.
         if (read != HeadRead::nothing || !origin->reused || upload_state.running || stream.watch.expired || stream.closed) break;
@@ -526,8 +528,12 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
     co_await stop_upload(stream, *origin, upload_state);
     const bool upload_complete = upload_state.end == H2Upload::End::complete;
     stream.watch.origin = nullptr;
-    // The connection carries another request only from a clean boundary with nothing unread.
-    if (!failed && complete && upload_complete && stream.reader.reusable(origin->in.size())) m_worker.origins.release(std::move(origin));
+    // The connection carries another request only from a clean boundary with nothing unread, and
+    // never after an answer that came before the whole body had gone: an origin that answers
+    // without reading a body may read it later as a request of its own, whose answer would
+    // reach the next visitor.
+    if (!failed && complete && upload_complete && !answered_early && stream.reader.reusable(origin->in.size()))
+        m_worker.origins.release(std::move(origin));
 }
 
 } // namespace wr::edge

@@ -223,6 +223,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
                                       .queue_timeout = upstream ? upstream->queue_timeout : std::chrono::seconds{10}};
     std::unique_ptr<origin::OriginConnection> origin;
     ResponseHeadRead read = ResponseHeadRead::nothing;
+    bool answered_early = false; // the answer's head came before the whole body had gone
     origin::OriginError connect_error = origin::OriginError::none;
     // The room's measure of its origin starts here, before any wait for a connection under the
     // zone's cap: a full cap is the origin at its capacity, and the room's visitors wait on it
@@ -247,6 +248,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
             if (!ec) start_upload(*origin, framing);
         }
         read = ec ? ResponseHeadRead::nothing : co_await read_response_head(*origin, head_request);
+        answered_early = m_upload.running && !m_upload.finished;
         // A pooled connection the origin closed just now fails before any answer: once more on a
         // new one, when nothing of the body has streamed.
         if (read != ResponseHeadRead::nothing || !origin->reused || m_upload.running || m_watch.expired) break;
@@ -392,8 +394,11 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     const bool upload_complete = m_upload.end == Upload::End::complete;
     m_watch.origin = nullptr;
     // The connection carries another visitor's request only from a clean boundary with nothing
-    // unread (origin/response_reader.h); in any doubt it closes.
-    if (!failed && complete && upload_complete && m_reader.reusable(origin->in.size())) m_worker.origins.release(std::move(origin));
+    // unread (origin/response_reader.h), and never after an answer that came before the whole
+    // body had gone (an origin that answers without reading a body may read it later as a request
+    // of its own, whose answer would reach the next visitor); in any doubt it closes.
+    if (!failed && complete && upload_complete && !answered_early && m_reader.reusable(origin->in.size()))
+        m_worker.origins.release(std::move(origin));
     if (failed || !upload_complete) co_return false;
     co_return keep_alive;
 }
