@@ -181,20 +181,22 @@ TEST_CASE("integration: an origin that answers before reading a request's body n
     // not be the next visitor's.
     ScriptedOrigin origin;
     ShopInFront shop(origin);
-    const std::string smuggled = "GET /slow/300/forged HTTP/1.1\r\nHost: x\r\n\r\n";
+    const std::string smuggled = "GET /slow/400/forged HTTP/1.1\r\nHost: x\r\n\r\n";
     for (int round = 0; round < 3; ++round) {
         CAPTURE(round);
         {
             RawConnection visitor(shop.wr.edge_port());
             visitor.send("POST /head-first HTTP/1.1\r\nHost: open.example.com\r\nContent-Length: " + std::to_string(smuggled.size()) +
                          "\r\n\r\n");
-            std::this_thread::sleep_for(10ms); // the body after the head: streamed to the origin, not sent with it
+            // The body after the head (streamed to the origin, not sent with it), and before the
+            // answer's own body (200 ms after its head).
+            std::this_thread::sleep_for(50ms);
             visitor.send(smuggled);
             CHECK(visitor.read_until("first", 2s));
         }
         std::this_thread::sleep_for(20ms);
         visitors_get_their_own_pages(shop.wr.edge_port(), "after-early-" + std::to_string(round), 2);
-        std::this_thread::sleep_for(400ms); // the smuggled answer has come and gone
+        std::this_thread::sleep_for(500ms); // the smuggled answer has come and gone
     }
 }
 

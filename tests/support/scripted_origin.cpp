@@ -132,10 +132,11 @@ void ScriptedOrigin::serve(int descriptor) {
                     later([&] { send_all(k_forged); });
                 }
             } else if (target == "/head-first") {
-                // The head at once, whatever body the request has (never read), the body 30 ms later.
+                // The head at once, whatever body the request has (never read), the body 200 ms later.
                 const std::string page = answer("200 OK", "first");
                 send_all(page.substr(0, page.find("\r\n\r\n") + 4));
-                later([&] { send_all("first"); });
+                std::this_thread::sleep_for(std::chrono::milliseconds{200});
+                send_all("first");
             } else if (target == "/late-no-content" || target == "/late-not-modified") {
                 const std::string status = target == "/late-no-content" ? "204 No Content" : "304 Not Modified";
                 send_all("HTTP/1.1 " + status + "\r\nContent-Length: " + std::to_string(k_forged.size()) + "\r\n\r\n");

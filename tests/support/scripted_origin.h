@@ -4,7 +4,7 @@
 // heads (no bodies) and answers by path:
 //   /v/<id>             a well-formed answer whose body is "you are <id>" (the honest visitor's page)
 //   /late-body          200 with Content-Length, the body sent 30 ms later (to a HEAD: bytes nobody asked for)
-//   /head-first         200's head at once, without reading the request's body, its own body 30 ms later
+//   /head-first         200's head at once, without reading the request's body, its own body 200 ms later
 //   /late-no-content    204 with a Content-Length, then that many bytes 30 ms later
 //   /late-not-modified  304 with a Content-Length, then that many bytes 30 ms later
 //   /extra              a 2-byte body with a forged answer right behind it, in the same write
