@@ -140,7 +140,7 @@ bool H2Connection::decide(H2Stream& stream) {
         answer_error(stream, 431, "Request header fields too large", "The request's headers are larger than this site accepts.");
         return false;
     }
-    if (!stream.fields.path_usable()) {
+    if (!usable_path(request.method, request.target)) {
         stream.access.decision = Decision::bad_request;
         answer_error(stream, 400, "Bad request", "The request's path does not start with '/'.");
         return false;

@@ -41,14 +41,8 @@ bool RequestFields::add(std::string_view name, std::string_view value) {
     return true;
 }
 
-bool RequestFields::path_usable() const {
-    std::string_view method, path;
-    for (const Span& span : m_fields) {
-        const std::string_view name = text(span.name_at, span.name_size);
-        if (name == ":method") method = text(span.value_at, span.value_size);
-        else if (name == ":path") path = text(span.value_at, span.value_size);
-    }
-    return path.starts_with('/') || (path == "*" && method == "OPTIONS");
+bool usable_path(std::string_view method, std::string_view target) {
+    return target.starts_with('/') || (target == "*" && method == "OPTIONS");
 }
 
 void RequestFields::build(net::MessageHead& head, bool end_stream) const {

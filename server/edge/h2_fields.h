@@ -33,10 +33,6 @@ public:
     // Keeps a field; false once the block is over a limit (the rest is dropped, not stored).
     bool add(std::string_view name, std::string_view value);
     bool too_large() const { return m_too_large; }
-    // Whether :path is a path ("/…"), or "*" for OPTIONS: nghttp2 checks that only for the
-    // schemes http and https, and a path without its slash would reach the origin glued to the
-    // zone's path prefix ("/base" + "x/../admin") — answered 400 instead.
-    bool path_usable() const;
 
     // The request as an HTTP/1.1 head whose views point into this block (valid until clear()).
     // The body is framed by its content-length when it has one, else none when the HEADERS
@@ -55,6 +51,12 @@ private:
     bool m_cookie_counted = false;
     bool m_too_large = false;
 };
+
+// Whether a request's :path (the head's target, once built) is a path ("/…"), or "*" for
+// OPTIONS (RFC 9113 §8.3.1). nghttp2 checks that only for the schemes http and https, and a path
+// without its slash would reach the origin glued to the zone's path prefix ("/base" +
+// "x/../admin"): such a request is answered 400.
+bool usable_path(std::string_view method, std::string_view target);
 
 // HTTP/2 fields to send: names and values copied into one buffer, the nghttp2_nv array made
 // once they are all in (the buffer may move while it grows).

