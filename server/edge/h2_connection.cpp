@@ -273,6 +273,7 @@ void H2Connection::close_stream(H2Stream& stream, uint32_t) {
     stream.upload_signal.cancel();
     error_code ignored;
     if (stream.watch.origin) stream.watch.origin->cancel(ignored);
+    stream.watch.abandon(); // a wait for an origin connection under the cap ends now
 }
 
 void H2Stream::reuse(int32_t stream_id) {
@@ -290,6 +291,8 @@ void H2Stream::reuse(int32_t stream_id) {
     out_end = deferred = false;
     watch.expire_never();
     watch.visitor = watch.origin = nullptr;
+    watch.queue_wait = nullptr;
+    watch.abandoned = false;
 }
 
 void H2Connection::recycle(const std::shared_ptr<H2Stream>& stream) {

@@ -40,6 +40,15 @@ struct ConnectionWatch {
     bool expired = false;      // the deadline passed and the sockets were cancelled
     Socket* visitor = nullptr; // cancelled (and shut down) when the deadline passes
     Socket* origin = nullptr;  // the origin connection in use, if any: cancelled too
+    // A wait for an origin connection under a zone's cap (OriginPool::wait_for_cap), while it
+    // lasts. A request that is gone meanwhile (an HTTP/2 stream the visitor reset) abandons it:
+    // its place in the queue goes to the next visitor at once, and no connection is opened for it.
+    Timer* queue_wait = nullptr;
+    bool abandoned = false;
+    void abandon() {
+        abandoned = true;
+        if (queue_wait) queue_wait->cancel();
+    }
 
     // A new deadline (which also clears `expired`: read it right after the operation that failed).
     void expire_in(std::chrono::steady_clock::duration timeout) {

@@ -104,8 +104,11 @@ net::Task<bool> OriginPool::wait_for_cap(const OriginTarget& target, net::Connec
     } abandon{cap, *waiter};
     watch.expire_in(target.queue_timeout + std::chrono::seconds{1});
     waiter->timer.expires_after(target.queue_timeout);
+    watch.queue_wait = &waiter->timer;
     error_code ignored;
     co_await waiter->timer.async_wait(net::awaitable(ignored));
+    watch.queue_wait = nullptr;
+    if (watch.abandoned) co_return false; // (Abandon gives back anything handed to it meanwhile)
     abandon.settled = true;
     if (cap.give_up(*waiter, true)) co_return false;
     if (waiter->connection) {
@@ -118,6 +121,10 @@ net::Task<bool> OriginPool::wait_for_cap(const OriginTarget& target, net::Connec
 
 net::Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const OriginTarget& target, net::ConnectionWatch& watch, OriginError& error,
                                                                  bool pooled_allowed) {
+    if (watch.abandoned) {
+        error = OriginError::abandoned;
+        co_return nullptr;
+    }
     ConnectionCap* const cap = target.cap.get();
     origin_key(target.url, cap, m_key);
     // While anyone waits under the cap, nobody takes a pooled connection ahead of them: such
@@ -151,7 +158,7 @@ net::Task<std::unique_ptr<OriginConnection>> OriginPool::acquire(const OriginTar
         } else {
             std::unique_ptr<OriginConnection> handed;
             if (!co_await wait_for_cap(target, watch, slot, handed)) {
-                error = OriginError::queue_timeout;
+                error = watch.abandoned ? OriginError::abandoned : OriginError::queue_timeout;
                 co_return nullptr;
             }
             if (handed) {

@@ -37,8 +37,9 @@ struct OriginOptions {
 
 // Why no connection came: the origin refused it (or cannot be reached or resolved), it did not
 // answer in time, its TLS handshake or certificate failed, or the zone's connection cap kept the
-// request waiting for longer than the zone's origin_queue_timeout_seconds.
-enum class OriginError { none, refused, timeout, tls, queue_timeout };
+// request waiting for longer than the zone's origin_queue_timeout_seconds, or the request was
+// gone before a connection was its turn (ConnectionWatch::abandon).
+enum class OriginError { none, refused, timeout, tls, queue_timeout, abandoned };
 
 class OriginConnection {
 public:

@@ -37,6 +37,10 @@
 //                                               as the edge's windows allow: prints {"pushed", "sent"}
 //                                               once the windows stayed shut for half a second (or all is sent),
 //                                               then keeps the connection open until killed
+//   node h2_client.mjs abandon <port> <path> <streams> <cookie> <ms>
+//                                               that many GETs at once on one connection, each reset
+//                                               (RST_STREAM CANCEL) `ms` later: prints {"abandoned"} once the
+//                                               resets are sent, then keeps the connection open until killed
 // With --cleartext first (node h2_client.mjs --cleartext requests <port>), every mode but ws speaks
 // HTTP/2 without TLS, with prior knowledge (h2c, http://), as a load balancer in front of wr does;
 // the raw modes then write the connection preface in two pieces a moment apart.
@@ -413,6 +417,24 @@ async function hold() {
   await new Promise(() => {}); // until killed
 }
 
+// Streams that give up: each reset a while after it was sent (while it waits for an origin
+// connection under the zone's cap, in the test that uses it).
+async function abandon() {
+  const c = await raw();
+  const streams = Number(streamCount);
+  const block = request_block(host, path, 'GET', [[k_cookie, cookie]]);
+  const requests = [];
+  for (let i = 0; i < streams; ++i) requests.push(c.frame(1, 0x5, 1 + 2 * i, block));
+  c.socket.write(Buffer.concat(requests));
+  await new Promise((r) => setTimeout(r, Number(args[5])));
+  const cancel = Buffer.from([0, 0, 0, 8]); // CANCEL
+  const resets = [];
+  for (let i = 0; i < streams; ++i) resets.push(c.frame(3, 0, 1 + 2 * i, cancel));
+  c.socket.write(Buffer.concat(resets));
+  await new Promise((r) => process.stdout.write(JSON.stringify({ abandoned: true, closed: c.closed }) + '\n', r));
+  await new Promise(() => {}); // until killed
+}
+
 // A visitor slower than the origin that never stops: its windows reopen a little at a time.
 async function trickle() {
   const c = await raw();
@@ -499,7 +521,7 @@ async function push() {
   await new Promise(() => {}); // until killed
 }
 
-const run = { requests, reset: () => reset(), madeyoureset, unread, attack, continuation, flood, streams, quiet, stall, drain, ws, hold, trickle, push }[mode];
+const run = { requests, reset: () => reset(), madeyoureset, unread, attack, continuation, flood, streams, quiet, stall, drain, ws, hold, trickle, push, abandon }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));

@@ -420,6 +420,41 @@ TEST_CASE("integration: HTTP/2: a client resetting streams as fast as it can get
     CHECK(metrics.value("wr_edge_requests_total", {{"node", "wr"}, {"protocol", "h2"}}) >= 1);
 }
 
+TEST_CASE("integration: HTTP/2: streams reset while they wait for an origin connection under a full cap leave the queue at once") {
+    TlsShop shop;
+    const std::string cookie = shop.admit(1)[0];
+    const auto patched = shop.wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 1}, {"origin_queue_timeout_seconds", 30}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.text);
+    shop.wr.sync_edge();
+    const auto waiting = [&] {
+        return wr::test::parse_prometheus(shop.wr.get("/metrics").text)
+            .value("wr_origin_requests_waiting", {{"node", "wr"}, {"zone", "example.com"}});
+    };
+    // The cap's one connection, busy for 4 s with a stream of events.
+    const auto busy_from = std::chrono::steady_clock::now();
+    auto busy = std::async(std::launch::async, [&] {
+        return h2_requests(shop.wr.edge_port(), json::array({{{"path", "/sse?events=40&ms=100"}, {"headers", {{"cookie", cookie}}}}}));
+    });
+    REQUIRE(wr::test::eventually([&] { return wr::test::parse_prometheus(shop.wr.get("/metrics").text)
+                                                  .value("wr_origin_connections_idle", {{"node", "wr"}, {"zone", "example.com"}}) == 0; }));
+    // 20 streams queue behind it, and are reset half a second later.
+    wr::test::BackgroundProcess client =
+        h2_client_holding({"abandon", std::to_string(shop.wr.edge_port()), "/after-reset", "20", cookie, "500"}, "abandoned");
+    CHECK(json::parse(client.ready_line())["closed"] == false);
+    // Gone from the queue at once, long before the connection is free: no reset stream keeps a
+    // place a visitor behind it waits for, or is given a connection of its own.
+    CHECK(wr::test::eventually([&] { return waiting() == 0; }, std::chrono::milliseconds{1500}));
+    CHECK(std::chrono::steady_clock::now() - busy_from < std::chrono::milliseconds{3000});
+    const json events = busy.get();
+    CHECK(events["results"][0]["status"] == 200);
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}, {"headers", {{"cookie", cookie}}}}}));
+    CHECK(after["results"][0]["status"] == 200);
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(shop.wr.get("/metrics").text);
+    CHECK(metrics.value("wr_origin_requests_waited_total", {{"node", "wr"}, {"zone", "example.com"}}) >= 20); // they did queue
+    CHECK(metrics.value("wr_origin_connections_most", {{"node", "wr"}, {"zone", "example.com"}}) == 1);
+    CHECK(metrics.value("wr_origin_queue_timeouts_total", {{"node", "wr"}, {"zone", "example.com"}}) == 0);
+}
+
 TEST_CASE("integration: HTTP/2: streams the edge must reset itself (a window overflowed) count as resets: GOAWAY, and the edge serves on") {
     TlsShop shop;
     const json attack = h2_client("madeyoureset " + std::to_string(shop.wr.edge_port()) + " /");
