@@ -251,4 +251,10 @@ void write_interim_response(std::string& out, const net::MessageHead& response) 
 
 std::string_view waiting_room_command(const net::MessageHead& response) { return response.find("cf-waiting-room-command"); }
 
+bool safe_to_replay(const net::MessageHead& request) {
+    const std::string_view method = request.method; // methods are case-sensitive (RFC 9110 §9.1)
+    return method == "GET" || method == "HEAD" || method == "OPTIONS" || method == "TRACE" || method == "PUT" || method == "DELETE" ||
+           request.count("idempotency-key") > 0;
+}
+
 } // namespace wr::edge

@@ -54,6 +54,13 @@ void write_interim_response(std::string& out, const net::MessageHead& response);
 // The origin's Cf-Waiting-Room-Command value(s), "" when none.
 std::string_view waiting_room_command(const net::MessageHead& response);
 
+// Whether a request may be sent again on a fresh origin connection after a pooled one failed
+// before any answer. That is usually an origin that had closed the connection, but it may also
+// have read the request and acted on it before it went: only a request that does the same when
+// repeated is sent again — an idempotent method (RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT,
+// DELETE), or one whose client says it may be repeated with an Idempotency-Key header.
+bool safe_to_replay(const net::MessageHead& request);
+
 // Whether a header is hop-by-hop in this message: one of RFC 9110's, or named in its Connection
 // header (unless wr relies on it end to end).
 bool is_hop_by_hop(const net::MessageHead& message, std::string_view name);

@@ -370,6 +370,7 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
                                              .request_id = stream.access.request_id.view()});
     const bool has_body = framing != net::BodyFraming::none;
     const bool expects_continue = has_body && !stream.end_stream && net::has_token(request.find("expect"), "100-continue");
+    const bool replayable = safe_to_replay(request);
 
     origin::ZoneOrigin* const upstream = result.zone->upstream.get();
     const origin::OriginTarget destination{.url = result.zone->origin, .cap = upstream ? upstream->cap : k_no_cap,
@@ -407,8 +408,9 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
         read = ec ? HeadRead::nothing : co_await read_response_head(stream, *origin, head_request);
         answered_early = upload_state.running && !upload_state.finished;
         // A pooled connection the origin closed just now fails before any answer: once more on a
-        // new one, when nothing of the body has gone.
-        if (read != HeadRead::nothing || !origin->reused || upload_state.running || stream.watch.expired || stream.closed) break;
+        // new one, when nothing of the body has gone and the request may be repeated.
+        if (read != HeadRead::nothing || !origin->reused || !replayable || upload_state.running || stream.watch.expired || stream.closed)
+            break;
         stream.watch.origin = nullptr;
         origin.reset();
     }

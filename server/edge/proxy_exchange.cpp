@@ -212,6 +212,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
                                              .framing = framing, .content_length = length, .upgrade = upgrade,
                                              .request_id = m_access.request_id.view()});
     const bool expects_continue = m_version_minor == 1 && framing != net::BodyFraming::none && net::has_token(request.find("expect"), "100-continue");
+    const bool replayable = safe_to_replay(request);
     m_in.consume(request.size); // the head's views are not used past this point
     // A body that is here already goes with the head (and can be sent again on a fresh connection);
     // any other streams beside the answer.
@@ -250,8 +251,8 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         read = ec ? ResponseHeadRead::nothing : co_await read_response_head(*origin, head_request);
         answered_early = m_upload.running && !m_upload.finished;
         // A pooled connection the origin closed just now fails before any answer: once more on a
-        // new one, when nothing of the body has streamed.
-        if (read != ResponseHeadRead::nothing || !origin->reused || m_upload.running || m_watch.expired) break;
+        // new one, when nothing of the body has streamed and the request may be repeated.
+        if (read != ResponseHeadRead::nothing || !origin->reused || !replayable || m_upload.running || m_watch.expired) break;
         m_watch.origin = nullptr;
         origin.reset();
     }

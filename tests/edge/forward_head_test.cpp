@@ -149,3 +149,23 @@ TEST_CASE("edge::write_forwarded_request sends the edge's X-Request-Id in place 
     CHECK(out == "GET / HTTP/1.1\r\nX-Forwarded-For: ::1\r\nX-Forwarded-Proto: http\r\nX-Forwarded-Host: a.test\r\n"
                  "X-Request-Id: 0123abcd\r\nHost: a.test\r\n\r\n");
 }
+
+TEST_CASE("edge::safe_to_replay: idempotent methods (RFC 9110 §9.2.2) and requests with an Idempotency-Key, nothing else") {
+    const auto replayable = [](const std::string& method, const std::string& extra = "") {
+        HttpParser parser(HttpParser::Kind::request);
+        const std::string bytes = method + " /x HTTP/1.1\r\nHost: a\r\n" + extra + "\r\n";
+        return wr::edge::safe_to_replay(parsed(parser, bytes));
+    };
+    for (const std::string method : {"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"}) {
+        CAPTURE(method);
+        CHECK(replayable(method));
+    }
+    // (llhttp reads methods case-sensitively, and refuses "get" before this is asked.)
+    for (const std::string method : {"POST", "PATCH", "LOCK", "PROPFIND", "MKCOL", "PURGE"}) {
+        CAPTURE(method);
+        CHECK_FALSE(replayable(method));
+    }
+    CHECK(replayable("POST", "Idempotency-Key: \"8e03978e-40d5-43e8-bc93-6894a57f9324\"\r\n"));
+    CHECK(replayable("PATCH", "idempotency-key: 1\r\n"));
+    CHECK_FALSE(replayable("POST", "X-Idempotency: 1\r\n"));
+}

@@ -4,7 +4,9 @@
 // must get exactly their own page. One edge thread, so that every request shares one pool.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -57,6 +59,7 @@ public:
     explicit ShopInFront(const ScriptedOrigin& origin, const std::filesystem::path& ca_file = {})
         : wr({}, [&](wr::AppOptions& options) {
               options.edge_threads = 1;
+              options.edge_h2c = true; // HTTP/2 with prior knowledge beside HTTP/1.1, one pool for both
               options.origin_ca_file = ca_file.string();
           }) {
         wr.create_zone("example.com", origin.url());
@@ -198,6 +201,55 @@ TEST_CASE("integration: an origin that answers before reading a request's body n
         visitors_get_their_own_pages(shop.wr.edge_port(), "after-early-" + std::to_string(round), 2);
         std::this_thread::sleep_for(500ms); // the smuggled answer has come and gone
     }
+}
+
+TEST_CASE("integration: a request the origin may have acted on is never sent twice: only idempotent ones are retried on a fresh connection") {
+    // A pooled connection that fails before any answer is usually one the origin had closed, and
+    // the request is sent again on a new connection — unless the origin may have read it and acted
+    // on it before it went (a payment POSTed twice): RFC 9110 §9.2.2.
+    ScriptedOrigin origin;
+    ShopInFront shop(origin);
+    const auto sent = [&](const std::string& request) {
+        const auto arrivals = origin.arrival_order();
+        return std::count(arrivals.begin(), arrivals.end(), request);
+    };
+    const auto through_a_pooled_connection = [&](const std::string& request) {
+        visitors_get_their_own_pages(shop.wr.edge_port(), "warm", 1); // leaves a connection in the pool
+        RawConnection visitor(shop.wr.edge_port());
+        visitor.send(request);
+        CHECK(visitor.read_until("\r\n\r\n", 3s));
+        return visitor.received().substr(0, 12);
+    };
+    CHECK(through_a_pooled_connection("POST /drop/pay HTTP/1.1\r\nHost: open.example.com\r\nContent-Length: 3\r\n\r\nabc") == "HTTP/1.1 502");
+    CHECK(sent("POST /drop/pay") == 1);
+    CHECK(through_a_pooled_connection("PATCH /drop/profile HTTP/1.1\r\nHost: open.example.com\r\n\r\n") == "HTTP/1.1 502");
+    CHECK(sent("PATCH /drop/profile") == 1);
+    // Idempotent requests, and a POST whose client says it may be repeated, are sent once more.
+    CHECK(through_a_pooled_connection("GET /drop/page HTTP/1.1\r\nHost: open.example.com\r\n\r\n") == "HTTP/1.1 502");
+    CHECK(sent("GET /drop/page") == 2);
+    CHECK(through_a_pooled_connection("PUT /drop/put HTTP/1.1\r\nHost: open.example.com\r\nContent-Length: 3\r\n\r\nabc") == "HTTP/1.1 502");
+    CHECK(sent("PUT /drop/put") == 2);
+    CHECK(through_a_pooled_connection("POST /drop/keyed HTTP/1.1\r\nHost: open.example.com\r\nIdempotency-Key: \"8e03978e\"\r\n"
+                                      "Content-Length: 3\r\n\r\nabc") == "HTTP/1.1 502");
+    CHECK(sent("POST /drop/keyed") == 2);
+    // The same over HTTP/2, with requests without a body (a body streams over HTTP/2, and a
+    // request whose body has begun to go is never sent again, whatever its method).
+    const auto over_h2 = [&](const std::string& method, const std::string& path) {
+        visitors_get_their_own_pages(shop.wr.edge_port(), "warm", 1);
+        const std::string authority = "open.example.com:" + std::to_string(shop.wr.edge_port());
+        const std::string command = "curl -s -o /dev/null -w '%{http_code}' --http2-prior-knowledge -X " + method + " --resolve " +
+                                    authority + ":127.0.0.1 http://" + authority + path;
+        std::string out(16, '\0');
+        FILE* pipe = ::popen(command.c_str(), "r");
+        REQUIRE(pipe);
+        out.resize(std::fread(out.data(), 1, out.size(), pipe));
+        ::pclose(pipe);
+        return out;
+    };
+    CHECK(over_h2("POST", "/drop/h2-pay") == "502");
+    CHECK(sent("POST /drop/h2-pay") == 1);
+    CHECK(over_h2("DELETE", "/drop/h2-delete") == "502");
+    CHECK(sent("DELETE /drop/h2-delete") == 2);
 }
 
 } // TEST_SUITE

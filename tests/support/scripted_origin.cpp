@@ -36,7 +36,8 @@ ScriptedOrigin::ScriptedOrigin(const std::filesystem::path& certificate, const s
             SSL_CTX_use_PrivateKey_file(m_tls->context, private_key.c_str(), SSL_FILETYPE_PEM) != 1)
             throw std::runtime_error("scripted origin: cannot load the TLS certificate");
     }
-    m_listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    // Close-on-exec: a child the test forks (curl) must not keep an origin connection open after the origin closed it.
+    m_listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -69,7 +70,7 @@ std::string ScriptedOrigin::url() const { return std::string(m_tls ? "https" : "
 
 void ScriptedOrigin::accept_loop() {
     while (!m_stopping) {
-        const int descriptor = ::accept(m_listener, nullptr, nullptr);
+        const int descriptor = ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC);
         if (descriptor < 0) return;
         const int on = 1;
         ::setsockopt(descriptor, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
@@ -107,8 +108,9 @@ void ScriptedOrigin::serve(int descriptor) {
     };
     std::string buffer;
     bool said_close = false;
+    bool dropped = false;
     char chunk[4096];
-    while (true) {
+    while (!dropped) {
         const int got = ssl ? SSL_read(ssl, chunk, sizeof chunk) : static_cast<int>(::recv(descriptor, chunk, sizeof chunk, 0));
         if (got <= 0) break;
         buffer.append(chunk, static_cast<size_t>(got));
@@ -158,6 +160,15 @@ void ScriptedOrigin::serve(int descriptor) {
                 }
                 std::this_thread::sleep_for(std::chrono::milliseconds{std::stoi(target.substr(6, slash - 6))});
                 send_all(answer("200 OK", "you are " + id));
+            } else if (target.rfind("/drop/", 0) == 0) {
+                // Read, and the connection closed without an answer: an origin that died while it
+                // served the request (did it act on it?).
+                {
+                    const std::lock_guard lock(m_mutex);
+                    m_arrivals.push_back(method + " " + target);
+                }
+                dropped = true;
+                break;
             } else if (target == "/continue") {
                 send_all("HTTP/1.1 100 Continue\r\n\r\n" + answer("200 OK", "ok"));
             } else {

@@ -12,6 +12,8 @@
 //   /close              "Connection: close" — and the connection left open
 //   /continue           "100 Continue" before the answer, to a request that did not ask for it
 //   /slow/<ms>/<id>     "you are <id>" after <ms> milliseconds (requests are kept in arrival_order())
+//   /drop/<id>          no answer: the connection closed once the head is read (kept in arrival_order()
+//                       as "<method> /drop/<id>")
 // A forged answer's body is "you are forged": a visitor who gets it got somebody else's bytes.
 #include <atomic>
 #include <filesystem>
@@ -38,7 +40,7 @@ public:
     int requests_after_close() const { return m_requests_after_close.load(); }
     // The most connections it ever had open at once.
     int most_open() const { return m_most_open.load(); }
-    // The ids of /slow requests, in the order they arrived.
+    // The ids of /slow requests and the methods and targets of /drop ones, in the order they arrived.
     std::vector<std::string> arrival_order() const;
 
 private:
