@@ -516,7 +516,9 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
         error_code ec;
         const size_t got = co_await origin->read_some(asio::buffer(space, room), ec);
         if (ec) {
-            if (until_close && !stream.watch.expired && !stream.closed && stream.reader.closed() == Step::end) continue;
+            // (A clean end only: a reset, or a TLS stream without its close_notify, may have cut it short.)
+            if (until_close && ec == asio::error::eof && !stream.watch.expired && !stream.closed && stream.reader.closed() == Step::end)
+                continue;
             failed = true;
             break;
         }

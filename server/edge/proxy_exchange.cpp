@@ -378,9 +378,10 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         error_code ec;
         const size_t got = co_await origin->read_some(asio::buffer(space, room), ec);
         if (ec) {
-            // The end of a body that runs to the close; anything else cut short is a failure, which
-            // the visitor sees as a response that stops (never a well-framed wrong one).
-            if (until_close && !m_watch.expired && m_reader.closed() == Step::end) continue;
+            // The end of a body that runs to the close — a clean one: a reset, or a TLS stream that
+            // ends without its close_notify, may have cut it short. Anything cut short is a failure,
+            // which the visitor sees as a response that stops (never a well-framed wrong one).
+            if (until_close && ec == asio::error::eof && !m_watch.expired && m_reader.closed() == Step::end) continue;
             failed = true;
             break;
         }

@@ -3,6 +3,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
+#include "origin/response_reader.h"
 #include "util/log.h"
 
 namespace wr::edge {
@@ -13,18 +14,30 @@ const std::shared_ptr<origin::ConnectionCap> k_siteverify_cap;
 
 namespace http = boost::beast::http;
 
+// One call: the final answer, past any interim (1xx) ones — an interim answer taken for the
+// verdict would leave the real one unread on a pooled connection, to be read as the next
+// visitor's. `reusable` when the connection ends at the answer's end with nothing read beyond it.
 template <typename Stream>
-net::Task<bool> exchange(Stream& stream, http::request<http::string_body>& request, http::response<http::string_body>& response) {
+net::Task<bool> exchange(Stream& stream, http::request<http::string_body>& request, http::response<http::string_body>& response,
+                         bool& reusable) {
+    reusable = false;
     error_code ec;
     co_await http::async_write(stream, request, net::awaitable(ec));
     if (ec) co_return false;
     boost::beast::flat_buffer buffer;
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(64 * 1024);
-    co_await http::async_read(stream, buffer, parser, net::awaitable(ec));
-    if (ec) co_return false;
-    response = parser.release();
-    co_return true;
+    for (int interim = 0; interim <= origin::ResponseReader::k_max_interim; ++interim) {
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(64 * 1024);
+        co_await http::async_read(stream, buffer, parser, net::awaitable(ec));
+        if (ec) co_return false;
+        const unsigned status = parser.get().result_int();
+        if (status == 101) co_return false; // nobody asked to switch
+        if (status >= 100 && status < 200) continue;
+        response = parser.release();
+        reusable = response.keep_alive() && buffer.size() == 0;
+        co_return true;
+    }
+    co_return false;
 }
 
 } // namespace
@@ -57,10 +70,11 @@ net::Task<bool> TurnstileClient::verify(std::string token, std::string remote_ip
         watch.origin = &connection->tcp_socket();
         watch.deadline = deadline;
         const bool reused = connection->reused;
-        answered = connection->tls ? co_await exchange(*connection->tls, request, response)
-                                   : co_await exchange(connection->socket, request, response);
+        bool reusable = false;
+        answered = connection->tls ? co_await exchange(*connection->tls, request, response, reusable)
+                                   : co_await exchange(connection->socket, request, response, reusable);
         watch.origin = nullptr;
-        if (answered && response.keep_alive()) m_pool.release(std::move(connection));
+        if (answered && reusable) m_pool.release(std::move(connection));
         if (!answered && (!reused || watch.expired)) break;
     }
     watch.origin = nullptr;

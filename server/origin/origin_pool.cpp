@@ -16,7 +16,8 @@ namespace {
 bool fit_for_reuse(OriginConnection& connection) {
     if (connection.tls) {
         SSL* ssl = connection.tls->native_handle();
-        if (SSL_pending(ssl) > 0 || BIO_ctrl_pending(SSL_get_rbio(ssl)) > 0) return false;
+        // Decrypted bytes not yet taken, records OpenSSL read ahead, ciphertext waiting in the BIO.
+        if (SSL_pending(ssl) > 0 || SSL_has_pending(ssl) == 1 || BIO_ctrl_pending(SSL_get_rbio(ssl)) > 0) return false;
     }
     char byte;
     const ssize_t peeked = ::recv(connection.tcp_socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);

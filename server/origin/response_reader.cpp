@@ -15,6 +15,7 @@ void ResponseReader::begin(bool head_request) {
     m_head_request = head_request;
     m_ended_by_close = false;
     m_interim_read = false;
+    m_interim_count = 0;
 }
 
 ResponseReader::Step ResponseReader::read(const char* data, size_t size, size_t& consumed, std::vector<std::string_view>& pieces) {
@@ -35,6 +36,7 @@ ResponseReader::Step ResponseReader::read(const char* data, size_t size, size_t&
             const net::MessageHead& head = m_parser.head();
             consumed = head.size;
             if (head.status >= 100 && head.status < 200 && head.status != 101) {
+                if (++m_interim_count > k_max_interim) break;
                 m_interim_read = true;
                 return Step::interim;
             }

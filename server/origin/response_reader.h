@@ -18,9 +18,15 @@ namespace wr::origin {
 
 class ResponseReader {
 public:
+    // Interim answers passed on before the final one, at most: an origin that sends 1xx heads
+    // without end is invalid (each would go on to the visitor). Browsers see one or two (100,
+    // 103 Early Hints).
+    static constexpr int k_max_interim = 16;
+
     enum class Step {
         more,    // the buffer holds no more of the answer: read more (or call closed() at the end of the stream)
         interim, // head() is a 1xx answer (not 101), `consumed` bytes long; the final answer follows
+                 // (past k_max_interim of them: invalid)
         head,    // head() is the final answer's head, `consumed` bytes long
         body,    // body pieces were appended to `pieces`; `consumed` bytes of the buffer held them
         end,     // the answer is complete (its last pieces, if any, were appended)
@@ -52,6 +58,7 @@ private:
     bool m_head_request = false;
     bool m_ended_by_close = false;
     bool m_interim_read = false; // the head read last was interim: the next read starts a new head
+    int m_interim_count = 0;
 };
 
 } // namespace wr::origin

@@ -14,6 +14,7 @@
 #include "support/process.h"
 #include "support/prometheus_parser.h"
 #include "support/raw_http.h"
+#include "support/scripted_origin.h"
 #include "support/shop_room.h"
 #include "support/temp_dir.h"
 #include "support/test_server.h"
@@ -368,6 +369,31 @@ TEST_CASE("integration: the Turnstile answer redirects only to a path on the sam
     const wr::test::RawReply backslash = answer("/\\evil.example/?cf_wr_turnstile=failed");
     CHECK(backslash.status == 400);
     CHECK(backslash.header("Location").empty());
+}
+
+TEST_CASE("integration: a siteverify answering 100 Continue first: its verdict is each visitor's own, never the one before") {
+    // An interim answer taken for the verdict failed every good token — and, when the verdict
+    // came a moment after it, left that verdict unread on the pooled connection, to be read next
+    // as another visitor's.
+    wr::test::ScriptedOrigin siteverify;
+    TestOrigin origin;
+    TestServer wr({}, [url = siteverify.url() + "/siteverify-interim"](wr::AppOptions& options) {
+        options.turnstile_site_key = "1x00000000000000000000AA";
+        options.turnstile_secret = "wr-test-secret";
+        options.turnstile_verify_url = url;
+        options.turnstile_timeout = std::chrono::milliseconds{1000};
+        options.edge_threads = 1; // one siteverify pool
+    });
+    wr::test::set_up_shop(wr, origin, {{"turnstile_mode", "invisible"}, {"turnstile_action", "infinite_queue"}, {"queue_all", true}});
+    Browser human(wr.edge_port(), "shop.example.com");
+    CHECK(human.get("/?cf_wr_turnstile=good-token").status == 303);
+    CHECK(queued_users(wr) == 1); // verified: in the real queue
+    for (int i = 0; i < 3; ++i) {
+        Browser bot(wr.edge_port(), "shop.example.com");
+        CHECK(bot.get("/?cf_wr_turnstile=forged-" + std::to_string(i)).status == 303);
+        CHECK(queued_users(wr) == 1); // not verified: the infinite queue
+    }
+    CHECK(siteverify.connections() == 1); // the one connection, pooled and reused
 }
 
 TEST_CASE("integration: with turnstile_action log, everyone joins the real queue and the outcomes are counted") {

@@ -54,6 +54,23 @@ Answer fetch(int port, const std::string& method, const std::string& host, const
     return answer;
 }
 
+// What a shell command prints (curl, for HTTP/2 with prior knowledge).
+std::string output_of(const std::string& command) {
+    std::string out(4096, '\0');
+    FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    out.resize(std::fread(out.data(), 1, out.size(), pipe));
+    ::pclose(pipe);
+    return out;
+}
+
+// curl over HTTP/2 with prior knowledge to the edge's plain port: "<status> <exit code>".
+std::string h2_visit(int edge_port, const std::string& method, const std::string& path) {
+    const std::string authority = "open.example.com:" + std::to_string(edge_port);
+    return output_of("curl -s -o /dev/null -w '%{http_code}' --http2-prior-knowledge -X " + method + " --resolve " + authority +
+                     ":127.0.0.1 http://" + authority + path + "; echo \" $?\"");
+}
+
 class ShopInFront {
 public:
     explicit ShopInFront(const ScriptedOrigin& origin, const std::filesystem::path& ca_file = {})
@@ -122,6 +139,42 @@ TEST_CASE("integration: bytes an origin sends unasked never reach the next visit
     ScriptedOrigin origin(files.certificate, files.private_key);
     ShopInFront shop(origin, files.certificate);
     run_attacks(shop);
+}
+
+// A body that runs to the close, as an HTTP/1.1 visitor gets it (chunked by the edge): whole with
+// its last chunk when the origin closed cleanly, cut short without it when a reset ended it.
+void bodies_to_the_close(const ScriptedOrigin& origin, const std::filesystem::path& ca_file = {}) {
+    ShopInFront shop(origin, ca_file);
+    const auto visit = [&](const std::string& target) {
+        RawConnection visitor(shop.wr.edge_port());
+        visitor.send("GET " + target + " HTTP/1.1\r\nHost: open.example.com\r\n\r\n");
+        const auto deadline = std::chrono::steady_clock::now() + 3s;
+        while (!visitor.closed() && visitor.received().find("0\r\n\r\n") == std::string::npos && std::chrono::steady_clock::now() < deadline)
+            visitor.read_some(100ms);
+        return visitor.received();
+    };
+    const std::string whole = visit("/to-close");
+    CAPTURE(whole);
+    CHECK(whole.find("Transfer-Encoding: chunked") != std::string::npos);
+    CHECK(whole.find("the first part, ") != std::string::npos);
+    CHECK(whole.find("the end") != std::string::npos);
+    CHECK(whole.ends_with("0\r\n\r\n"));
+    const std::string cut = visit("/to-reset");
+    CAPTURE(cut);
+    CHECK(cut.find("the first part, ") != std::string::npos);
+    CHECK(cut.find("0\r\n\r\n") == std::string::npos); // never a well-framed end the origin did not send
+    // Over HTTP/2: a stream that ends cleanly, or one reset (curl: exit 92, "not closed cleanly").
+    CHECK(h2_visit(shop.wr.edge_port(), "GET", "/to-close") == "200 0\n");
+    CHECK(h2_visit(shop.wr.edge_port(), "GET", "/to-reset") == "200 92\n");
+}
+
+TEST_CASE("integration: a body that runs to the close is whole only at a clean close, never when a reset cut it (plain TCP and TLS)") {
+    ScriptedOrigin plain;
+    bodies_to_the_close(plain);
+    wr::test::TempDir dir;
+    const wr::test::TlsFiles files = wr::test::write_self_signed_certificate(dir.path());
+    ScriptedOrigin over_tls(files.certificate, files.private_key);
+    bodies_to_the_close(over_tls, files.certificate);
 }
 
 TEST_CASE("integration: a connection the origin asked to close is not used again") {
@@ -236,19 +289,11 @@ TEST_CASE("integration: a request the origin may have acted on is never sent twi
     // request whose body has begun to go is never sent again, whatever its method).
     const auto over_h2 = [&](const std::string& method, const std::string& path) {
         visitors_get_their_own_pages(shop.wr.edge_port(), "warm", 1);
-        const std::string authority = "open.example.com:" + std::to_string(shop.wr.edge_port());
-        const std::string command = "curl -s -o /dev/null -w '%{http_code}' --http2-prior-knowledge -X " + method + " --resolve " +
-                                    authority + ":127.0.0.1 http://" + authority + path;
-        std::string out(16, '\0');
-        FILE* pipe = ::popen(command.c_str(), "r");
-        REQUIRE(pipe);
-        out.resize(std::fread(out.data(), 1, out.size(), pipe));
-        ::pclose(pipe);
-        return out;
+        return h2_visit(shop.wr.edge_port(), method, path);
     };
-    CHECK(over_h2("POST", "/drop/h2-pay") == "502");
+    CHECK(over_h2("POST", "/drop/h2-pay") == "502 0\n");
     CHECK(sent("POST /drop/h2-pay") == 1);
-    CHECK(over_h2("DELETE", "/drop/h2-delete") == "502");
+    CHECK(over_h2("DELETE", "/drop/h2-delete") == "502 0\n");
     CHECK(sent("DELETE /drop/h2-delete") == 2);
 }
 

@@ -84,6 +84,20 @@ TEST_CASE("origin::ResponseReader passes interim answers on before the final one
     CHECK(read.reusable);
 }
 
+TEST_CASE("origin::ResponseReader takes k_max_interim interim answers, and refuses an origin that sends them without end") {
+    std::string hints;
+    for (int i = 0; i < ResponseReader::k_max_interim; ++i) hints += "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n";
+    const std::string final_answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    const Read bounded = read_all(hints + final_answer);
+    CHECK(bounded.statuses.size() == ResponseReader::k_max_interim + 1);
+    CHECK(bounded.steps.back() == Step::end);
+    CHECK(bounded.body == "ok");
+    const Read endless = read_all(hints + "HTTP/1.1 100 Continue\r\n\r\n" + final_answer);
+    CHECK(endless.statuses.size() == ResponseReader::k_max_interim);
+    CHECK(endless.steps.back() == Step::invalid);
+    CHECK_FALSE(endless.reusable);
+}
+
 TEST_CASE("origin::ResponseReader ends a body that runs to the close only at the close, and never reuses its connection") {
     const Read open = read_all("HTTP/1.1 200 OK\r\n\r\nto the close");
     CHECK(open.steps.back() == Step::more);

@@ -109,6 +109,7 @@ void ScriptedOrigin::serve(int descriptor) {
     std::string buffer;
     bool said_close = false;
     bool dropped = false;
+    bool reset = false;
     char chunk[4096];
     while (!dropped) {
         const int got = ssl ? SSL_read(ssl, chunk, sizeof chunk) : static_cast<int>(::recv(descriptor, chunk, sizeof chunk, 0));
@@ -160,6 +161,33 @@ void ScriptedOrigin::serve(int descriptor) {
                 }
                 std::this_thread::sleep_for(std::chrono::milliseconds{std::stoi(target.substr(6, slash - 6))});
                 send_all(answer("200 OK", "you are " + id));
+            } else if (target == "/siteverify-interim") {
+                // Turnstile's siteverify behind an interim answer: the form body read by its
+                // length, then "100 Continue" and the verdict (tokens starting with "good" pass).
+                const size_t length_at = head.find("Content-Length: ");
+                const size_t length = length_at == std::string::npos ? 0 : std::stoul(head.substr(length_at + 16));
+                while (buffer.size() < length) {
+                    const int more = ssl ? SSL_read(ssl, chunk, sizeof chunk) : static_cast<int>(::recv(descriptor, chunk, sizeof chunk, 0));
+                    if (more <= 0) break;
+                    buffer.append(chunk, static_cast<size_t>(more));
+                }
+                const bool good = buffer.substr(0, length).find("response=good") != std::string::npos;
+                buffer.erase(0, std::min(length, buffer.size()));
+                send_all("HTTP/1.1 100 Continue\r\n\r\n" +
+                         answer("200 OK", good ? R"({"success": true})" : R"({"success": false, "error-codes": ["invalid-input-response"]})"));
+            } else if (target == "/to-close" || target == "/to-reset") {
+                // A body that runs to the close: ended cleanly, or cut short by a reset.
+                send_all("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nthe first part, ");
+                std::this_thread::sleep_for(std::chrono::milliseconds{100});
+                if (target == "/to-reset") {
+                    const linger abort{.l_onoff = 1, .l_linger = 0};
+                    ::setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+                    reset = true; // and no TLS close_notify
+                } else {
+                    send_all("the end");
+                }
+                dropped = true;
+                break;
             } else if (target.rfind("/drop/", 0) == 0) {
                 // Read, and the connection closed without an answer: an origin that died while it
                 // served the request (did it act on it?).
@@ -177,7 +205,7 @@ void ScriptedOrigin::serve(int descriptor) {
         }
     }
     if (ssl) {
-        SSL_shutdown(ssl);
+        if (!reset) SSL_shutdown(ssl);
         SSL_free(ssl);
     }
     const std::lock_guard lock(m_mutex);

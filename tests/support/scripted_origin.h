@@ -12,6 +12,9 @@
 //   /close              "Connection: close" — and the connection left open
 //   /continue           "100 Continue" before the answer, to a request that did not ask for it
 //   /slow/<ms>/<id>     "you are <id>" after <ms> milliseconds (requests are kept in arrival_order())
+//   /siteverify-interim Turnstile's siteverify answering "100 Continue" first (tokens "good…" pass)
+//   /to-close           a body without a length, "the first part, " then 100 ms later "the end" and the close
+//   /to-reset           the same first part, then 100 ms later a reset (the body cut short)
 //   /drop/<id>          no answer: the connection closed once the head is read (kept in arrival_order()
 //                       as "<method> /drop/<id>")
 // A forged answer's body is "you are forged": a visitor who gets it got somebody else's bytes.
