@@ -25,6 +25,11 @@ constexpr int k_busy_retry_after_seconds = 5;
 // The origin's answer read ahead of the visitor, per stream: past this, wait for the visitor.
 constexpr size_t k_answer_ahead = 64 * 1024;
 const std::shared_ptr<origin::ConnectionCap> k_no_cap;
+// How long a visitor may leave its answer untaken while others wait for a connection under the
+// zone's cap, before its stream is reset and its origin connection goes to them; and how often a
+// stalled stream looks.
+constexpr std::chrono::seconds k_stall_while_others_wait{5};
+constexpr std::chrono::milliseconds k_stall_check{250};
 
 asio::const_buffer buffer_of(std::string_view text) { return asio::buffer(text.data(), text.size()); }
 
@@ -504,8 +509,17 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
         }
         if (!pieces.empty()) resume(stream);
         // The visitor takes the answer at its pace: no more is read from the origin past a bound.
-        while (!stream.closed && stream.out_pending() >= k_answer_ahead)
-            if (!co_await wait(stream.signal, timeout) && !stream.closed && stream.out_pending() >= k_answer_ahead) break;
+        // Not at others' expense, though: while visitors wait for a connection under the zone's
+        // cap, a stream that leaves its answer untaken for k_stall_while_others_wait is reset and
+        // its origin connection goes to them — one HTTP/2 connection whose window stays shut could
+        // otherwise hold up to 100 of the cap's connections for the whole response timeout.
+        const auto stalled_since = std::chrono::steady_clock::now();
+        while (!stream.closed && stream.out_pending() >= k_answer_ahead) {
+            const auto stalled = std::chrono::steady_clock::now() - stalled_since;
+            if (stalled >= timeout) break;
+            if (stalled >= k_stall_while_others_wait && destination.cap && destination.cap->has_waiters()) break;
+            co_await wait(stream.signal, std::min<std::chrono::steady_clock::duration>(timeout - stalled, k_stall_check));
+        }
         if (stream.closed || stream.out_pending() >= k_answer_ahead) {
             failed = true;
             break;

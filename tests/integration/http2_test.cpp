@@ -455,6 +455,41 @@ TEST_CASE("integration: HTTP/2: streams reset while they wait for an origin conn
     CHECK(metrics.value("wr_origin_queue_timeouts_total", {{"node", "wr"}, {"zone", "example.com"}}) == 0);
 }
 
+TEST_CASE("integration: HTTP/2: streams whose window stays shut give their origin connections up to visitors waiting under the cap") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
+    const std::string cookie = shop.admit(1)[0];
+    const auto patched = shop.wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 2}, {"origin_queue_timeout_seconds", 20}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.text);
+    shop.wr.sync_edge();
+    // One connection's two streams take both of the cap's connections and never read their answers.
+    wr::test::BackgroundProcess holder = h2_client_holding({"hold", std::to_string(shop.wr.edge_port()), "/bytes?n=50000000", "2", cookie}, "holding");
+    REQUIRE(json::parse(holder.ready_line())["answered"] == 2);
+    // A visitor behind them is served once they have stalled for 5 s, long before the 20 s queue
+    // timeout or the 30 s response timeout.
+    const auto asked = std::chrono::steady_clock::now();
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}, {"headers", {{"cookie", cookie}}}}}));
+    const auto waited = std::chrono::steady_clock::now() - asked;
+    CHECK(after["results"][0]["status"] == 200);
+    CHECK(waited >= std::chrono::seconds{3});
+    CHECK(waited < std::chrono::seconds{9});
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(shop.wr.get("/metrics").text);
+    CHECK(metrics.value("wr_origin_connections_most", {{"node", "wr"}, {"zone", "example.com"}}) == 2);
+    CHECK(metrics.value("wr_origin_queue_timeouts_total", {{"node", "wr"}, {"zone", "example.com"}}) == 0);
+}
+
+TEST_CASE("integration: HTTP/2: a stream whose window stays shut keeps its answer while nobody waits for the origin") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
+    const std::string cookie = shop.admit(1)[0];
+    const auto patched = shop.wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 4}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.text);
+    shop.wr.sync_edge();
+    wr::test::BackgroundProcess holder = h2_client_holding({"hold", std::to_string(shop.wr.edge_port()), "/bytes?n=50000000", "2", cookie}, "holding");
+    REQUIRE(json::parse(holder.ready_line())["answered"] == 2);
+    std::this_thread::sleep_for(std::chrono::seconds{6}); // past the 5 s that would cost them their streams under pressure
+    // Still both held: a visitor slow to read loses nothing while the cap has room.
+    CHECK(json::parse(shop.origin.stats())["bytes_connections"] == 2);
+}
+
 TEST_CASE("integration: HTTP/2: streams the edge must reset itself (a window overflowed) count as resets: GOAWAY, and the edge serves on") {
     TlsShop shop;
     const json attack = h2_client("madeyoureset " + std::to_string(shop.wr.edge_port()) + " /");
