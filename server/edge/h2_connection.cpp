@@ -408,6 +408,12 @@ template <typename Stream> net::Task<> H2Connection::serve(Stream& stream, std::
         error_code ec;
         const size_t got = co_await stream.async_read_some(asio::buffer(m_in), net::awaitable(ec));
         if (ec) {
+            // Idle past --idle-timeout: a GOAWAY first (RFC 9113 §9.1), so that a request the
+            // client sends just as the connection ends is known unprocessed, and sent again.
+            if (m_watch.expired && m_phase == Phase::idle && !m_writer_done) {
+                go_away();
+                break;
+            }
             visitor_gone = !m_writer_done; // not the writer's stop: the visitor closed, or its deadline passed
             break;
         }

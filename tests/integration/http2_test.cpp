@@ -392,6 +392,7 @@ TEST_CASE("integration: HTTP/2: a connection that sends no request within --head
     CHECK(idle["closed"] == true);
     CHECK(idle["ms"] >= 1900);
     CHECK(idle["ms"] < 3500);
+    CHECK(idle["goaway"] == 0); // NO_ERROR: the client knows no request of its was cut
 }
 
 TEST_CASE("integration: HTTP/2: a visitor that never takes wr's answer (its window shut) loses the connection after the response timeout") {
