@@ -109,7 +109,11 @@ struct H2Callbacks {
     // the content-length): it resets the stream itself. Counted as a reset the client made — the
     // stream's slot is free again at once — or the rapid-reset bound could be had this way
     // instead ("MadeYouReset", CVE-2025-8671).
-    static int invalid_frame(nghttp2_session*, const nghttp2_frame*, int, void* user_data) {
+    // Such a stream closes only once its RST_STREAM is written, after this read: marked, so that
+    // it is never started — never admitted to a room or sent to the origin for a client that
+    // will not see the answer.
+    static int invalid_frame(nghttp2_session* session, const nghttp2_frame* frame, int, void* user_data) {
+        if (H2Stream* stream = frame->hd.stream_id != 0 ? stream_of(session, frame->hd.stream_id) : nullptr) stream->doomed = true;
         connection_of(user_data).count_control(H2ControlFrame::reset);
         return 0;
     }
@@ -278,7 +282,7 @@ void H2Connection::close_stream(H2Stream& stream, uint32_t) {
 
 void H2Stream::reuse(int32_t stream_id) {
     id = stream_id;
-    running = closed = headers_complete = end_stream = started = responded = in_flight = false;
+    running = closed = doomed = headers_complete = end_stream = started = responded = in_flight = false;
     fields.clear();
     cookies.clear();
     body_in.clear();
@@ -317,7 +321,7 @@ void H2Connection::set_phase(Phase phase) {
 
 void H2Connection::after_input() {
     for (auto& stream : m_ready) {
-        if (stream->closed || !m_reading) continue;
+        if (stream->closed || stream->doomed || !m_reading) continue;
         stream->started = true;
         if (!decide(*stream)) {
             // Answered: its line is written when nghttp2 closes it, unless it already has.

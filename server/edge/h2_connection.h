@@ -56,6 +56,7 @@ struct H2Stream {
     int32_t id;
     bool running = false;     // its coroutine has not ended yet
     bool closed = false;      // nghttp2 closed it (answered, reset, or the connection went)
+    bool doomed = false;      // nghttp2 has a reset of it queued (a frame of the client's it refused): never started
     bool headers_complete = false;
     bool end_stream = false;  // the request body is complete
     bool started = false;     // its coroutine runs

@@ -496,8 +496,14 @@ TEST_CASE("integration: HTTP/2: streams the edge must reset itself (a window ove
     const json attack = h2_client("madeyoureset " + std::to_string(shop.wr.edge_port()) + " /");
     CHECK(attack["goaway"] == 11); // ENHANCE_YOUR_CALM
     CHECK(attack["sent"] < 5000);
+    MESSAGE("GOAWAY after " << attack["sent"] << " streams sent");
+    // The streams the edge reset were never served: none took a place in the room (the room
+    // holds 200, as many as the attack makes before its GOAWAY) or reached the origin.
     const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
     CHECK(after["results"][0]["status"] == 200);
+    CHECK(after["results"][0]["headers"].contains("x-demo-origin"));
+    const wr::test::Exposition metrics = wr::test::parse_prometheus(shop.wr.get("/metrics").text);
+    CHECK(metrics.value("wr_edge_requests_total", {{"node", "wr"}, {"protocol", "h2"}}) == 1);
 }
 
 TEST_CASE("integration: HTTP/2: a client that never reads while it makes the edge refuse stream after stream loses its connection") {
