@@ -25,10 +25,8 @@ constexpr int k_busy_retry_after_seconds = 5;
 // The origin's answer read ahead of the visitor, per stream: past this, wait for the visitor.
 constexpr size_t k_answer_ahead = 64 * 1024;
 const std::shared_ptr<origin::ConnectionCap> k_no_cap;
-// How long a visitor may leave its answer untaken while others wait for a connection under the
-// zone's cap, before its stream is reset and its origin connection goes to them; and how often a
-// stalled stream looks.
-constexpr std::chrono::seconds k_stall_while_others_wait{5};
+// How often a stream whose answer the visitor does not take looks whether others wait for its
+// origin connection (ConnectionCap::k_stall_while_others_wait).
 constexpr std::chrono::milliseconds k_stall_check{250};
 
 asio::const_buffer buffer_of(std::string_view text) { return asio::buffer(text.data(), text.size()); }
@@ -517,7 +515,7 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
         while (!stream.closed && stream.out_pending() >= k_answer_ahead) {
             const auto stalled = std::chrono::steady_clock::now() - stalled_since;
             if (stalled >= timeout) break;
-            if (stalled >= k_stall_while_others_wait && destination.cap && destination.cap->has_waiters()) break;
+            if (stalled >= origin::ConnectionCap::k_stall_while_others_wait && destination.cap && destination.cap->has_waiters()) break;
             co_await wait(stream.signal, std::min<std::chrono::steady_clock::duration>(timeout - stalled, k_stall_check));
         }
         if (stream.closed || stream.out_pending() >= k_answer_ahead) {

@@ -361,6 +361,12 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         if (complete && chunked) m_gather.push_back(buffer_of(k_last_chunk));
         if (!m_gather.empty()) {
             m_watch.expire_in(timeout);
+            // Not at others' expense: while visitors wait for a connection under the zone's cap, a
+            // visitor who leaves this for k_stall_while_others_wait loses the answer, and its
+            // origin connection goes to them.
+            if (upstream && upstream->cap)
+                m_watch.expire_sooner_while(upstream->cap->waiting_count(),
+                                            std::chrono::steady_clock::now() + origin::ConnectionCap::k_stall_while_others_wait);
             error_code ec;
             co_await asio::async_write(m_stream, m_gather, net::awaitable(ec));
             if (ec) {

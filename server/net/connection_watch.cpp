@@ -18,7 +18,7 @@ bool ConnectionWatches::shed_oldest_idle() {
 
 void ConnectionWatches::sweep(SteadyTime now) {
     for (ConnectionWatch* watch = m_all.front(); watch; watch = watch->all_next)
-        if (!watch->expired && watch->deadline <= now) watch->expire();
+        if (!watch->expired && watch->past_deadline(now)) watch->expire();
 }
 
 Task<> ConnectionWatches::sweep_forever() {

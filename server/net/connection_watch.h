@@ -5,6 +5,7 @@
 // the sockets of those past their deadline. The watch also carries the connection's place in
 // the thread's list of idle keep-alive connections, oldest first, from which the connection cap
 // sheds (issue #16). Everything here is touched by one edge thread only.
+#include <atomic>
 #include <chrono>
 
 #include "net/asio.h"
@@ -50,18 +51,35 @@ struct ConnectionWatch {
         if (queue_wait) queue_wait->cancel();
     }
 
+    // While what the connection holds is wanted by others — `*contended` above zero: requests
+    // waiting for a connection under the zone's cap, while it writes an answer to a visitor who
+    // does not take it — the deadline is `contended_deadline` if that is sooner. Set after a new
+    // deadline, which clears it.
+    const std::atomic<int64_t>* contended = nullptr;
+    SteadyTime contended_deadline = SteadyTime::max();
+    void expire_sooner_while(const std::atomic<int64_t>& wanted, SteadyTime when) {
+        contended = &wanted;
+        contended_deadline = when;
+    }
+    bool past_deadline(SteadyTime now) const {
+        return deadline <= now || (contended && contended_deadline <= now && contended->load(std::memory_order_relaxed) > 0);
+    }
+
     // A new deadline (which also clears `expired`: read it right after the operation that failed).
     void expire_in(std::chrono::steady_clock::duration timeout) {
         deadline = std::chrono::steady_clock::now() + timeout;
         expired = false;
+        contended = nullptr;
     }
     void expire_at(SteadyTime when) {
         deadline = when;
         expired = false;
+        contended = nullptr;
     }
     void expire_never() {
         deadline = SteadyTime::max();
         expired = false;
+        contended = nullptr;
     }
     // The deadline passed: every pending operation on the sockets ends with operation_aborted.
     void expire() {

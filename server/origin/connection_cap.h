@@ -30,6 +30,9 @@ class OriginConnection;
 class ConnectionCap : public std::enable_shared_from_this<ConnectionCap> {
 public:
     static constexpr std::chrono::milliseconds k_handover_slack{5};
+    // How long a visitor may leave its answer untaken while others wait under the cap, before its
+    // exchange ends and its origin connection goes to them (the edge's HTTP/1.1 and HTTP/2 paths).
+    static constexpr std::chrono::seconds k_stall_while_others_wait{5};
 
     // A request waiting for a connection, on the edge thread `thread`. Shared, so that a wake-up
     // posted from another thread can tell whether the waiter is still there.
@@ -65,6 +68,8 @@ public:
     int64_t limit() const;
     Figures figures() const;
     bool has_waiters() const { return m_waiting.load(std::memory_order_relaxed) > 0; }
+    // The count has_waiters() reads, for a ConnectionWatch to look at (net/ knows no caps).
+    const std::atomic<int64_t>& waiting_count() const { return m_waiting; }
 
     // A slot for a new connection, at once, when one is free and nobody waits.
     bool try_open();

@@ -9,6 +9,7 @@
 
 #include "origin/connection_cap.h"
 #include "support/eventually.h"
+#include "support/process.h"
 #include "support/prometheus_parser.h"
 #include "support/raw_connection.h"
 #include "support/scripted_origin.h"
@@ -145,6 +146,32 @@ TEST_CASE("integration: a request that waits out the zone's origin queue gets 50
     const wr::test::Exposition exposition = wr::test::parse_prometheus(metrics.text);
     CHECK(exposition.value("wr_origin_queue_timeouts_total", {{"node", "wr"}, {"zone", "example.com"}}) == 1);
     CHECK(exposition.value("wr_origin_connection_limit", {{"node", "wr"}, {"zone", "example.com"}}) == 1);
+}
+
+TEST_CASE("integration: while visitors wait under a full cap, one who takes none of its answer for 5 s gives its origin connection up") {
+    wr::test::StreamOrigin origin;
+    TestServer wr({}, [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
+    wr.create_zone("example.com", origin.url());
+    const auto patched = wr.patch("/client/v4/zones/example.com",
+                                  {{"hosts", {"open.example.com"}}, {"max_origin_connections", 1}, {"origin_queue_timeout_seconds", 20}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.text);
+    wr.sync_edge();
+    // A visitor who asks for a large answer and, once its head came, reads no more of it.
+    RawConnection hog(wr.edge_port());
+    hog.send("GET /bytes?n=500000000 HTTP/1.1\r\nHost: open.example.com\r\n\r\n");
+    REQUIRE(hog.read_until("\r\n\r\n", 3s));
+    // Nobody waits: it keeps its answer past the 5 s.
+    std::this_thread::sleep_for(6s);
+    CHECK(nlohmann::json::parse(origin.stats())["bytes_connections"] == 1);
+    // Somebody waits: it has taken nothing for more than 5 s, so the connection is theirs at once
+    // (within the sweeper's 250 ms) — not after the 20 s queue timeout or the 30 s response timeout.
+    const auto asked = std::chrono::steady_clock::now();
+    const Reply next = get(wr.edge_port(), "/bytes?n=10", 15s);
+    const auto waited = std::chrono::steady_clock::now() - asked;
+    CHECK(next.status == 200);
+    CHECK(next.body.size() == 10);
+    CHECK(waited < 2s);
+    CHECK(wr::test::parse_prometheus(wr.get("/metrics").text).value("wr_origin_queue_timeouts_total", {{"node", "wr"}, {"zone", "example.com"}}) == 0);
 }
 
 } // TEST_SUITE
