@@ -369,6 +369,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
                                             std::chrono::steady_clock::now() + origin::ConnectionCap::k_stall_while_others_wait);
             error_code ec;
             co_await asio::async_write(m_stream, m_gather, net::awaitable(ec));
+            m_watch.contended = nullptr; // the cap lives while this exchange's origin connection does, no longer
             if (ec) {
                 failed = true;
                 break;
