@@ -511,12 +511,14 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
         // cap, a stream that leaves its answer untaken for k_stall_while_others_wait is reset and
         // its origin connection goes to them — one HTTP/2 connection whose window stays shut could
         // otherwise hold up to 100 of the cap's connections for the whole response timeout.
+        // (Without a cap there is nobody to look for: one wait for the whole timeout.)
+        const std::chrono::steady_clock::duration look_every = destination.cap ? std::chrono::steady_clock::duration{k_stall_check} : timeout;
         const auto stalled_since = std::chrono::steady_clock::now();
         while (!stream.closed && stream.out_pending() >= k_answer_ahead) {
             const auto stalled = std::chrono::steady_clock::now() - stalled_since;
             if (stalled >= timeout) break;
             if (stalled >= origin::ConnectionCap::k_stall_while_others_wait && destination.cap && destination.cap->has_waiters()) break;
-            co_await wait(stream.signal, std::min<std::chrono::steady_clock::duration>(timeout - stalled, k_stall_check));
+            co_await wait(stream.signal, std::min(timeout - stalled, look_every));
         }
         if (stream.closed || stream.out_pending() >= k_answer_ahead) {
             failed = true;

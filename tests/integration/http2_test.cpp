@@ -37,17 +37,6 @@ std::string pattern_hash(uint64_t n) {
     return text;
 }
 
-std::string run_command(const std::string& command) {
-    std::string out;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    char buffer[4096];
-    size_t got = 0;
-    while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, got);
-    ::pclose(pipe);
-    return out;
-}
-
 const std::string k_client = std::string(WR_SOURCE_DIR) + "/tests/integration/h2_client.mjs";
 
 // Runs h2_client.mjs; its JSON answer.
@@ -58,7 +47,7 @@ json h2_client(const std::string& arguments, const json& input = nullptr) {
         std::ofstream(temp.path() / "plan.json") << input.dump();
         command += " < " + (temp.path() / "plan.json").string();
     }
-    const std::string out = run_command(command + " 2>&1");
+    const std::string out = wr::test::command_output(command + " 2>&1");
     INFO(out.substr(0, 2000));
     const json parsed = json::parse(out.substr(0, out.find('\n')), nullptr, false);
     REQUIRE_FALSE(parsed.is_discarded());
@@ -158,7 +147,7 @@ void push_unread_bodies(int streams, uint64_t bound) {
 }
 
 std::string curl_version(int port, const std::string& flag, const std::string& scheme = "https") {
-    return run_command("curl -sk " + flag + " -o /dev/null -w '%{http_version}' --resolve shop.example.com:" + std::to_string(port) +
+    return wr::test::command_output("curl -sk " + flag + " -o /dev/null -w '%{http_version}' --resolve shop.example.com:" + std::to_string(port) +
                        ":127.0.0.1 " + scheme + "://shop.example.com:" + std::to_string(port) + "/");
 }
 
@@ -179,7 +168,7 @@ struct CleartextShop {
 // curl over cleartext HTTP/2 with prior knowledge: the answer's head and body as `curl -i` prints them.
 std::string curl_h2c(int port, const std::string& path, const std::string& cookie = "") {
     const std::string authority = "shop.example.com:" + std::to_string(port);
-    return run_command("curl -si --http2-prior-knowledge --resolve " + authority + ":127.0.0.1" +
+    return wr::test::command_output("curl -si --http2-prior-knowledge --resolve " + authority + ":127.0.0.1" +
                        (cookie.empty() ? "" : " -H 'Cookie: " + cookie + "'") + " http://" + authority + path);
 }
 

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -14,6 +13,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "support/process.h"
 #include "support/raw_connection.h"
 #include "support/scripted_origin.h"
 #include "support/temp_dir.h"
@@ -54,20 +54,10 @@ Answer fetch(int port, const std::string& method, const std::string& host, const
     return answer;
 }
 
-// What a shell command prints (curl, for HTTP/2 with prior knowledge).
-std::string output_of(const std::string& command) {
-    std::string out(4096, '\0');
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    out.resize(std::fread(out.data(), 1, out.size(), pipe));
-    ::pclose(pipe);
-    return out;
-}
-
 // curl over HTTP/2 with prior knowledge to the edge's plain port: "<status> <exit code>".
 std::string h2_visit(int edge_port, const std::string& method, const std::string& path) {
     const std::string authority = "open.example.com:" + std::to_string(edge_port);
-    return output_of("curl -s -o /dev/null -w '%{http_code}' --http2-prior-knowledge -X " + method + " --resolve " + authority +
+    return wr::test::command_output("curl -s -o /dev/null -w '%{http_code}' --http2-prior-knowledge -X " + method + " --resolve " + authority +
                      ":127.0.0.1 http://" + authority + path + "; echo \" $?\"");
 }
 

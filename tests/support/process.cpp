@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
@@ -221,6 +222,21 @@ std::string read_admin_token(const std::filesystem::path& data_dir) {
     std::string token = util::read_text_file(data_dir / "admin.token").value_or("");
     while (!token.empty() && token.back() == '\n') token.pop_back();
     return token;
+}
+
+} // namespace wr::test
+
+namespace wr::test {
+
+std::string command_output(const std::string& command) {
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe) throw std::runtime_error("cannot run: " + command);
+    std::string out;
+    char buffer[4096];
+    size_t got = 0;
+    while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, got);
+    ::pclose(pipe);
+    return out;
 }
 
 } // namespace wr::test

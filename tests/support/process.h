@@ -19,6 +19,9 @@ struct ProcessResult {
 ProcessResult run_wr(const std::vector<std::string>& arguments, const std::map<std::string, std::string>& environment = {},
                      const std::string& input = "");
 
+// What a shell command (curl, node, redis-cli…) prints on stdout, all of it.
+std::string command_output(const std::string& command);
+
 } // namespace wr::test
 
 namespace wr::test {

@@ -3,25 +3,16 @@
 
 #include <doctest/doctest.h>
 
-#include <array>
 #include <cstdio>
 #include <sstream>
 
 #include "support/eventually.h"
+#include "support/process.h"
 
 namespace wr::test {
 namespace {
 
-std::string run(const std::string& command) {
-    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::string out;
-    std::array<char, 4096> buffer{};
-    size_t n = 0;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-    ::pclose(pipe);
-    return out;
-}
+std::string run(const std::string& command) { return command_output(command + " 2>&1"); }
 
 // CLUSTER NODES, one line per node: id host:port@bus flags master-id … slots…
 std::vector<std::vector<std::string>> cluster_nodes(const RedisServer& node) {

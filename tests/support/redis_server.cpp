@@ -1,7 +1,6 @@
 // Starts redis-server and redis-sentinel for tests and waits until they answer.
 #include "support/redis_server.h"
 
-#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -14,20 +13,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "support/process.h"
+
 namespace wr::test {
 namespace {
 
 std::string run_cli(int port, const std::vector<std::string>& arguments) {
     std::string command = "redis-cli -h 127.0.0.1 -p " + std::to_string(port);
     for (const std::string& argument : arguments) command += " '" + argument + "'";
-    command += " 2>&1";
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe) throw std::runtime_error("cannot run redis-cli");
-    std::string out;
-    std::array<char, 4096> buffer{};
-    size_t n = 0;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-    ::pclose(pipe);
+    std::string out = command_output(command + " 2>&1");
     while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
     return out;
 }

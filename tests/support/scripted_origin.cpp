@@ -107,14 +107,18 @@ void ScriptedOrigin::serve(int descriptor) {
         what();
     };
     std::string buffer;
-    bool said_close = false;
-    bool dropped = false;
-    bool reset = false;
-    char chunk[4096];
-    while (!dropped) {
+    // Appends what arrives to `buffer`; false at the end of the stream.
+    const auto receive = [&] {
+        char chunk[4096];
         const int got = ssl ? SSL_read(ssl, chunk, sizeof chunk) : static_cast<int>(::recv(descriptor, chunk, sizeof chunk, 0));
-        if (got <= 0) break;
+        if (got <= 0) return false;
         buffer.append(chunk, static_cast<size_t>(got));
+        return true;
+    };
+    bool said_close = false;
+    bool closing = false; // the answer ends the connection
+    bool reset = false;
+    while (!closing && receive()) {
         for (size_t end; (end = buffer.find("\r\n\r\n")) != std::string::npos;) {
             const std::string head = buffer.substr(0, end + 4);
             buffer.erase(0, end + 4);
@@ -166,11 +170,7 @@ void ScriptedOrigin::serve(int descriptor) {
                 // length, then "100 Continue" and the verdict (tokens starting with "good" pass).
                 const size_t length_at = head.find("Content-Length: ");
                 const size_t length = length_at == std::string::npos ? 0 : std::stoul(head.substr(length_at + 16));
-                while (buffer.size() < length) {
-                    const int more = ssl ? SSL_read(ssl, chunk, sizeof chunk) : static_cast<int>(::recv(descriptor, chunk, sizeof chunk, 0));
-                    if (more <= 0) break;
-                    buffer.append(chunk, static_cast<size_t>(more));
-                }
+                while (buffer.size() < length && receive()) {}
                 const bool good = buffer.substr(0, length).find("response=good") != std::string::npos;
                 buffer.erase(0, std::min(length, buffer.size()));
                 send_all("HTTP/1.1 100 Continue\r\n\r\n" +
@@ -186,7 +186,7 @@ void ScriptedOrigin::serve(int descriptor) {
                 } else {
                     send_all("the end");
                 }
-                dropped = true;
+                closing = true;
                 break;
             } else if (target.rfind("/drop/", 0) == 0) {
                 // Read, and the connection closed without an answer: an origin that died while it
@@ -195,7 +195,7 @@ void ScriptedOrigin::serve(int descriptor) {
                     const std::lock_guard lock(m_mutex);
                     m_arrivals.push_back(method + " " + target);
                 }
-                dropped = true;
+                closing = true;
                 break;
             } else if (target == "/continue") {
                 send_all("HTTP/1.1 100 Continue\r\n\r\n" + answer("200 OK", "ok"));
