@@ -421,18 +421,27 @@ local function sync_room(k, at)
       a = a + 3 * n_joins
       if sequence > last then last = sequence end
     end
-    -- The counts written whole, each field's version moved on.
+    -- The counts written whole, each field's version moved on. A count for a time no ledger
+    -- keeps any more (a node cut off for a while sends old changes) is dropped by this sync's
+    -- prune, if it prunes: it is not written back after the prune took it.
+    local n_members = 0
     if n_order > 0 then
       version = version + 1
       meta_changed = true
+      local pruning = pruned < now_minute
       for i = 1, n_order do
         local field = order[i]
         local index = position[field]
-        local text = pack(COUNT, count_of(values[index]) + deltas[field])
-        values[index] = text
-        set[n_set + 1], set[n_set + 2] = field, text
-        n_set = n_set + 2
-        members[2 * i - 1], members[2 * i] = version, field
+        if pruning and expired(field) then
+          values[index] = nil
+        else
+          local text = pack(COUNT, count_of(values[index]) + deltas[field])
+          values[index] = text
+          set[n_set + 1], set[n_set + 2] = field, text
+          n_set = n_set + 2
+          members[n_members + 1], members[n_members + 2] = version, field
+          n_members = n_members + 2
+        end
       end
     end
     -- What the grant needs from the counts, read before the first write: a script that fails
@@ -442,7 +451,7 @@ local function sync_room(k, at)
 
     -- Keys made by a write get their time to live at once (a room no one serves leaves nothing
     -- behind), the others once a minute below.
-    if n_order > 0 and call_in_parts('ZADD', chg_key, members, 2 * n_order) == n_order then redis.call('EXPIRE', chg_key, ttl) end
+    if n_members > 0 and call_in_parts('ZADD', chg_key, members, n_members) == n_members / 2 then redis.call('EXPIRE', chg_key, ttl) end
     if pushes then
       call_in_parts('RPUSH', rev_key, pushes, #pushes)
       redis.call('EXPIRE', rev_key, ttl)
@@ -532,7 +541,7 @@ local function sync_room(k, at)
     for i = 1, n_order do
       local field = order[i]
       n = n + 2
-      changed[n - 1], changed[n] = field, values[position[field]]
+      changed[n - 1], changed[n] = field, values[position[field]] or ''
     end
     for i = 1, #others do
       local field = others[i]

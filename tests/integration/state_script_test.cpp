@@ -182,6 +182,41 @@ TEST_CASE("state script: a push of thousands of counts, and a read of all of the
     }
 }
 
+TEST_CASE("state script: a count for a time no ledger keeps any more, pushed in the sync that prunes, is dropped by both stores") {
+    BothStores stores;
+    for (ScriptStore& side : stores.each()) {
+        CAPTURE(side.name);
+        const auto now = stores.clock.now();
+        const int64_t slot = wr::queue::check_in_slot_of(now);
+        // A node cut off for a while sends a waiting count of a slot long past beside a current
+        // one, in the room's first sync (which prunes: the minute's first).
+        wr::state::RoomPush push;
+        push.room_id = k_script_room;
+        push.now_ms = now.time_since_epoch().count();
+        push.total_active_users = push.new_users_per_minute = 1000;
+        push.session_minutes = 5;
+        wr::state::PushedBatch batch;
+        batch.sequence = 1;
+        batch.changes.push_back({wr::queue::LedgerChange::Kind::waiting, 1000, slot - 100, 3});
+        batch.changes.push_back({wr::queue::LedgerChange::Kind::waiting, 2000, slot, 2});
+        push.batches.push_back(batch);
+        wr::state::StoreTiming timing;
+        const auto pushed = side.store.exchange("late", {push}, timing).at(0);
+        REQUIRE(pushed.error == "");
+        REQUIRE(pushed.status == wr::state::RoomReply::Status::ok);
+        int64_t told = 0;
+        for (const auto& change : pushed.changed) told += change.delta;
+        CHECK(told == 2);
+        // A reader new to the room reads the current count only.
+        wr::state::RoomReplica reader(wr::state::ReplicaSettings{});
+        const auto read = side.store.exchange("reader", {reader.begin_sync(k_script_room, now, true)}, timing).at(0);
+        REQUIRE(read.error == "");
+        REQUIRE(read.changed.size() == 1);
+        CHECK(read.changed[0].minute == slot);
+        CHECK(read.changed[0].delta == 2);
+    }
+}
+
 TEST_CASE("state script: every key of a room gets its time to live from the sync that makes it") {
     OneNodeOnRedis one(3);
     auto& redis = one.redis;
