@@ -62,23 +62,34 @@ void RedisClusterStore::refresh_map() {
         if (std::find(candidates.begin(), candidates.end(), seed) == candidates.end()) candidates.push_back(seed);
     std::stable_partition(candidates.begin(), candidates.end(),
                           [&](const RedisEndpoint& node) { return !m_failed_at.contains(endpoint_text(node)); });
+    const auto adopt = [&](SlotMap map) {
+        m_map = std::move(map);
+        m_map_stale = false;
+        // Connections to servers that are no masters any more go.
+        const auto& masters = m_map.masters();
+        std::erase_if(m_links,
+                      [&](const auto& link) { return std::find(masters.begin(), masters.end(), link.second->endpoint()) == masters.end(); });
+    };
+    // A node that says the cluster is not whole (cluster_state:fail) may be a master cut off from
+    // the others while this node still reaches it: its map names itself for slots the others have
+    // given its replica since. Its map is taken only when no node says the cluster is whole.
+    std::optional<SlotMap> not_whole;
     std::string failures;
     for (const RedisEndpoint& node : candidates) {
         std::string why;
         try {
             const LinkTimeouts timeouts = m_failed_at.contains(endpoint_text(node)) ? retry_timeouts() : this->timeouts();
-            std::optional<SlotMap> map = read_slot_map(node, timeouts, why);
+            bool whole = false;
+            std::optional<SlotMap> map = read_slot_map(node, timeouts, why, whole);
             if (map && map->empty()) why = "serves no slots (a cluster not created yet?)";
             if (map && !map->empty()) {
-                m_map = std::move(*map);
-                m_map_stale = false;
                 m_failed_at.erase(endpoint_text(node));
-                // Connections to servers that are no masters any more go.
-                const auto& masters = m_map.masters();
-                std::erase_if(m_links, [&](const auto& link) {
-                    return std::find(masters.begin(), masters.end(), link.second->endpoint()) == masters.end();
-                });
-                return;
+                if (whole) {
+                    adopt(std::move(*map));
+                    return;
+                }
+                why = "says cluster_state:fail";
+                if (!not_whole) not_whole = std::move(map);
             }
         } catch (const StoreUnavailable& error) {
             why = error.what();
@@ -88,10 +99,16 @@ void RedisClusterStore::refresh_map() {
         }
         failures += (failures.empty() ? "" : "; ") + endpoint_text(node) + ": " + why;
     }
+    // No node says the cluster is whole (it is down, or every node this one reaches is cut off):
+    // the map of the first that answered; its masters answer CLUSTERDOWN until it is whole.
+    if (not_whole) {
+        adopt(std::move(*not_whole));
+        return;
+    }
     throw StoreUnavailable("no Redis Cluster node answered CLUSTER SLOTS (" + failures + ")", false);
 }
 
-std::optional<SlotMap> RedisClusterStore::read_slot_map(const RedisEndpoint& node, const LinkTimeouts& timeouts, std::string& why) {
+std::optional<SlotMap> RedisClusterStore::read_slot_map(const RedisEndpoint& node, const LinkTimeouts& timeouts, std::string& why, bool& whole) {
     redisContext* context = open_context(node, "Redis Cluster node", timeouts);
     std::unique_ptr<redisContext, void (*)(redisContext*)> owned(context, redisFree);
     const auto ask = [&](const std::vector<std::string>& arguments) -> RedisReplyPtr {
@@ -105,6 +122,9 @@ std::optional<SlotMap> RedisClusterStore::read_slot_map(const RedisEndpoint& nod
     if (!url.password.empty() && !ask(url.username.empty() ? std::vector<std::string>{"AUTH", url.password}
                                                              : std::vector<std::string>{"AUTH", url.username, url.password}))
         return std::nullopt;
+    const RedisReplyPtr info = ask({"CLUSTER", "INFO"});
+    if (!info) return std::nullopt;
+    whole = reply_text(info.get()).find("cluster_state:ok") != std::string::npos;
     const RedisReplyPtr slots = ask({"CLUSTER", "SLOTS"});
     if (!slots) return std::nullopt;
     return SlotMap::from_cluster_slots(slots.get(), node.host); // throws std::invalid_argument

@@ -43,9 +43,10 @@ private:
     struct Call;  // one EVALSHA's rooms and where it goes (redis_cluster_store.cpp)
     struct Inbox; // one master's answers as they come
     void refresh_map(); // throws StoreUnavailable when no node answers
-    // One node's CLUSTER SLOTS; nullopt with `why` when it refused, StoreUnavailable when it
-    // cannot be reached, std::invalid_argument when its answer cannot be read.
-    std::optional<SlotMap> read_slot_map(const RedisEndpoint& node, const LinkTimeouts& timeouts, std::string& why);
+    // One node's CLUSTER SLOTS, and whether it says the cluster is whole (CLUSTER INFO's
+    // cluster_state:ok); nullopt with `why` when it refused, StoreUnavailable when it cannot be
+    // reached, std::invalid_argument when its answer cannot be read.
+    std::optional<SlotMap> read_slot_map(const RedisEndpoint& node, const LinkTimeouts& timeouts, std::string& why, bool& whole);
     // Throws StoreUnavailable (nothing sent), at once for a master that failed less than a
     // command timeout ago.
     RedisLink& link_to(const RedisEndpoint& master);

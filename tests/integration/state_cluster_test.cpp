@@ -11,6 +11,7 @@
 #include "state/redis_cluster_store.h"
 #include "state/room_replica.h"
 #include "support/eventually.h"
+#include "support/fake_redis.h"
 #include "support/prometheus_parser.h"
 #include "support/redis_cluster.h"
 #include "support/shared_state_nodes.h"
@@ -236,6 +237,54 @@ TEST_CASE("state cluster: a master that stops answering costs the other masters'
     cluster.node(masters[1]).resume();
     // Back: its rooms sync again once it has rested.
     CHECK(wr::test::eventually([&] { return sync().first.at(1).status == wr::state::RoomReply::Status::ok; }, 5s));
+}
+
+TEST_CASE("state cluster: a master cut off from the other nodes, that this node still reaches, is not taken at its word for the slot map") {
+    using wr::test::FakeRedis;
+    // Two stand-in nodes, the cut-off master named first in the URL: each is a master to itself
+    // and names itself for every slot. The cut-off one says the cluster is down, as a master in
+    // the minority of a split does once its node timeout passes, and answers every script
+    // CLUSTERDOWN; the other holds the cluster (its replica was promoted there).
+    const auto node = [](const std::string& state, const std::string& script_answer, const std::atomic<int>& port) {
+        return [state, script_answer, &port](const std::vector<std::string>& command) -> std::string {
+            const std::string verb = command.empty() ? "" : command[0];
+            const std::string sub = command.size() > 1 ? command[1] : "";
+            if (verb == "CLUSTER" && sub == "INFO") return FakeRedis::bulk("cluster_state:" + state + "\r\ncluster_slots_assigned:16384\r\n");
+            if (verb == "CLUSTER" && sub == "SLOTS") return FakeRedis::all_slots_at(port);
+            if (verb == "ROLE") return "*3\r\n" + FakeRedis::bulk("master") + ":0\r\n*0\r\n";
+            if (verb == "INFO") return FakeRedis::bulk("run_id:" + std::to_string(port.load()) + "\r\n");
+            if (verb == "SCRIPT") return FakeRedis::bulk("0123456789012345678901234567890123456789");
+            if (verb == "EVALSHA") return FakeRedis::error(script_answer);
+            return FakeRedis::error("ERR unknown command");
+        };
+    };
+    std::atomic<int> cut_off_port{0}, holding_port{0};
+    FakeRedis cut_off(node("fail", "CLUSTERDOWN The cluster is down", cut_off_port));
+    FakeRedis holding(node("ok", "ERR run by the master that holds the cluster", holding_port));
+    cut_off_port = cut_off.port();
+    holding_port = holding.port();
+
+    wr::state::RedisClusterStoreOptions options;
+    options.url = wr::state::parse_state_url("redis-cluster://127.0.0.1:" + std::to_string(cut_off.port()) + ",127.0.0.1:" +
+                                             std::to_string(holding.port()));
+    wr::state::RedisClusterStore store(options);
+    wr::state::RoomReplica room(wr::state::ReplicaSettings{});
+    wr::util::SystemClock clock;
+    wr::state::StoreTiming timing;
+    for (int round = 0; round < 3; ++round) {
+        CAPTURE(round);
+        const auto replies = store.exchange("node-1", {room.begin_sync("00112233445566778899aabbccddeeff", clock.now())}, timing);
+        room.end_sync(replies.at(0), clock.now());
+        CHECK(replies.at(0).error.find("run by the master that holds the cluster") != std::string::npos);
+        CHECK(replies.at(0).error.find("CLUSTERDOWN") == std::string::npos);
+    }
+    // With only the cut-off node to ask, its map is the one there is: its rooms fail by its word.
+    wr::state::RedisClusterStoreOptions alone;
+    alone.url = wr::state::parse_state_url("redis-cluster://127.0.0.1:" + std::to_string(cut_off.port()));
+    wr::state::RedisClusterStore lonely(alone);
+    wr::state::RoomReplica other(wr::state::ReplicaSettings{});
+    const auto reply = lonely.exchange("node-1", {other.begin_sync("00112233445566778899aabbccddeeff", clock.now())}, timing).at(0);
+    CHECK(reply.error.find("CLUSTERDOWN") != std::string::npos);
 }
 
 TEST_CASE("state cluster: an unreachable cluster at start is a logged degraded mode, not a crash") {

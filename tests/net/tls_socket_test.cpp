@@ -63,13 +63,13 @@ template <typename Serve> void serve_one(asio::io_context& io, net::Acceptor& ac
         asio::detached);
 }
 
-struct Fixture {
+struct TlsPairFixture {
     wr::test::TempDir directory;
     asio::io_context io;
     asio::ssl::context tls{asio::ssl::context::tls_server};
     net::Acceptor acceptor{io.get_executor(), wr::tcp::endpoint(asio::ip::address_v4::loopback(), 0)};
     int port = acceptor.local_endpoint().port();
-    Fixture() {
+    TlsPairFixture() {
         const wr::test::TlsFiles files = wr::test::write_self_signed_certificate(directory.path());
         tls.use_certificate_chain_file(files.certificate.string());
         tls.use_private_key_file(files.private_key.string(), asio::ssl::context::pem);
@@ -79,7 +79,7 @@ struct Fixture {
 } // namespace
 
 TEST_CASE("tls socket: a head and its page go as one record; a large write as many, all of it arriving") {
-    Fixture fixture;
+    TlsPairFixture fixture;
     const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 3000\r\n\r\n";
     const std::string page(3000, 'p');
     const std::string large(100 * 1024, 'L');
@@ -107,7 +107,7 @@ TEST_CASE("tls socket: writing to a visitor that reset its connection ends the w
     // The test binary ignores SIGPIPE (tests/main.cpp), so this checks the error only; that no
     // signal is raised is the integration test's ("visitors that reset their connections"), which
     // runs wr with SIGPIPE's default.
-    Fixture fixture;
+    TlsPairFixture fixture;
     error_code write_error;
     size_t written = 0;
     serve_one(fixture.io, fixture.acceptor, fixture.tls, [&](net::TlsSocket& stream) -> net::Task<> {

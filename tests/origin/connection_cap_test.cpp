@@ -12,7 +12,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Fixture {
+struct CapFixture {
     boost::asio::io_context io;
     std::shared_ptr<ConnectionCap> cap = std::make_shared<ConnectionCap>(2);
     const wr::net::SteadyTime start = std::chrono::steady_clock::now();
@@ -30,7 +30,7 @@ struct Fixture {
 } // namespace
 
 TEST_CASE("origin::ConnectionCap opens up to its limit, then queues; a closed connection's slot goes to the oldest waiter") {
-    Fixture f;
+    CapFixture f;
     CHECK(f.cap->try_open());
     auto first = f.connection();
     CHECK(f.cap->try_open());
@@ -55,7 +55,7 @@ TEST_CASE("origin::ConnectionCap opens up to its limit, then queues; a closed co
 }
 
 TEST_CASE("origin::ConnectionCap hands a finished connection to a waiter on its own thread, or closes it for an older one elsewhere") {
-    Fixture f;
+    CapFixture f;
     REQUIRE(f.cap->try_open());
     auto connection = f.connection();
     REQUIRE(f.cap->try_open());
@@ -95,7 +95,7 @@ TEST_CASE("origin::ConnectionCap hands a finished connection to a waiter on its 
 }
 
 TEST_CASE("origin::ConnectionCap: a waiter that gives up leaves the queue and is counted; one given something first keeps it") {
-    Fixture f;
+    CapFixture f;
     REQUIRE(f.cap->try_open());
     auto one = f.connection();
     REQUIRE(f.cap->try_open());
@@ -112,7 +112,7 @@ TEST_CASE("origin::ConnectionCap: a waiter that gives up leaves the queue and is
 }
 
 TEST_CASE("origin::ConnectionCap: raising the limit lets waiters in; 0 is unlimited but still counted") {
-    Fixture f;
+    CapFixture f;
     REQUIRE(f.cap->try_open());
     REQUIRE(f.cap->try_open());
     const auto waiter = f.wait(0, 1ms);
@@ -124,7 +124,7 @@ TEST_CASE("origin::ConnectionCap: raising the limit lets waiters in; 0 is unlimi
 }
 
 TEST_CASE("origin::ConnectionCap wakes a waiter on its own thread when a slot comes from another") {
-    Fixture f;
+    CapFixture f;
     REQUIRE(f.cap->try_open());
     auto one = f.connection();
     REQUIRE(f.cap->try_open());
