@@ -3,6 +3,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "state/host_lookup.h"
 #include "state/reconcile_call.h"
 
 namespace wr::state {
@@ -33,15 +34,30 @@ std::string endpoint_text(const RedisEndpoint& endpoint) {
 }
 
 redisContext* open_context(const RedisEndpoint& endpoint, const char* role, const LinkTimeouts& timeouts) {
-    redisContext* context = redisConnectWithTimeout(endpoint.host.c_str(), endpoint.port, to_timeval(timeouts.connect));
-    if (!context) throw StoreUnavailable(std::string("cannot connect to ") + role + " " + endpoint_text(endpoint), false);
-    if (context->err) {
-        const std::string why = context->errstr;
-        redisFree(context);
-        throw StoreUnavailable(std::string("cannot connect to ") + role + " " + endpoint_text(endpoint) + ": " + why, false);
+    const std::string what = std::string("cannot connect to ") + role + " " + endpoint_text(endpoint);
+    // The name looked up within the connect timeout (host_lookup.h), each address tried in the
+    // resolver's order, as hiredis would.
+    const auto addresses = addresses_within(endpoint.host, timeouts.connect);
+    if (!addresses)
+        throw StoreUnavailable(what + ": looking " + endpoint.host + " up took longer than " + std::to_string(timeouts.connect.count()) + " ms",
+                               false);
+    if (addresses->empty()) throw StoreUnavailable(what + ": " + endpoint.host + " has no address", false);
+    std::string why;
+    for (const std::string& address : *addresses) {
+        redisContext* context = redisConnectWithTimeout(address.c_str(), endpoint.port, to_timeval(timeouts.connect));
+        if (!context) {
+            why = "out of memory";
+            continue;
+        }
+        if (context->err) {
+            why = context->errstr;
+            redisFree(context);
+            continue;
+        }
+        redisSetTimeout(context, to_timeval(timeouts.command));
+        return context;
     }
-    redisSetTimeout(context, to_timeval(timeouts.command));
-    return context;
+    throw StoreUnavailable(what + ": " + why, false);
 }
 
 RedisReplyPtr run_command(redisContext* context, const std::vector<std::string>& arguments) {

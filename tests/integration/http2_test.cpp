@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <set>
 
 #include "support/eventually.h"
