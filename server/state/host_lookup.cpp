@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 
 #include <future>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <thread>
 
@@ -40,18 +42,31 @@ std::vector<std::string> system_lookup(const std::string& host) {
 
 std::optional<std::vector<std::string>> addresses_within(const std::string& host, util::Milliseconds limit, const HostLookup& lookup) {
     if (numeric(host)) return std::vector<std::string>{host};
-    // The promise lives with the thread, which may outlast this call (a lookup past the limit).
-    auto answer = std::make_shared<std::promise<std::vector<std::string>>>();
-    std::future<std::vector<std::string>> future = answer->get_future();
-    std::thread([answer, host, lookup] {
-        try {
-            answer->set_value(lookup(host));
-        } catch (...) {
-            answer->set_value({});
+    // One lookup of a name at a time: while a quiet name server holds one, the syncs after it
+    // wait for that one rather than leaving a thread behind each.
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_future<std::vector<std::string>>> in_flight;
+    std::shared_future<std::vector<std::string>> answer;
+    {
+        std::lock_guard lock(mutex);
+        std::erase_if(in_flight, [](const auto& entry) { return entry.second.wait_for(std::chrono::seconds{0}) == std::future_status::ready; });
+        auto& pending = in_flight[host];
+        if (!pending.valid()) {
+            // The promise lives with the thread, which may outlast this call (a lookup past the limit).
+            auto promise = std::make_shared<std::promise<std::vector<std::string>>>();
+            pending = promise->get_future().share();
+            std::thread([promise, host, lookup] {
+                try {
+                    promise->set_value(lookup(host));
+                } catch (...) {
+                    promise->set_value({});
+                }
+            }).detach();
         }
-    }).detach();
-    if (future.wait_for(limit) != std::future_status::ready) return std::nullopt;
-    return future.get();
+        answer = pending;
+    }
+    if (answer.wait_for(limit) != std::future_status::ready) return std::nullopt;
+    return answer.get();
 }
 
 } // namespace wr::state

@@ -21,7 +21,8 @@ using HostLookup = std::function<std::vector<std::string>(const std::string& hos
 std::vector<std::string> system_lookup(const std::string& host);
 
 // The host's addresses, or nullopt when the lookup took longer than `limit`. A numeric address
-// is its own answer, with no lookup.
+// is its own answer, with no lookup. A name already being looked up (by an earlier call whose
+// limit passed) is not looked up again meanwhile: the call waits for that lookup's answer.
 std::optional<std::vector<std::string>> addresses_within(const std::string& host, util::Milliseconds limit,
                                                          const HostLookup& lookup = system_lookup);
 
