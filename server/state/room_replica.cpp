@@ -180,7 +180,11 @@ RoomPush RoomReplica::begin_sync(const std::string& room_id, util::TimePoint now
         m_open.clear();
     }
     for (const Batch& batch : m_batches) push.batches.push_back({batch.sequence, batch.changes.changes(), batch.changes.joins()});
-    push.acknowledged_sequence = m_acknowledged_sequence;
+    // What the store acknowledged longer ago than any count lives (its keys' time to live) counts
+    // nowhere any more, and the store forgets a node run that has not pushed for an hour: claimed
+    // after that, it would be answered `lost` for nothing.
+    const bool acknowledged_long_ago = m_pushed_ok_at && now - *m_pushed_ok_at > std::chrono::seconds{k_room_ttl_seconds};
+    push.acknowledged_sequence = acknowledged_long_ago ? 0 : m_acknowledged_sequence;
     if (!m_batches.empty()) push.contribution = encode_contribution(contribution_with_batches(now));
     m_batches_in_flight = m_batches.size();
     m_resync = false;
@@ -273,6 +277,7 @@ void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
     }
 
     if (!m_read_only_in_flight) {
+        m_pushed_ok_at = now;
         for (size_t i = 0; i < m_batches_in_flight && !m_batches.empty(); ++i) {
             Batch batch = std::move(m_batches.front());
             m_batches.pop_front();

@@ -126,6 +126,7 @@ private:
     ChangeSet m_contribution;       // everything acknowledged that still counts, for a store that lost it
     uint64_t m_last_sequence = 0;
     uint64_t m_acknowledged_sequence = 0;
+    std::optional<util::TimePoint> m_pushed_ok_at; // the last push the store answered ok
     size_t m_batches_in_flight = 0;
     std::string m_epoch;
     bool m_resync = false;

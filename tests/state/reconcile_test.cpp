@@ -281,6 +281,28 @@ TEST_CASE("state: a push whose answer was lost is counted once when it is sent a
     CHECK(cluster.replicas[1]->figures(policy, cluster.clock.now()).active_users == 8);
 }
 
+TEST_CASE("state: a node back in a room after more than an hour away, while others kept it alive, is not told its batches were lost") {
+    ReplicaCluster cluster(2);
+    const Policy policy = limits(1000, 1000);
+    cluster.sync_all();
+    for (int i = 0; i < 3; ++i) cluster.visit(0, policy);
+    cluster.sync_all();
+    // Node 0 serves no one for 61 minutes; node 1 keeps the room going, syncing every minute,
+    // and the store forgets node 0's entry after an hour.
+    for (int minute = 0; minute < 61; ++minute) {
+        cluster.clock.advance(1min);
+        cluster.visit(1, policy);
+        REQUIRE(cluster.sync(1));
+    }
+    cluster.visit(0, policy);
+    const TimePoint now = cluster.clock.now();
+    const auto reply = cluster.store.exchange("node-0", {cluster.replicas[0]->begin_sync(k_room_id, now)}, cluster.timing).at(0);
+    // Everything it had acknowledged stopped counting half an hour ago: nothing to recover.
+    CHECK(reply.status == wr::state::RoomReply::Status::ok);
+    cluster.replicas[0]->end_sync(reply, now);
+    CHECK(cluster.replicas[0]->recovered_batches() == 0);
+}
+
 TEST_CASE("state: a store that lost everything gets every node's counts again, each once") {
     ReplicaCluster cluster(3);
     const Policy policy = limits(1000, 1000);
