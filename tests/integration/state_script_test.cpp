@@ -124,6 +124,27 @@ wr::state::RoomReply sync_with(wr::state::SharedStore& store, const std::string&
     return reply;
 }
 
+// A node's first push to the room, of one batch of `changes`, at `now`, straight to the store.
+wr::state::RoomReply first_push(wr::state::SharedStore& store, const std::string& node, wr::util::TimePoint now,
+                                std::vector<wr::queue::LedgerChange> changes) {
+    wr::state::RoomPush push;
+    push.room_id = k_script_room;
+    push.now_ms = now.time_since_epoch().count();
+    push.total_active_users = push.new_users_per_minute = 1000;
+    push.session_minutes = 5;
+    wr::state::PushedBatch batch;
+    batch.sequence = 1;
+    batch.changes = std::move(changes);
+    push.batches.push_back(std::move(batch));
+    return store.exchange(node, {push}, wr::state::StoreTiming{}).at(0);
+}
+
+// The room's counts as a node new to it reads them.
+wr::state::RoomReply read_as_newcomer(wr::state::SharedStore& store, wr::util::TimePoint now) {
+    wr::state::RoomReplica reader(wr::state::ReplicaSettings{});
+    return store.exchange("reader", {reader.begin_sync(k_script_room, now, true)}, wr::state::StoreTiming{}).at(0);
+}
+
 // One node serving the room through the script on a real Redis.
 struct OneNodeOnRedis {
     explicit OneNodeOnRedis(uint64_t seed) : store(BothStores::options(redis)), random(seed), at(clock.now()) {}
@@ -150,24 +171,15 @@ TEST_CASE("state script: a push of thousands of counts, and a read of all of the
         const int64_t slot = wr::queue::check_in_slot_of(now);
         // 9,000 waiting counts in one batch: more than Lua unpacks in one call (about 8,000
         // values), what a node that was cut off for a while in a large shuffled room sends.
-        wr::state::RoomPush push;
-        push.room_id = k_script_room;
-        push.now_ms = now.time_since_epoch().count();
-        push.total_active_users = push.new_users_per_minute = 1000;
-        push.session_minutes = 5;
-        wr::state::PushedBatch batch;
-        batch.sequence = 1;
+        std::vector<wr::queue::LedgerChange> changes;
         for (int64_t bucket = 0; bucket < 9000; ++bucket)
-            batch.changes.push_back({wr::queue::LedgerChange::Kind::waiting, bucket * 1000, slot - bucket % 3, 1 + bucket % 5});
-        push.batches.push_back(batch);
-        wr::state::StoreTiming timing;
-        const auto pushed = side.store.exchange("big", {push}, timing).at(0);
+            changes.push_back({wr::queue::LedgerChange::Kind::waiting, bucket * 1000, slot - bucket % 3, 1 + bucket % 5});
+        const auto pushed = first_push(side.store, "big", now, std::move(changes));
         REQUIRE(pushed.error == "");
         CHECK(pushed.status == wr::state::RoomReply::Status::ok);
         CHECK(pushed.changed.size() == 9000);
         // A reader new to the room reads every one.
-        wr::state::RoomReplica reader(wr::state::ReplicaSettings{});
-        const auto read = side.store.exchange("reader", {reader.begin_sync(k_script_room, now, true)}, timing).at(0);
+        const auto read = read_as_newcomer(side.store, now);
         REQUIRE(read.error == "");
         int64_t users = 0, counts = 0;
         for (const auto& change : read.changed)
@@ -190,26 +202,16 @@ TEST_CASE("state script: a count for a time no ledger keeps any more, pushed in 
         const int64_t slot = wr::queue::check_in_slot_of(now);
         // A node cut off for a while sends a waiting count of a slot long past beside a current
         // one, in the room's first sync (which prunes: the minute's first).
-        wr::state::RoomPush push;
-        push.room_id = k_script_room;
-        push.now_ms = now.time_since_epoch().count();
-        push.total_active_users = push.new_users_per_minute = 1000;
-        push.session_minutes = 5;
-        wr::state::PushedBatch batch;
-        batch.sequence = 1;
-        batch.changes.push_back({wr::queue::LedgerChange::Kind::waiting, 1000, slot - 100, 3});
-        batch.changes.push_back({wr::queue::LedgerChange::Kind::waiting, 2000, slot, 2});
-        push.batches.push_back(batch);
-        wr::state::StoreTiming timing;
-        const auto pushed = side.store.exchange("late", {push}, timing).at(0);
+        const auto pushed = first_push(side.store, "late", now,
+                                       {{wr::queue::LedgerChange::Kind::waiting, 1000, slot - 100, 3},
+                                        {wr::queue::LedgerChange::Kind::waiting, 2000, slot, 2}});
         REQUIRE(pushed.error == "");
         REQUIRE(pushed.status == wr::state::RoomReply::Status::ok);
         int64_t told = 0;
         for (const auto& change : pushed.changed) told += change.delta;
         CHECK(told == 2);
         // A reader new to the room reads the current count only.
-        wr::state::RoomReplica reader(wr::state::ReplicaSettings{});
-        const auto read = side.store.exchange("reader", {reader.begin_sync(k_script_room, now, true)}, timing).at(0);
+        const auto read = read_as_newcomer(side.store, now);
         REQUIRE(read.error == "");
         REQUIRE(read.changed.size() == 1);
         CHECK(read.changed[0].minute == slot);

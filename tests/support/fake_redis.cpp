@@ -1,6 +1,8 @@
 // A Redis node that answers as the test says (one thread, every connection polled together).
 #include "support/fake_redis.h"
 
+#include "support/loopback.h"
+
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -15,15 +17,9 @@
 namespace wr::test {
 
 FakeRedis::FakeRedis(Answer answer) : m_answer(std::move(answer)) {
-    m_listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(m_listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(m_listener, 16) != 0)
-        throw std::runtime_error("the fake Redis cannot listen");
-    socklen_t length = sizeof address;
-    ::getsockname(m_listener, reinterpret_cast<sockaddr*>(&address), &length);
-    m_port = ntohs(address.sin_port);
+    const LoopbackListener listener = listen_on_loopback("the fake Redis");
+    m_listener = listener.fd;
+    m_port = listener.port;
     m_thread = std::thread([this] { serve(); });
 }
 

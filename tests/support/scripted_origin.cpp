@@ -1,6 +1,8 @@
 // A misbehaving origin on raw sockets (and OpenSSL for TLS), a thread per connection.
 #include "support/scripted_origin.h"
 
+#include "support/loopback.h"
+
 #include <arpa/inet.h>
 #include <algorithm>
 #include <chrono>
@@ -37,15 +39,9 @@ ScriptedOrigin::ScriptedOrigin(const std::filesystem::path& certificate, const s
             throw std::runtime_error("scripted origin: cannot load the TLS certificate");
     }
     // Close-on-exec: a child the test forks (curl) must not keep an origin connection open after the origin closed it.
-    m_listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(m_listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(m_listener, 128) != 0)
-        throw std::runtime_error("scripted origin: cannot listen");
-    socklen_t length = sizeof address;
-    ::getsockname(m_listener, reinterpret_cast<sockaddr*>(&address), &length);
-    m_port = ntohs(address.sin_port);
+    const LoopbackListener listener = listen_on_loopback("scripted origin");
+    m_listener = listener.fd;
+    m_port = listener.port;
     m_acceptor = std::thread([this] { accept_loop(); });
 }
 

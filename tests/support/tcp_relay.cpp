@@ -1,6 +1,8 @@
 // Relays TCP connections to one server, with a switch that holds every byte in place.
 #include "support/tcp_relay.h"
 
+#include "support/loopback.h"
+
 #include <array>
 #include <stdexcept>
 #include <netinet/in.h>
@@ -42,16 +44,9 @@ bool pass(int from, int to) {
 } // namespace
 
 TcpRelay::TcpRelay(int server_port) : m_server_port(server_port) {
-    m_listener = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    address.sin_port = 0;
-    if (::bind(m_listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(m_listener, 16) != 0)
-        throw std::runtime_error("the relay cannot listen");
-    socklen_t length = sizeof address;
-    ::getsockname(m_listener, reinterpret_cast<sockaddr*>(&address), &length);
-    m_port = ntohs(address.sin_port);
+    const LoopbackListener listener = listen_on_loopback("the relay", 16);
+    m_listener = listener.fd;
+    m_port = listener.port;
     m_acceptor = std::thread([this] { accept_loop(); });
 }
 
