@@ -5,6 +5,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <future>
 #include <map>
 #include <mutex>
@@ -37,6 +38,9 @@ std::vector<std::string> system_lookup(const std::string& host) {
             addresses.emplace_back(text);
     }
     ::freeaddrinfo(results);
+    // IPv4 first, as hiredis connects unless told to prefer IPv6 ("localhost" is ::1 first in
+    // /etc/hosts, and a Redis is often bound to 127.0.0.1 alone).
+    std::stable_partition(addresses.begin(), addresses.end(), [](const std::string& address) { return address.find(':') == std::string::npos; });
     return addresses;
 }
 

@@ -17,7 +17,7 @@ namespace wr::state {
 // A host's addresses as numeric text, in the resolver's order; empty when it has none.
 using HostLookup = std::function<std::vector<std::string>(const std::string& host)>;
 
-// getaddrinfo (TCP; IPv4 and IPv6).
+// getaddrinfo (TCP): its IPv4 addresses first, then IPv6, as hiredis tries them.
 std::vector<std::string> system_lookup(const std::string& host);
 
 // The host's addresses, or nullopt when the lookup took longer than `limit`. A numeric address
