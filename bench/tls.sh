@@ -90,12 +90,13 @@ cpu_of() { awk '{ print ($14 + $15) / 100 }' "/proc/$1/stat"; }
 # microseconds of CPU per event: us_per cpu_before cpu_after events
 us_per() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { if (n > 0) printf "%.0f", (b - a) * 1e6 / n; else print "-" }'; }
 
-# run_s_time port pid → "connections/s server_us_per_connection": resumed TLS 1.3 connections one
-# at a time, each fetching the queue page (HTTP/1.0, so that the server closes)
+# run_s_time port pid -tls1_2|-tls1_3 → "connections/s server_us_per_connection": resumed
+# connections one at a time, each offering the first connection's session and fetching the queue
+# page (HTTP/1.0, so that the server closes)
 run_s_time() {
     local before after out count seconds
     before=$(cpu_of "$2")
-    out=$("${pin_load[@]}" openssl s_time -connect "127.0.0.1:$1" -reuse -time "$duration" \
+    out=$("${pin_load[@]}" openssl s_time -connect "127.0.0.1:$1" "$3" -reuse -time "$duration" \
         -www $'/ HTTP/1.0\r\nHost: queue.bench.test\r\nX-Pad:' 2>&1)
     after=$(cpu_of "$2")
     read -r count seconds <<<"$(awk '/connections in [0-9]+ real seconds/ { print $1, $4 }' <<<"$out" | tail -1)"
@@ -124,8 +125,9 @@ for c in "${connections[@]}"; do
         "$(ratio "$w_rps" "$n_rps")" "$w_p99" "$n_p99" "$w_err/$n_err"
 done
 
-# Resumed TLS 1.2 connections, 16 at once: wrk makes a new connection after each "Connection:
-# close" answer and resumes the session it had.
+# Resumed TLS 1.3 connections, 16 at once: wrk (which speaks TLS 1.3 here) makes a new
+# connection after each "Connection: close" answer, offering the ticket the connection before
+# brought (OpenSSL's client offers a TLS 1.3 ticket once).
 w0=$(cpu_of "$wr_pid")
 read -r w_rps w_p99 w_err <<<"$(run_wrk 16 "$wr_edge_port" queue.bench.test "Connection: close")"
 w1=$(cpu_of "$wr_pid")
@@ -134,13 +136,15 @@ read -r n_rps n_p99 n_err <<<"$(run_wrk 16 "$nginx_port" queue.bench.test "Conne
 n1=$(cpu_of "$nginx_worker_pid")
 w_us=$(us_per "$w0" "$w1" "$(awk -v r="$w_rps" -v d="$duration" 'BEGIN { print r * d }')")
 n_us=$(us_per "$n0" "$n1" "$(awk -v r="$n_rps" -v d="$duration" 'BEGIN { print r * d }')")
-printf '%-44s %6s %10.0f %11.0f %6s %9s %9s %7s\n' "resumed TLS 1.2, wrk Connection: close" 16 "$w_rps" "$n_rps" \
+printf '%-44s %6s %10.0f %11.0f %6s %9s %9s %7s\n' "resumed TLS 1.3, wrk Connection: close" 16 "$w_rps" "$n_rps" \
     "$(ratio "$w_rps" "$n_rps")" "$w_p99" "$n_p99" "$w_err/$n_err"
 printf '%-44s %6s %10s %11s %6s\n' "  server CPU us per connection (capacity)" 16 "$w_us" "$n_us" "$(ratio "$n_us" "$w_us")"
-read -r w_rate w_us <<<"$(run_s_time "$wr_edge_port" "$wr_pid")"
-read -r n_rate n_us <<<"$(run_s_time "$nginx_port" "$nginx_worker_pid")"
-printf '%-44s %6s %10.0f %11.0f %6s\n' "resumed TLS 1.3, s_time -reuse (conn/s)" 1 "$w_rate" "$n_rate" "$(ratio "$w_rate" "$n_rate")"
-printf '%-44s %6s %10s %11s %6s\n' "  server CPU us per connection (capacity)" 1 "$w_us" "$n_us" "$(ratio "$n_us" "$w_us")"
+for version in 1.3 1.2; do
+    read -r w_rate w_us <<<"$(run_s_time "$wr_edge_port" "$wr_pid" "-tls${version/./_}")"
+    read -r n_rate n_us <<<"$(run_s_time "$nginx_port" "$nginx_worker_pid" "-tls${version/./_}")"
+    printf '%-44s %6s %10.0f %11.0f %6s\n' "resumed TLS $version, s_time -reuse (conn/s)" 1 "$w_rate" "$n_rate" "$(ratio "$w_rate" "$n_rate")"
+    printf '%-44s %6s %10s %11s %6s\n' "  server CPU us per connection (capacity)" 1 "$w_us" "$n_us" "$(ratio "$n_us" "$w_us")"
+done
 if command -v h2load >/dev/null; then
     read -r w_rate w_us <<<"$(run_h2load "$wr_edge_port" "$wr_pid")"
     read -r n_rate n_us <<<"$(run_h2load "$nginx_port" "$nginx_worker_pid")"

@@ -29,8 +29,10 @@ const EVP_CIPHER* ticket_cipher() {
 }
 
 // OpenSSL asks this to seal a new ticket (sealing = 1) or to open one a client sent. Returns 1 (done),
-// 2 (opened with an older key: send a fresh ticket), 0 (no ticket issued / not opened: full
-// handshake) or -1 (fatal).
+// 2 (opened: send a fresh ticket), 0 (no ticket issued / not opened: full handshake) or -1
+// (fatal). A fresh ticket goes with every TLS 1.3 resumption, since clients offer a TLS 1.3
+// ticket once (RFC 8446, appendix C.4): without one, their next connection is a full handshake.
+// A TLS 1.2 ticket is offered again, and replaced only once its key is the hour before's.
 int ticket_callback(SSL* ssl, unsigned char* name, unsigned char* iv, EVP_CIPHER_CTX* cipher, EVP_MAC_CTX* mac, int sealing) {
     auto* tickets = static_cast<SessionTickets*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), tickets_index()));
     const std::shared_ptr<const TicketKeySet> keys = tickets ? tickets->keys() : nullptr;
@@ -51,7 +53,8 @@ int ticket_callback(SSL* ssl, unsigned char* name, unsigned char* iv, EVP_CIPHER
         OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_KEY, const_cast<uint8_t*>(key->mac.data()), key->mac.size()),
         OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0), OSSL_PARAM_construct_end()};
     if (EVP_MAC_CTX_set_params(mac, params) != 1) return sealing ? -1 : 0;
-    return sealing || keys->is_sealing(*key) ? 1 : 2;
+    if (sealing) return 1;
+    return keys->is_sealing(*key) && SSL_version(ssl) != TLS1_3_VERSION ? 1 : 2;
 }
 
 // A context and the OCSP response it staples, which must live as long as it does.

@@ -79,14 +79,30 @@ Agreed handshake(wr::asio::ssl::context& server_context, const std::function<voi
     return agreed;
 }
 
-// A client that keeps its session between handshakes, against one server context.
+// A client that keeps its session between handshakes, against one server context, with
+// OpenSSL's client cache on as wrk's and curl's is. `Tickets::reused`: it offers the session of
+// its last handshake (OpenSSL then offers a TLS 1.3 session once only: after a resumption, only
+// a new ticket resumes again). `Tickets::once`: it offers only a ticket its last handshake
+// brought, each once, as browsers do (RFC 8446, appendix C.4).
 class Visitor {
 public:
-    explicit Visitor(int max_version = 0) : m_context(SSL_CTX_new(TLS_client_method())) {
+    enum class Tickets { reused, once };
+    explicit Visitor(int max_version = 0, Tickets tickets = Tickets::reused)
+        : m_context(SSL_CTX_new(TLS_client_method())), m_tickets(tickets) {
         if (max_version) SSL_CTX_set_max_proto_version(m_context, max_version);
+        // Told of every ticket a handshake brings (OpenSSL calls this only with a client cache).
+        SSL_CTX_set_session_cache_mode(m_context, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+        SSL_CTX_set_app_data(m_context, this);
+        SSL_CTX_sess_set_new_cb(m_context, [](SSL* ssl, SSL_SESSION* session) {
+            auto* self = static_cast<Visitor*>(SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl)));
+            SSL_SESSION_free(self->m_brought);
+            self->m_brought = session;
+            return 1; // kept
+        });
     }
     ~Visitor() {
         SSL_SESSION_free(m_session);
+        SSL_SESSION_free(m_brought);
         SSL_CTX_free(m_context);
     }
     Visitor(const Visitor&) = delete;
@@ -105,7 +121,12 @@ public:
         // A clean close (close_notify): OpenSSL does not offer a session again that ended without one.
         SSL_shutdown(client);
         SSL_SESSION_free(m_session);
-        m_session = SSL_get1_session(client);
+        if (m_tickets == Tickets::reused) {
+            m_session = SSL_get1_session(client);
+        } else {
+            m_session = m_brought; // nothing if this handshake brought no ticket
+            m_brought = nullptr;
+        }
         SSL_free(client);
         SSL_free(server);
         return resumed;
@@ -113,7 +134,9 @@ public:
 
 private:
     SSL_CTX* m_context;
+    Tickets m_tickets;
     SSL_SESSION* m_session = nullptr;
+    SSL_SESSION* m_brought = nullptr; // the newest ticket the current handshake brought
 };
 
 struct TlsEdge {
@@ -223,6 +246,23 @@ TEST_CASE("edge: a TLS 1.3 visitor resumes its session within the rotation and n
 
 TEST_CASE("edge: a TLS 1.2 visitor resumes its session within the rotation and not once the key rotated out") {
     check_resumption(TLS1_2_VERSION);
+}
+
+TEST_CASE("edge: a TLS 1.3 visitor that uses each ticket once, as browsers do, resumes every visit after the first") {
+    wr::util::FakeClock clock(wr::test::k_test_start);
+    wr::edge::ConfigSource config;
+    wr::edge::SessionTickets tickets(config, clock);
+    const TlsEdge edge;
+    auto context = edge.context(tickets);
+    publish(config, {cookie_key(1, 0x11)});
+    Visitor visitor(TLS1_3_VERSION, Visitor::Tickets::once);
+    CHECK_FALSE(visitor.resumes_at(*context));
+    // Each resumption hands the visitor a ticket for the next (without one, every other visit
+    // was a full handshake).
+    for (int visit = 2; visit <= 5; ++visit) {
+        CAPTURE(visit);
+        CHECK(visitor.resumes_at(*context));
+    }
 }
 
 TEST_CASE("edge: TLS 1.2 and 1.3 only, forward-secret AEAD suites in the server's order, X25519 or the NIST curves") {
