@@ -99,10 +99,18 @@ net::Task<bool> VisitorConnection<Stream>::answer_origin_failure(const GateResul
     co_return !ec && keep_alive;
 }
 
-template <typename Stream> net::Task<> VisitorConnection<Stream>::upload_body(origin::OriginConnection& origin, net::BodyFraming framing) {
+template <typename Stream>
+net::Task<> VisitorConnection<Stream>::upload_body(origin::OriginConnection& origin, net::BodyFraming framing, const origin::ConnectionCap* cap) {
     Upload& upload = m_upload;
     const uint64_t limit = m_shared.options.max_request_body;
     const auto timeout = m_shared.options.origin.response_timeout;
+    // The visitor's next bytes are awaited for the response timeout; while others wait under the
+    // zone's cap, a body that trickles (a byte now and then, or none after `Expect:
+    // 100-continue`) gives its origin connection up as a reader who takes nothing does.
+    const auto await_visitor = [&] {
+        m_watch.expire_in(timeout);
+        if (cap) m_watch.expire_sooner_while(cap->waiting_count(), upload.share_began + origin::ConnectionCap::k_stall_while_others_wait);
+    };
     try {
         while (true) {
             upload.pieces.clear();
@@ -121,17 +129,21 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::upload_body(or
             }
             if (status == net::BodyStatus::complete && framing == net::BodyFraming::chunked) upload.gather.push_back(buffer_of(k_last_chunk));
             if (!upload.gather.empty()) {
+                // The time the origin takes to read is not the visitor's: it moves the share's start on.
+                if (!upload.stopping) m_watch.expire_in(timeout);
+                const auto writing_since = std::chrono::steady_clock::now();
                 error_code ec;
                 co_await origin.write(upload.gather, ec);
+                upload.share_began += std::chrono::steady_clock::now() - writing_since;
                 if (ec) {
                     upload.end = upload.stopping ? Upload::End::stopped : Upload::End::origin_failed;
                     break;
                 }
-                if (!upload.stopping) m_watch.expire_in(timeout);
             }
             m_in.consume(consumed);
             if (status == net::BodyStatus::complete) break;
             const auto [space, room] = m_in.prepare(k_stream_buffer, k_stream_buffer);
+            if (!upload.stopping) await_visitor();
             error_code ec;
             upload.waiting_for_visitor = true;
             const size_t got = co_await m_stream.async_read_some(asio::buffer(space, room), net::awaitable(ec));
@@ -145,7 +157,11 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::upload_body(or
                 break;
             }
             m_in.commit(got);
-            if (!upload.stopping) m_watch.expire_in(timeout);
+            upload.share_bytes += got;
+            if (upload.share_bytes >= k_stream_buffer) {
+                upload.share_bytes = 0;
+                upload.share_began = std::chrono::steady_clock::now();
+            }
         }
     } catch (const std::exception&) {
         upload.end = Upload::End::origin_failed;
@@ -157,14 +173,17 @@ template <typename Stream> net::Task<> VisitorConnection<Stream>::upload_body(or
     m_signal.cancel();
 }
 
-template <typename Stream> void VisitorConnection<Stream>::start_upload(origin::OriginConnection& origin, net::BodyFraming framing) {
+template <typename Stream>
+void VisitorConnection<Stream>::start_upload(origin::OriginConnection& origin, net::BodyFraming framing, const origin::ConnectionCap* cap) {
     m_upload.running = true;
+    m_upload.share_began = std::chrono::steady_clock::now();
+    m_upload.share_bytes = 0;
     m_upload.finished = false;
     m_upload.stopping = false;
     m_upload.waiting_for_visitor = false;
     m_upload.end = Upload::End::complete;
     m_upload.bytes = 0;
-    asio::co_spawn(m_worker.io, upload_body(origin, framing), asio::detached);
+    asio::co_spawn(m_worker.io, upload_body(origin, framing, cap), asio::detached);
 }
 
 template <typename Stream> net::Task<> VisitorConnection<Stream>::wait_for_upload() {
@@ -246,7 +265,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         }
         if (!ec && !body_here) {
             if (expects_continue) co_await asio::async_write(m_stream, buffer_of(k_continue), net::awaitable(ec));
-            if (!ec) start_upload(*origin, framing);
+            if (!ec) start_upload(*origin, framing, upstream ? upstream->cap.get() : nullptr);
         }
         read = ec ? ResponseHeadRead::nothing : co_await read_response_head(*origin, head_request);
         answered_early = m_upload.running && !m_upload.finished;
@@ -418,8 +437,8 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     template net::Task<bool> VisitorConnection<Stream>::proxy(GateResult&, util::TimePoint, bool);                                  \
     template net::Task<VisitorConnection<Stream>::ResponseHeadRead> VisitorConnection<Stream>::read_response_head(origin::OriginConnection&, \
                                                                                                              bool);             \
-    template net::Task<> VisitorConnection<Stream>::upload_body(origin::OriginConnection&, net::BodyFraming);                                    \
-    template void VisitorConnection<Stream>::start_upload(origin::OriginConnection&, net::BodyFraming);                                     \
+    template net::Task<> VisitorConnection<Stream>::upload_body(origin::OriginConnection&, net::BodyFraming, const origin::ConnectionCap*); \
+    template void VisitorConnection<Stream>::start_upload(origin::OriginConnection&, net::BodyFraming, const origin::ConnectionCap*);      \
     template net::Task<> VisitorConnection<Stream>::stop_upload(origin::OriginConnection&);                                                 \
     template net::Task<> VisitorConnection<Stream>::wait_for_upload();                                                       \
     template void VisitorConnection<Stream>::record_origin_error(const GateResult&, util::TimePoint, model::OriginErrorKind);   \

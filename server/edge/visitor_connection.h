@@ -64,8 +64,8 @@ private:
     net::Task<bool> proxy(GateResult& result, util::TimePoint now, bool keep_alive);
     enum class ResponseHeadRead { complete, nothing, failed, invalid };
     net::Task<ResponseHeadRead> read_response_head(origin::OriginConnection& origin, bool head_request);
-    net::Task<> upload_body(origin::OriginConnection& origin, net::BodyFraming framing);
-    void start_upload(origin::OriginConnection& origin, net::BodyFraming framing);
+    net::Task<> upload_body(origin::OriginConnection& origin, net::BodyFraming framing, const origin::ConnectionCap* cap);
+    void start_upload(origin::OriginConnection& origin, net::BodyFraming framing, const origin::ConnectionCap* cap);
     // Ends an upload that is still running (the origin answered without reading it all), then waits.
     net::Task<> stop_upload(origin::OriginConnection& origin);
     net::Task<> wait_for_upload();
@@ -110,6 +110,10 @@ private:
         bool stopping = false;
         enum class End { complete, visitor_closed, visitor_too_slow, invalid, too_large, origin_failed, stopped } end = End::complete;
         uint64_t bytes = 0;
+        // While others wait under the zone's cap, the body must bring k_stream_buffer bytes
+        // within each k_stall_while_others_wait: counted from when the last such share began.
+        net::SteadyTime share_began{};
+        uint64_t share_bytes = 0;
         std::vector<std::string_view> pieces;
         std::vector<asio::const_buffer> gather;
         char chunk_head[20];

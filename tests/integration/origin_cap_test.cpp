@@ -4,6 +4,7 @@
 // page with Retry-After — never a reset or a hang.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <future>
 #include <thread>
 
@@ -172,6 +173,40 @@ TEST_CASE("integration: while visitors wait under a full cap, one who takes none
     CHECK(next.body.size() == 10);
     CHECK(waited < 2s);
     CHECK(wr::test::parse_prometheus(wr.get("/metrics").text).value("wr_origin_queue_timeouts_total", {{"node", "wr"}, {"zone", "example.com"}}) == 0);
+}
+
+TEST_CASE("integration: while visitors wait under a full cap, a body that trickles in gives its origin connection up within 5 s") {
+    wr::test::StreamOrigin origin;
+    TestServer wr({}, [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
+    wr.create_zone("example.com", origin.url());
+    const auto patched = wr.patch("/client/v4/zones/example.com",
+                                  {{"hosts", {"open.example.com"}}, {"max_origin_connections", 1}, {"origin_queue_timeout_seconds", 20}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.text);
+    wr.sync_edge();
+    // An upload that announces 100,000 bytes and sends one every 200 ms: always some progress,
+    // never a share of the stream's buffer.
+    RawConnection trickle(wr.edge_port());
+    trickle.send("POST /upload HTTP/1.1\r\nHost: open.example.com\r\nContent-Length: 100000\r\n\r\nx");
+    std::atomic<bool> stop{false};
+    std::thread dripping([&] {
+        for (int i = 0; i < 100 && !stop; ++i) {
+            std::this_thread::sleep_for(200ms);
+            if (!trickle.send("x")) break;
+        }
+    });
+    std::this_thread::sleep_for(1s);
+    // Somebody waits: the trickle has brought too little in 5 s, so the connection is theirs then,
+    // not after the 20 s queue timeout.
+    const auto asked = std::chrono::steady_clock::now();
+    const Reply next = get(wr.edge_port(), "/bytes?n=10", 25s);
+    const auto waited = std::chrono::steady_clock::now() - asked;
+    stop = true;
+    dripping.join();
+    CHECK(next.status == 200);
+    CHECK(next.body.size() == 10);
+    CHECK(waited < 6s);
+    CHECK(trickle.read_until("\r\n\r\n", 2s));
+    CHECK(trickle.received().starts_with("HTTP/1.1 408 "));
 }
 
 } // TEST_SUITE
