@@ -547,10 +547,10 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
     const bool upload_complete = upload_state.end == H2Upload::End::complete;
     stream.watch.origin = nullptr;
     // The connection carries another request only from a clean boundary with nothing unread, and
-    // never after an answer that came before the whole body had gone: an origin that answers
-    // without reading a body may read it later as a request of its own, whose answer would
-    // reach the next visitor.
-    if (!failed && complete && upload_complete && !answered_early && stream.reader.reusable(origin->in.size()))
+    // never after a request with a body: an origin that answers without reading a body may read it
+    // later as the start of a request of its own, completed by the next one sent on the
+    // connection (a CL.0 desync), whose answer would reach that request's visitor.
+    if (!failed && complete && upload_complete && !answered_early && !has_body && stream.reader.reusable(origin->in.size()))
         m_worker.origins.release(std::move(origin));
 }
 

@@ -422,10 +422,12 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     const bool upload_complete = m_upload.end == Upload::End::complete;
     m_watch.origin = nullptr;
     // The connection carries another visitor's request only from a clean boundary with nothing
-    // unread (origin/response_reader.h), and never after an answer that came before the whole
-    // body had gone (an origin that answers without reading a body may read it later as a request
-    // of its own, whose answer would reach the next visitor); in any doubt it closes.
-    if (!failed && complete && upload_complete && !answered_early && m_reader.reusable(origin->in.size()))
+    // unread (origin/response_reader.h), and never after a request with a body: sent, it may still
+    // sit unread at the origin, which can answer without reading it and take it later for the start
+    // of a request of its own, completed by the next visitor's (a CL.0 desync), whose answer would
+    // be that visitor's. In any doubt it closes.
+    const bool had_body = framing != net::BodyFraming::none;
+    if (!failed && complete && upload_complete && !answered_early && !had_body && m_reader.reusable(origin->in.size()))
         m_worker.origins.release(std::move(origin));
     if (failed || !upload_complete) co_return false;
     co_return keep_alive;

@@ -246,6 +246,28 @@ TEST_CASE("integration: an origin that answers before reading a request's body n
     }
 }
 
+TEST_CASE("integration: an origin that answers without ever reading a request's body never gets that connection back for the next visitor") {
+    // The body went to the origin before its answer came, and the origin answered without
+    // reading it (CL.0): it reads it later as the start of a request of its own, which the next
+    // request on the connection completes. ScriptedOrigin reads no bodies.
+    ScriptedOrigin origin;
+    ShopInFront shop(origin);
+    const std::string prefix = "GET /slow/1/forged HTTP/1.1\r\nX-Ignore: ";
+    for (int round = 0; round < 3; ++round) {
+        CAPTURE(round);
+        const Answer attacker = fetch(shop.wr.edge_port(), "POST", "open.example.com", "/v/attacker",
+                                      "Content-Length: " + std::to_string(prefix.size()) + "\r\n\r\n" + prefix);
+        CHECK(attacker.body == "you are attacker");
+        visitors_get_their_own_pages(shop.wr.edge_port(), "after-h1-body-" + std::to_string(round), 3);
+        // Over HTTP/2 the body streams: all of it goes before the answer, 100 ms later.
+        const std::string authority = "open.example.com:" + std::to_string(shop.wr.edge_port());
+        CHECK(wr::test::command_output("printf '" + std::string("GET /slow/1/forged HTTP/1.1\\r\\nX-Ignore: ") +
+                                       "' | curl -s -o /dev/null -w '%{http_code}' --http2-prior-knowledge --data-binary @- --resolve " +
+                                       authority + ":127.0.0.1 http://" + authority + "/slow/100/attacker") == "200");
+        visitors_get_their_own_pages(shop.wr.edge_port(), "after-h2-body-" + std::to_string(round), 3);
+    }
+}
+
 TEST_CASE("integration: a request the origin may have acted on is never sent twice: only idempotent ones are retried on a fresh connection") {
     // A pooled connection that fails before any answer is usually one the origin had closed, and
     // the request is sent again on a new connection — unless the origin may have read it and acted
