@@ -20,6 +20,9 @@ enum class Known {
     cookie, expect, x_request_id,
     // a client's address as some proxy would write it: an origin that believes one must not get it from a visitor
     client_address,
+    // the request's URL, scheme or port as some proxy would write them (IIS's X-Original-URL, Rack's
+    // X-Forwarded-Ssl, …): an origin that routes by one would serve a path the room never judged
+    request_override,
 };
 
 Known classify(std::string_view name) {
@@ -32,16 +35,32 @@ Known classify(std::string_view name) {
     case 6: return is("cookie") ? Known::cookie : is("expect") ? Known::expect : Known::other;
     case 7: return is("trailer") ? Known::trailer : is("upgrade") ? Known::upgrade : Known::other;
     case 10: return is("connection") ? Known::connection : is("keep-alive") ? Known::keep_alive : is("set-cookie") ? Known::set_cookie : Known::other;
-    case 12: return is("content-type") ? Known::content_type : is("x-request-id") ? Known::x_request_id : Known::other;
-    case 14: return is("content-length") ? Known::content_length : is("true-client-ip") ? Known::client_address : Known::other;
-    case 15: return is("x-forwarded-for") ? Known::x_forwarded_for : Known::other;
+    case 12:
+        return is("content-type")   ? Known::content_type
+               : is("x-request-id") ? Known::x_request_id
+               : is("x-url-scheme") ? Known::request_override
+                                    : Known::other;
+    case 13: return is("x-rewrite-url") ? Known::request_override : Known::other;
+    case 14:
+        return is("content-length")   ? Known::content_length
+               : is("true-client-ip") ? Known::client_address
+               : is("x-original-url") ? Known::request_override
+                                      : Known::other;
+    case 15:
+        return is("x-forwarded-for")                               ? Known::x_forwarded_for
+               : is("x-forwarded-ssl") || is("front-end-https") ? Known::request_override
+                                                                   : Known::other;
     case 16:
         return is("proxy-connection")   ? Known::proxy_connection
                : is("x-forwarded-host") ? Known::x_forwarded_host
                : is("cf-connecting-ip") ? Known::client_address
+               : is("x-forwarded-port") ? Known::request_override
                                         : Known::other;
     case 17: return is("transfer-encoding") ? Known::transfer_encoding : is("x-forwarded-proto") ? Known::x_forwarded_proto : Known::other;
-    case 18: return is("proxy-authenticate") ? Known::proxy_authenticate : Known::other;
+    case 18:
+        return is("proxy-authenticate")                                ? Known::proxy_authenticate
+               : is("x-forwarded-scheme") || is("x-forwarded-prefix") ? Known::request_override
+                                                                       : Known::other;
     case 19: return is("proxy-authorization") ? Known::proxy_authorization : is("x-cluster-client-ip") ? Known::client_address : Known::other;
     case 23: return is("cf-waiting-room-command") ? Known::cf_waiting_room_command : Known::other;
     default: return Known::other;
@@ -89,6 +108,8 @@ bool hop_by_hop(Known kind, std::string_view name, const ConnectionNames& named)
     if (end_to_end(kind)) return false;
     return named.lists(name);
 }
+
+bool method_takes_body(std::string_view method) { return method == "POST" || method == "PUT" || method == "PATCH"; }
 
 void header(std::string& out, std::string_view name, std::string_view value) {
     out += name;
@@ -194,13 +215,18 @@ void write_forwarded_request(std::string& out, const net::MessageHead& request, 
         if (kind == Known::cookie || kind == Known::content_length || kind == Known::expect || kind == Known::x_forwarded_for ||
             kind == Known::x_forwarded_proto || kind == Known::x_forwarded_host || (kind == Known::x_request_id && !how.request_id.empty()))
             continue;
-        // The client's address reaches the origin in X-Forwarded-For only, never as a visitor wrote it.
-        if (kind == Known::client_address) continue;
+        // The client's address reaches the origin in X-Forwarded-For only, never as a visitor wrote
+        // it; the URL and scheme only as the request line and X-Forwarded-Proto say.
+        if (kind == Known::client_address || kind == Known::request_override) continue;
         if (hop_by_hop(kind, field.name, named)) continue;
         header(out, field.name, field.value);
     }
     write_cookies(out, request, how.room_cookie);
     if (how.framing == net::BodyFraming::length) number_header(out, "Content-Length", how.content_length);
+    // An empty body says so when the visitor said so, or when the method gives a body meaning
+    // (RFC 9110 §8.6): origins answer a POST without Content-Length with 411.
+    if (how.framing == net::BodyFraming::none && !how.upgrade && (request.count("content-length") > 0 || method_takes_body(request.method)))
+        header(out, "Content-Length", "0");
     if (how.framing == net::BodyFraming::chunked) header(out, "Transfer-Encoding", "chunked");
     if (how.upgrade) {
         header(out, "Upgrade", "websocket"); // the one protocol the edge tunnels (net/http_parser)

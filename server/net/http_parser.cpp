@@ -181,9 +181,13 @@ HeadStatus HttpParser::parse_head(const char* message, size_t available) {
     const bool has_transfer_encoding = (flags & F_TRANSFER_ENCODING) != 0;
     head.content_length = has_length ? state.parser.content_length : 0;
     head.keep_alive = llhttp_should_keep_alive(&state.parser) != 0;
+    // Chunked is the one transfer coding the edge speaks, and it remakes the chunks itself; a
+    // message coded otherwise too ("gzip, chunked") would go on decoded of its chunks but still
+    // gzip, labelled as neither. Refused, as nginx refuses it (a request whose coding does not end
+    // in chunked has no length a server can trust anyway).
+    const bool only_chunked = chunked && head.count("transfer-encoding") == 1 && equals_ignoring_case(head.find("transfer-encoding"), "chunked");
     if (state.kind == Kind::request) {
-        // A request whose Transfer-Encoding does not end in chunked has no length a server can trust.
-        if (has_transfer_encoding && !chunked) return HeadStatus::invalid;
+        if (has_transfer_encoding && !only_chunked) return HeadStatus::invalid;
         head.framing = chunked ? BodyFraming::chunked : has_length && head.content_length > 0 ? BodyFraming::length : BodyFraming::none;
         // Only a WebSocket handshake becomes a tunnel. Any other Upgrade (h2c, TLS) goes on as an
         // ordinary request, its Upgrade and Connection dropped as hop-by-hop: a protocol the edge
@@ -193,15 +197,18 @@ HeadStatus HttpParser::parse_head(const char* message, size_t available) {
         if (head.framing != BodyFraming::none) head.upgrade = false;
         // llhttp reads "Connection: keep-alive, upgrade" as an upgrade; keep-alive is decided separately.
         head.keep_alive = (minor == 1 && !(flags & F_CONNECTION_CLOSE)) || (flags & F_CONNECTION_KEEP_ALIVE);
+        // HTTP/1.0 has no Transfer-Encoding: whatever framed it may not have framed it so, and the
+        // connection closes after it (RFC 9112 §6.1).
+        if (minor == 0 && has_transfer_encoding) head.keep_alive = false;
     } else {
         const int status = head.status;
         head.upgrade = status == 101;
         if (state.to_head_request || (status >= 100 && status < 200) || status == 204 || status == 304)
             head.framing = BodyFraming::none;
+        else if (has_transfer_encoding && !only_chunked)
+            return HeadStatus::invalid; // (RFC 9112 §6.3 would read it to the close, still coded)
         else if (chunked)
             head.framing = BodyFraming::chunked;
-        else if (has_transfer_encoding)
-            head.framing = BodyFraming::until_close; // RFC 9112 §6.3: a coding we cannot delimit runs to the close
         else if (has_length)
             head.framing = head.content_length > 0 ? BodyFraming::length : BodyFraming::none;
         else

@@ -70,6 +70,36 @@ TEST_CASE("edge::write_forwarded_request drops the client-address headers a visi
                  "Host: a.test\r\nX-Real-IP-Note: kept\r\n\r\n");
 }
 
+TEST_CASE("edge::write_forwarded_request drops the URL and scheme overrides a visitor could make up") {
+    // An origin that routes by X-Original-URL or X-Rewrite-URL would serve a path the room never
+    // judged; one that believes X-Forwarded-Ssl a scheme the visitor did not use.
+    const std::string bytes = "GET /static/a.css HTTP/1.1\r\nHost: a.test\r\nX-Original-URL: /checkout\r\nX-Rewrite-URL: /checkout\r\n"
+                              "X-Forwarded-Ssl: on\r\nFront-End-Https: on\r\nX-Forwarded-Scheme: https\r\nX-Url-Scheme: https\r\n"
+                              "X-Forwarded-Port: 443\r\nX-Forwarded-Prefix: /admin\r\nX-Original-URL-Note: kept\r\n\r\n";
+    wr::net::HttpParser parser(wr::net::HttpParser::Kind::request);
+    const auto& request = parsed(parser, bytes);
+    std::string out;
+    wr::edge::write_forwarded_request(out, request, ForwardedRequest{.target = "/static/a.css", .client = "192.0.2.1"});
+    CHECK(out == "GET /static/a.css HTTP/1.1\r\nX-Forwarded-For: 192.0.2.1\r\nX-Forwarded-Proto: http\r\nX-Forwarded-Host: a.test\r\n"
+                 "Host: a.test\r\nX-Original-URL-Note: kept\r\n\r\n");
+}
+
+TEST_CASE("edge::write_forwarded_request says Content-Length: 0 for an empty body the visitor announced or the method expects") {
+    const auto forwarded = [](const std::string& bytes) {
+        wr::net::HttpParser parser(wr::net::HttpParser::Kind::request);
+        const auto& request = parsed(parser, bytes);
+        std::string out;
+        wr::edge::write_forwarded_request(out, request, ForwardedRequest{.target = "/", .client = "192.0.2.1"});
+        return out;
+    };
+    // A bodiless fetch(…, {method: 'POST'}): origins that require a length answer 411 without it.
+    CHECK(forwarded("POST / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 0\r\n\r\n").find("\r\nContent-Length: 0\r\n") != std::string::npos);
+    // An HTTP/2 POST whose HEADERS ended the stream carries no length at all.
+    CHECK(forwarded("PUT / HTTP/1.1\r\nHost: a.test\r\n\r\n").find("\r\nContent-Length: 0\r\n") != std::string::npos);
+    CHECK(forwarded("GET / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 0\r\n\r\n").find("\r\nContent-Length: 0\r\n") != std::string::npos);
+    CHECK(forwarded("GET / HTTP/1.1\r\nHost: a.test\r\n\r\n").find("Content-Length") == std::string::npos);
+}
+
 TEST_CASE("edge::write_forwarded_request frames the body itself, keeps an upgrade, and drops an emptied Cookie") {
     const std::string bytes = "GET /ws HTTP/1.1\r\nHost: a.test\r\nConnection: Upgrade\r\nUpgrade: h2c, WebSocket\r\n"
                               "Cookie: __cfwaitingroom=SEALED\r\nContent-Length: 0\r\n\r\n";
