@@ -165,12 +165,17 @@ struct H2Callbacks {
     }
 
     static ssize_t read_body(nghttp2_session*, int32_t, uint8_t* buffer, size_t length, uint32_t* flags, nghttp2_data_source* source,
-                             void*) {
+                             void* user_data) {
         H2Stream& stream = *static_cast<H2Stream*>(source->ptr);
         const std::string_view all = stream.page ? stream.out_view : std::string_view(stream.body_out);
         const std::string_view pending = all.substr(stream.out_at);
         const size_t size = std::min(length, pending.size());
-        if (size > 0) std::memcpy(buffer, pending.data(), size);
+        if (size > 0) {
+            std::memcpy(buffer, pending.data(), size);
+            // nghttp2 asks only as far as the windows let bytes out: the visitor took these.
+            stream.taken_at = std::chrono::steady_clock::now();
+            if (!stream.served) connection_of(user_data).watch_answers();
+        }
         stream.out_at += size;
         stream.access.bytes_out += size;
         if (!stream.page && stream.out_at == stream.body_out.size()) {
@@ -282,7 +287,7 @@ void H2Connection::close_stream(H2Stream& stream, uint32_t) {
 
 void H2Stream::reuse(int32_t stream_id) {
     id = stream_id;
-    running = closed = doomed = headers_complete = end_stream = started = responded = in_flight = false;
+    running = closed = doomed = headers_complete = end_stream = started = served = responded = in_flight = false;
     fields.clear();
     cookies.clear();
     body_in.clear();
@@ -293,6 +298,7 @@ void H2Stream::reuse(int32_t stream_id) {
     out_at = 0;
     out_view = {};
     out_end = deferred = false;
+    taken_at = {};
     watch.expire_never();
     watch.visitor = watch.origin = nullptr;
     watch.queue_wait = nullptr;
@@ -311,12 +317,24 @@ void H2Connection::set_phase(Phase phase) {
     switch (phase) {
     case Phase::preface:
     case Phase::reading_headers: m_watch.expire_in(m_shared.options.header_timeout); break;
-    case Phase::busy: m_watch.expire_never(); break;
-    // Renewed by every write: a visitor that stops taking wr's answers (its windows shut) loses
-    // the connection, as a stream's coroutine resets a stream whose answer is not taken.
-    case Phase::answering: m_watch.expire_in(m_shared.options.origin.response_timeout); break;
+    // The streams' coroutines watch their own answers, the connection wr's (watch_answers(),
+    // after every update_phase()).
+    case Phase::busy:
+    case Phase::answering: break;
     case Phase::idle: m_watch.expire_in(m_shared.options.idle_timeout); break;
     }
+}
+
+// A visitor that stops taking wr's answers (its windows shut) loses the connection, as a stream's
+// coroutine resets a stream whose answer is not taken. Timed from the bytes taken alone: a client
+// that keeps the connection busy (PINGs, a stream on the origin) holds no answer longer.
+void H2Connection::watch_answers() {
+    if (m_phase != Phase::busy && m_phase != Phase::answering) return;
+    auto oldest = net::SteadyTime::max();
+    for (const auto& [id, stream] : m_streams)
+        if (stream->responded && !stream->served && !stream->closed) oldest = std::min(oldest, stream->taken_at);
+    if (oldest == net::SteadyTime::max()) m_watch.expire_never();
+    else m_watch.expire_at(oldest + m_shared.options.origin.response_timeout);
 }
 
 void H2Connection::after_input() {
@@ -328,7 +346,7 @@ void H2Connection::after_input() {
             if (stream->closed) end_request(*stream);
             continue;
         }
-        stream->running = true;
+        stream->running = stream->served = true;
         ++m_running_streams;
         asio::co_spawn(m_worker.io, serve_stream(stream), asio::detached);
     }
@@ -340,6 +358,7 @@ void H2Connection::update_phase() {
     if (m_partial > 0) set_phase(Phase::reading_headers);
     else if (m_active > 0) set_phase(m_running_streams > 0 ? Phase::busy : Phase::answering);
     else if (m_phase != Phase::preface) set_phase(Phase::idle);
+    watch_answers(); // the streams answered, taken or closed since
 }
 
 template <typename Stream> net::Task<> H2Connection::write_loop(Stream& stream) {
@@ -363,7 +382,6 @@ template <typename Stream> net::Task<> H2Connection::write_loop(Stream& stream) 
         co_await asio::async_write(stream, asio::buffer(m_out), net::awaitable(ec));
         m_write_watch.expire_never();
         if (ec) break;
-        if (m_phase == Phase::answering) m_watch.expire_in(m_shared.options.origin.response_timeout);
     }
     m_writer_done = true;
     // The session has nothing left to do (GOAWAY sent and every stream done), or the visitor is

@@ -78,6 +78,7 @@ void H2Connection::finish_record(H2Stream& stream) {
 bool H2Connection::respond(H2Stream& stream, bool body) {
     if (stream.closed || stream.responded) return false;
     stream.responded = true;
+    stream.taken_at = std::chrono::steady_clock::now(); // the visitor's time to take it begins
     const nghttp2_nv* fields = stream.response.finish();
     nghttp2_data_provider provider{};
     provider.source.ptr = &stream;
@@ -233,13 +234,17 @@ net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
     if (stream.closed) co_return;
     if (result.action == GateResult::Action::proxy) co_await proxy(holder, result, stream.decided_at);
     else answer_page(stream, result.status, result.body, &result);
-    // The answer goes as the visitor takes it; a visitor that stops taking it loses the stream.
-    while (!stream.closed)
-        if (!co_await wait(stream.signal, options.origin.response_timeout) && !stream.closed) {
+    // The answer goes as the visitor takes it; a visitor that stops taking it loses the stream,
+    // timed from the last byte it took: the signal wakes for other things too (its DATA).
+    while (!stream.closed) {
+        const auto left = stream.taken_at + options.origin.response_timeout - std::chrono::steady_clock::now();
+        if (left <= std::chrono::steady_clock::duration::zero()) {
             nghttp2_submit_rst_stream(m_session, NGHTTP2_FLAG_NONE, stream.id, NGHTTP2_CANCEL);
             wake_writer();
             break;
         }
+        co_await wait(stream.signal, left);
+    }
 }
 
 net::Task<H2Connection::HeadRead> H2Connection::read_response_head(H2Stream& stream, origin::OriginConnection& origin, bool head_request) {

@@ -19,8 +19,12 @@
 //                                               END_STREAM) once the edge's SETTINGS came: prints the GOAWAY's
 //                                               code and last stream, if the edge sent one within a second
 //   node h2_client.mjs quiet <port> <path|->     the preface (and a request for path), then silence, until closed
-//   node h2_client.mjs stall <port> <path>      a request for a host wr has no room for, its answer's window
-//                                               shut (SETTINGS_INITIAL_WINDOW_SIZE 0), until closed
+//   node h2_client.mjs stall <port> <path> [options]  a request for a host wr has no room for, its answer's
+//                                               window shut (SETTINGS_INITIAL_WINDOW_SIZE 0), until closed or
+//                                               the stream is reset (8 s at most). Options: ping (a PING every
+//                                               500 ms meanwhile), cookie=<c> with post (a POST for the shop
+//                                               instead, its body never ended, a byte of it every 500 ms),
+//                                               cookie=<c> with busy=<path> (beside it, a GET of path for the shop)
 //   node h2_client.mjs drain <port> <path> <pid>  a request; once its answer has begun, SIGTERM to pid
 //   node h2_client.mjs ws <port> <path>         a WebSocket handshake over TLS, ALPN as a browser offers it for one
 //   node h2_client.mjs hold <port> <path> <streams> <cookie>
@@ -345,15 +349,34 @@ async function quiet() {
   return { closed: c.closed, ms: Date.now() - started, goaway: c.goaway };
 }
 
-// A visitor that never opens its windows: the answer's HEADERS arrive, its DATA cannot.
+// A visitor that never opens its windows: the answer's HEADERS arrive, its DATA cannot. Meanwhile
+// it may keep the connection lively in every other way (the options above).
 async function stall() {
+  const options = Object.fromEntries(args.slice(3).map((o) => [o.split('=')[0], o.includes('=') ? o.slice(o.indexOf('=') + 1) : true]));
   const windowShut = Buffer.from([0x00, 0x04, 0x00, 0x00, 0x00, 0x00]); // SETTINGS_INITIAL_WINDOW_SIZE = 0
   const c = await raw(windowShut);
+  let reset = null;
+  let resetMs = null;
+  c.onFrame = (type, id, length, payload) => {
+    if (type === 3 && id === 1) {
+      reset = payload.readUInt32BE(0);
+      resetMs = Date.now() - started;
+    }
+  };
   const started = Date.now();
-  c.socket.write(c.frame(1, 0x5, 1, request_block('nowhere.example.com')));
-  while (!c.closed && Date.now() - started < 8000) await new Promise((r) => setTimeout(r, 20));
+  if (options.post) c.socket.write(c.frame(1, 0x4, 1, request_block(host, path, 'POST', [[k_cookie, options.cookie]])));
+  else c.socket.write(c.frame(1, 0x5, 1, request_block('nowhere.example.com')));
+  if (options.busy) c.socket.write(c.frame(1, 0x5, 3, request_block(host, options.busy, 'GET', [[k_cookie, options.cookie]])));
+  let lively = Date.now();
+  while (!c.closed && reset === null && Date.now() - started < 8000) {
+    await new Promise((r) => setTimeout(r, 20));
+    if (Date.now() - lively < 500) continue;
+    lively = Date.now();
+    if (options.ping) c.socket.write(c.frame(6, 0, 0, Buffer.alloc(8)));
+    if (options.post) c.socket.write(c.frame(0, 0, 1, Buffer.from('x')));
+  }
   c.socket.destroy();
-  return { closed: c.closed, ms: Date.now() - started };
+  return { closed: c.closed, ms: Date.now() - started, reset, resetMs };
 }
 
 async function drain() {

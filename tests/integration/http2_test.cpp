@@ -7,6 +7,7 @@
 // the preface answered as before.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <future>
@@ -394,6 +395,33 @@ TEST_CASE("integration: HTTP/2: a visitor that never takes wr's answer (its wind
     CHECK(stalled["closed"] == true);
     CHECK(stalled["ms"] >= 900);
     CHECK(stalled["ms"] < 3500);
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+}
+
+TEST_CASE("integration: HTTP/2: a visitor that never takes an answer loses it however lively it keeps the connection otherwise") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) {
+        options.origin_timeout = std::chrono::seconds{1};
+        options.idle_timeout = std::chrono::seconds{20};
+    });
+    const std::string cookie = shop.admit(1)[0];
+    const std::string port = std::to_string(shop.wr.edge_port());
+    // PINGs every 500 ms: their acknowledgements are written, but none of wr's answer is taken.
+    const json pinging = h2_client("stall " + port + " / ping");
+    CHECK(pinging["closed"] == true);
+    CHECK(pinging["ms"] >= 900);
+    CHECK(pinging["ms"] < 3500);
+    // A stream the origin serves meanwhile (the connection busy) keeps wr's own answer no longer.
+    const json busy = h2_client("stall " + port + " / ping 'cookie=" + cookie + "' 'busy=/sse?events=100&ms=300'");
+    CHECK(busy["closed"] == true);
+    CHECK(busy["ms"] >= 900);
+    CHECK(busy["ms"] < 3500);
+    // The origin's answer, its request's body still arriving a byte every 500 ms: the stream is
+    // reset, the bytes it receives are not its answer taken.
+    const json posting = h2_client("stall " + port + " /early ping post 'cookie=" + cookie + "'");
+    CHECK(posting["reset"] == 8); // CANCEL
+    CHECK(posting["resetMs"] >= 900);
+    CHECK(posting["resetMs"] < 3500);
     const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
     CHECK(after["results"][0]["status"] == 200);
 }
