@@ -243,8 +243,16 @@ void H2Connection::wake_writer() { m_write_signal.cancel(); }
 void H2Connection::go_away() {
     if (m_went_away) return;
     m_went_away = true;
-    nghttp2_submit_goaway(m_session, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(m_session), NGHTTP2_NO_ERROR, nullptr, 0);
+    // nghttp2 stops taking streams only once the GOAWAY is written, which a slow reader delays:
+    // those opened meanwhile are refused here (after_input), never sent to the origin.
+    m_last_stream = nghttp2_session_get_last_proc_stream_id(m_session);
+    nghttp2_submit_goaway(m_session, NGHTTP2_FLAG_NONE, m_last_stream, NGHTTP2_NO_ERROR, nullptr, 0);
     wake_writer();
+}
+
+void H2Connection::refuse(H2Stream& stream) {
+    stream.doomed = true;
+    nghttp2_submit_rst_stream(m_session, NGHTTP2_FLAG_NONE, stream.id, NGHTTP2_REFUSED_STREAM);
 }
 
 void H2Connection::count_control(H2ControlFrame kind) {
@@ -340,6 +348,10 @@ void H2Connection::watch_answers() {
 void H2Connection::after_input() {
     for (auto& stream : m_ready) {
         if (stream->closed || stream->doomed || !m_reading) continue;
+        if (m_went_away && stream->id > m_last_stream) {
+            refuse(*stream);
+            continue;
+        }
         stream->started = true;
         if (!decide(*stream)) {
             // Answered: its line is written when nghttp2 closes it, unless it already has.

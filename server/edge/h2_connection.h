@@ -135,6 +135,9 @@ private:
     // its deadline is --origin-timeout after the visitor last took a byte of the one it has left
     // longest; none left, no deadline. Called as streams are answered, taken and closed.
     void watch_answers();
+    // A stream the client opened after the GOAWAY of a drain: never decided, never sent to the
+    // origin, refused (REFUSED_STREAM), so that the client may send it again elsewhere.
+    void refuse(H2Stream& stream);
     // Counts a control frame from the client; past its bound, the session is terminated with
     // GOAWAY(ENHANCE_YOUR_CALM).
     void count_control(H2ControlFrame kind);
@@ -188,6 +191,7 @@ private:
     net::ConnectionWatch m_write_watch; // a write the visitor does not take in time
     Phase m_phase = Phase::preface;
     bool m_went_away = false;
+    int32_t m_last_stream = 0;          // the last stream taken, as the GOAWAY names it
     bool m_reading = true;
     bool m_writer_done = false;
     net::Timer m_write_signal;

@@ -26,6 +26,8 @@
 //                                               instead, its body never ended, a byte of it every 500 ms),
 //                                               cookie=<c> with busy=<path> (beside it, a GET of path for the shop)
 //   node h2_client.mjs drain <port> <path> <pid>  a request; once its answer has begun, SIGTERM to pid
+//   node h2_client.mjs blocked <port> <path> <pid>  a large download it never reads (the edge's writer blocked on
+//                                               it), SIGTERM to pid, then a request for path: prints what came back
 //   node h2_client.mjs ws <port> <path>         a WebSocket handshake over TLS, ALPN as a browser offers it for one
 //   node h2_client.mjs hold <port> <path> <streams> <cookie>
 //                                               that many GETs at once on one connection, and never a
@@ -379,6 +381,29 @@ async function stall() {
   return { closed: c.closed, ms: Date.now() - started, reset, resetMs };
 }
 
+// A drain while the edge's writer waits on a visitor that does not read: a download it never
+// reads past the kernel's buffers (its windows wide open), SIGTERM to the server, then a new stream.
+async function blocked() {
+  const wide = Buffer.alloc(6);
+  wide.writeUInt16BE(4, 0); // SETTINGS_INITIAL_WINDOW_SIZE
+  wide.writeUInt32BE(0x7fffffff, 2);
+  const c = await raw(wide);
+  const more = Buffer.alloc(4);
+  more.writeUInt32BE(0x7fffffff - 65535);
+  const frames = [];
+  c.onFrame = (type, id) => frames.push([type, id]);
+  c.socket.write(Buffer.concat([c.frame(8, 0, 0, more), c.frame(1, 0x5, 1, request_block(host, '/bytes?n=1000000000'))]));
+  await new Promise((r) => setTimeout(r, 300));
+  c.socket.pause();
+  await new Promise((r) => setTimeout(r, 1500));
+  process.kill(Number(pid), 'SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  c.socket.write(c.frame(1, 0x5, 3, request_block(host, path)));
+  await new Promise((r) => setTimeout(r, 1000));
+  c.socket.destroy();
+  return { closed: c.closed, frames: frames.length };
+}
+
 async function drain() {
   const session = connect();
   let goaway = null;
@@ -544,7 +569,7 @@ async function push() {
   await new Promise(() => {}); // until killed
 }
 
-const run = { requests, reset: () => reset(), madeyoureset, unread, attack, continuation, flood, streams, quiet, stall, drain, ws, hold, trickle, push, abandon }[mode];
+const run = { requests, reset: () => reset(), madeyoureset, unread, attack, continuation, flood, streams, quiet, stall, drain, blocked, ws, hold, trickle, push, abandon }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));

@@ -601,6 +601,19 @@ TEST_CASE("integration: HTTP/2: SIGTERM sends GOAWAY and the stream in flight fi
     CHECK(shop.process->wait_exit(std::chrono::seconds{10}) == 0);
 }
 
+TEST_CASE("integration: HTTP/2: a stream opened after SIGTERM's GOAWAY, while the edge still writes to a slow visitor, never reaches the origin") {
+    StreamOrigin origin;
+    wr::test::TempDir certificates;
+    const wr::test::TlsFiles tls = wr::test::write_self_signed_certificate(certificates.path());
+    ServedShop shop(origin, {"--tls-cert", tls.certificate.string(), "--tls-key", tls.private_key.string()});
+    // The GOAWAY waits behind the download the client does not read; nghttp2 would take the new
+    // stream until it is written.
+    const json blocked = h2_client("blocked " + std::to_string(shop.edge_port) + " '/hold?ms=100' " + std::to_string(shop.process->pid()));
+    CHECK(blocked["closed"] == false);
+    CHECK(json::parse(origin.stats())["holds"] == 0);
+    CHECK(shop.process->wait_exit(std::chrono::seconds{10}) == 0);
+}
+
 TEST_CASE("integration: HTTP/2: with --edge-h2c the plain edge serves prior-knowledge clients, queued and admitted, and tells the origin http") {
     CleartextShop shop;
     const int port = shop.wr.edge_port();
