@@ -203,6 +203,7 @@ H2Connection::H2Connection(Worker& worker, const EdgeShared& shared, net::Socket
       m_peer_text(address_text(peer)), m_trusted_proxy(shared.trusted_proxies.contains(peer)), m_write_signal(worker.io.get_executor()),
       m_done_signal(worker.io.get_executor()) {
     m_watch.visitor = &socket;
+    m_watch.goes_away = true; // shed under the connection cap with GOAWAY, as at the idle timeout
     m_write_watch.visitor = &socket;
     m_worker.watches.add(m_watch);
     m_worker.watches.add(m_write_watch);
@@ -442,8 +443,9 @@ template <typename Stream> net::Task<> H2Connection::serve(Stream& stream, std::
         error_code ec;
         const size_t got = co_await stream.async_read_some(asio::buffer(m_in), net::awaitable(ec));
         if (ec) {
-            // Idle past --idle-timeout: a GOAWAY first (RFC 9113 §9.1), so that a request the
-            // client sends just as the connection ends is known unprocessed, and sent again.
+            // Idle past --idle-timeout, or shed under the connection cap: a GOAWAY first (RFC
+            // 9113 §9.1), so that a request the client sends just as the connection ends is known
+            // unprocessed, and sent again.
             if (m_watch.expired && m_phase == Phase::idle && !m_writer_done) {
                 go_away();
                 break;

@@ -386,6 +386,31 @@ TEST_CASE("integration: HTTP/2: a connection that sends no request within --head
     CHECK(idle["goaway"] == 0); // NO_ERROR: the client knows no request of its was cut
 }
 
+TEST_CASE("integration: HTTP/2: an idle connection shed under the connection cap gets GOAWAY before it closes") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) {
+        options.max_connections = 4;
+        options.edge_threads = 1; // one thread: its idle connections are the ones shed
+        options.idle_timeout = std::chrono::seconds{6};
+    });
+    const std::string port = std::to_string(shop.wr.edge_port());
+    // Four idle connections fill the cap, the oldest first; a fifth visitor makes it go.
+    std::vector<std::future<json>> idle;
+    for (int i = 0; i < 4; ++i) {
+        idle.push_back(std::async(std::launch::async, [&] { return h2_client("quiet " + port + " /bytes?n=10"); }));
+        std::this_thread::sleep_for(std::chrono::milliseconds{300});
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{700});
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+    std::vector<json> ended;
+    for (auto& one : idle) ended.push_back(one.get());
+    const json shed = *std::min_element(ended.begin(), ended.end(), [](const json& a, const json& b) { return a["ms"] < b["ms"]; });
+    INFO(shed.dump());
+    CHECK(shed["closed"] == true);
+    CHECK(shed["ms"] < 4500); // shed, long before its idle timeout
+    CHECK(shed["goaway"] == 0); // NO_ERROR: the client knows no request of its was cut
+}
+
 TEST_CASE("integration: HTTP/2: a visitor that never takes wr's answer (its window shut) loses the connection after the response timeout") {
     TlsShop shop(json::object(), [](wr::AppOptions& options) {
         options.origin_timeout = std::chrono::seconds{1};
