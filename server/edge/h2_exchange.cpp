@@ -361,7 +361,11 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
     const auto timeout = options.origin.response_timeout;
     const net::MessageHead& request = stream.head;
     const bool head_request = request.method == "HEAD";
-    const net::BodyFraming framing = request.framing;
+    // A request whose END_STREAM came in an empty DATA frame after its headers has no body after
+    // all: the origin gets none, and the request may be sent again on a fresh connection as any
+    // other without one.
+    const bool no_body = request.framing == net::BodyFraming::chunked && stream.end_stream && stream.body_received == 0;
+    const net::BodyFraming framing = no_body ? net::BodyFraming::none : request.framing;
 
     std::string without_token;
     std::string_view target = request.target;

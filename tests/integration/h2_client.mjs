@@ -28,6 +28,8 @@
 //   node h2_client.mjs drain <port> <path> <pid>  a request; once its answer has begun, SIGTERM to pid
 //   node h2_client.mjs blocked <port> <path> <pid>  a large download it never reads (the edge's writer blocked on
 //                                               it), SIGTERM to pid, then a request for path: prints what came back
+//   node h2_client.mjs emptydata <port> <path> <cookie>  a GET whose END_STREAM comes in an empty DATA frame
+//                                               after its HEADERS (one write): prints the answer's body
 //   node h2_client.mjs ws <port> <path>         a WebSocket handshake over TLS, ALPN as a browser offers it for one
 //   node h2_client.mjs hold <port> <path> <streams> <cookie>
 //                                               that many GETs at once on one connection, and never a
@@ -169,7 +171,8 @@ async function raw(settings = Buffer.alloc(0), acknowledge = true) {
       const length = received.readUIntBE(0, 3);
       if (received.length < 9 + length) break;
       if (received[3] === 7) connection.goaway = received.readUInt32BE(9 + 4);
-      if (connection.onFrame) connection.onFrame(received[3], received.readUInt32BE(5) & 0x7fffffff, length, received.subarray(9, 9 + length));
+      if (connection.onFrame)
+        connection.onFrame(received[3], received.readUInt32BE(5) & 0x7fffffff, length, received.subarray(9, 9 + length), received[4]);
       if (acknowledge && received[3] === 4 && !(received[4] & 1)) socket.write(frame(4, 1, 0, Buffer.alloc(0))); // SETTINGS ack
       received = received.subarray(9 + length);
     }
@@ -404,6 +407,23 @@ async function blocked() {
   return { closed: c.closed, frames: frames.length };
 }
 
+// A GET that ends in an empty DATA frame rather than on its HEADERS, both in one write.
+async function emptydata() {
+  const c = await raw();
+  let body = '';
+  let ended = false;
+  c.onFrame = (type, id, length, payload, flags) => {
+    if (id !== 1) return;
+    if (type === 0) body += payload.toString('utf8');
+    if ((type === 0 || type === 1) && (flags & 1)) ended = true;
+    if (type === 3) ended = true;
+  };
+  c.socket.write(Buffer.concat([c.frame(1, 0x4, 1, request_block(host, path, 'GET', [[k_cookie, pid]])), c.frame(0, 0x1, 1, Buffer.alloc(0))]));
+  for (const until = Date.now() + 5000; !ended && !c.closed && Date.now() < until;) await new Promise((r) => setTimeout(r, 10));
+  c.socket.destroy();
+  return { ended, body };
+}
+
 async function drain() {
   const session = connect();
   let goaway = null;
@@ -569,7 +589,7 @@ async function push() {
   await new Promise(() => {}); // until killed
 }
 
-const run = { requests, reset: () => reset(), madeyoureset, unread, attack, continuation, flood, streams, quiet, stall, drain, blocked, ws, hold, trickle, push, abandon }[mode];
+const run = { requests, reset: () => reset(), madeyoureset, unread, attack, continuation, flood, streams, quiet, stall, drain, blocked, emptydata, ws, hold, trickle, push, abandon }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));

@@ -369,6 +369,17 @@ TEST_CASE("integration: HTTP/2: headers too large are answered 431, bodies too l
     CHECK(out["results"][2]["status"] == 200);
 }
 
+TEST_CASE("integration: HTTP/2: a GET whose END_STREAM comes in an empty DATA frame reaches the origin without a body") {
+    TlsShop shop;
+    const std::string cookie = shop.admit(1)[0];
+    const json out = h2_client("emptydata " + std::to_string(shop.wr.edge_port()) + " /upload '" + cookie + "'");
+    CHECK(out["ended"] == true);
+    const json upload = json::parse(out["body"].get<std::string>(), nullptr, false);
+    INFO(out.dump());
+    CHECK(upload["framing"] == "none");
+    CHECK(upload["length"] == 0);
+}
+
 TEST_CASE("integration: HTTP/2: a connection that sends no request within --header-timeout, or none for --idle-timeout, closes") {
     TlsShop shop(json::object(), [](wr::AppOptions& options) {
         options.header_timeout = std::chrono::seconds{1};
