@@ -11,7 +11,8 @@
 //                                  queues: {"bytes_written", "unsent" (not yet acknowledged by the
 //                                  client), "bytes_connections", "held" (/hold bodies that reached
 //                                  the origin: read with their heads or waiting in the kernel),
-//                                  "holding"} (the counts of connections are of those still open)
+//                                  "holding", "holds" (/hold requests since the start)} (the counts
+//                                  of connections are of those still open)
 //   GET  /hints                    a 103 Early Hints, then 200
 //   GET  /ws (WebSocket upgrade)   echoes every message
 //   anything else                  200 "ok"
@@ -101,6 +102,7 @@ public:
     };
 
     std::atomic<uint64_t> bytes_written{0}; // of /bytes bodies, every connection since the start
+    std::atomic<uint64_t> holds{0};         // /hold requests since the start
 
     std::string json() {
         uint64_t unsent = 0;
@@ -122,7 +124,7 @@ public:
         }
         return "{\"bytes_written\":" + std::to_string(bytes_written.load()) + ",\"unsent\":" + std::to_string(unsent) +
                ",\"bytes_connections\":" + std::to_string(sending) + ",\"held\":" + std::to_string(held) +
-               ",\"holding\":" + std::to_string(holding) + "}";
+               ",\"holding\":" + std::to_string(holding) + ",\"holds\":" + std::to_string(holds.load()) + "}";
     }
 
 private:
@@ -205,6 +207,7 @@ void serve_websocket(tcp::socket socket, http::request<http::string_body> reques
 // Holds a request's body unread until `ms` pass or the client goes.
 void hold(tcp::socket& socket, std::string_view target, uint64_t read_ahead, Stats& stats) {
     const Stats::Tracked tracked(stats, {.fd = socket.native_handle(), .holding = true, .read_ahead = read_ahead});
+    ++stats.holds;
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds{number(target, "ms", 10000)};
     pollfd watched{.fd = socket.native_handle(), .events = POLLRDHUP, .revents = 0};
     while (std::chrono::steady_clock::now() < until) {

@@ -165,12 +165,17 @@ struct H2Callbacks {
     }
 
     static ssize_t read_body(nghttp2_session*, int32_t, uint8_t* buffer, size_t length, uint32_t* flags, nghttp2_data_source* source,
-                             void*) {
+                             void* user_data) {
         H2Stream& stream = *static_cast<H2Stream*>(source->ptr);
         const std::string_view all = stream.page ? stream.out_view : std::string_view(stream.body_out);
         const std::string_view pending = all.substr(stream.out_at);
         const size_t size = std::min(length, pending.size());
-        if (size > 0) std::memcpy(buffer, pending.data(), size);
+        if (size > 0) {
+            std::memcpy(buffer, pending.data(), size);
+            // nghttp2 asks only as far as the windows let bytes out: the visitor took these.
+            stream.taken_at = std::chrono::steady_clock::now();
+            if (!stream.served) connection_of(user_data).watch_answers();
+        }
         stream.out_at += size;
         stream.access.bytes_out += size;
         if (!stream.page && stream.out_at == stream.body_out.size()) {
@@ -198,6 +203,7 @@ H2Connection::H2Connection(Worker& worker, const EdgeShared& shared, net::Socket
       m_peer_text(address_text(peer)), m_trusted_proxy(shared.trusted_proxies.contains(peer)), m_write_signal(worker.io.get_executor()),
       m_done_signal(worker.io.get_executor()) {
     m_watch.visitor = &socket;
+    m_watch.goes_away = true; // shed under the connection cap with GOAWAY, as at the idle timeout
     m_write_watch.visitor = &socket;
     m_worker.watches.add(m_watch);
     m_worker.watches.add(m_write_watch);
@@ -238,8 +244,16 @@ void H2Connection::wake_writer() { m_write_signal.cancel(); }
 void H2Connection::go_away() {
     if (m_went_away) return;
     m_went_away = true;
-    nghttp2_submit_goaway(m_session, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(m_session), NGHTTP2_NO_ERROR, nullptr, 0);
+    // nghttp2 stops taking streams only once the GOAWAY is written, which a slow reader delays:
+    // those opened meanwhile are refused here (after_input), never sent to the origin.
+    m_last_stream = nghttp2_session_get_last_proc_stream_id(m_session);
+    nghttp2_submit_goaway(m_session, NGHTTP2_FLAG_NONE, m_last_stream, NGHTTP2_NO_ERROR, nullptr, 0);
     wake_writer();
+}
+
+void H2Connection::refuse(H2Stream& stream) {
+    stream.doomed = true;
+    nghttp2_submit_rst_stream(m_session, NGHTTP2_FLAG_NONE, stream.id, NGHTTP2_REFUSED_STREAM);
 }
 
 void H2Connection::count_control(H2ControlFrame kind) {
@@ -282,7 +296,7 @@ void H2Connection::close_stream(H2Stream& stream, uint32_t) {
 
 void H2Stream::reuse(int32_t stream_id) {
     id = stream_id;
-    running = closed = doomed = headers_complete = end_stream = started = responded = in_flight = false;
+    running = closed = doomed = headers_complete = end_stream = started = served = responded = in_flight = false;
     fields.clear();
     cookies.clear();
     body_in.clear();
@@ -293,6 +307,7 @@ void H2Stream::reuse(int32_t stream_id) {
     out_at = 0;
     out_view = {};
     out_end = deferred = false;
+    taken_at = {};
     watch.expire_never();
     watch.visitor = watch.origin = nullptr;
     watch.queue_wait = nullptr;
@@ -311,24 +326,40 @@ void H2Connection::set_phase(Phase phase) {
     switch (phase) {
     case Phase::preface:
     case Phase::reading_headers: m_watch.expire_in(m_shared.options.header_timeout); break;
-    case Phase::busy: m_watch.expire_never(); break;
-    // Renewed by every write: a visitor that stops taking wr's answers (its windows shut) loses
-    // the connection, as a stream's coroutine resets a stream whose answer is not taken.
-    case Phase::answering: m_watch.expire_in(m_shared.options.origin.response_timeout); break;
+    // The streams' coroutines watch their own answers, the connection wr's (watch_answers(),
+    // after every update_phase()).
+    case Phase::busy:
+    case Phase::answering: break;
     case Phase::idle: m_watch.expire_in(m_shared.options.idle_timeout); break;
     }
+}
+
+// A visitor that stops taking wr's answers (its windows shut) loses the connection, as a stream's
+// coroutine resets a stream whose answer is not taken. Timed from the bytes taken alone: a client
+// that keeps the connection busy (PINGs, a stream on the origin) holds no answer longer.
+void H2Connection::watch_answers() {
+    if (m_phase != Phase::busy && m_phase != Phase::answering) return;
+    auto oldest = net::SteadyTime::max();
+    for (const auto& [id, stream] : m_streams)
+        if (stream->responded && !stream->served && !stream->closed) oldest = std::min(oldest, stream->taken_at);
+    if (oldest == net::SteadyTime::max()) m_watch.expire_never();
+    else m_watch.expire_at(oldest + m_shared.options.origin.response_timeout);
 }
 
 void H2Connection::after_input() {
     for (auto& stream : m_ready) {
         if (stream->closed || stream->doomed || !m_reading) continue;
+        if (m_went_away && stream->id > m_last_stream) {
+            refuse(*stream);
+            continue;
+        }
         stream->started = true;
         if (!decide(*stream)) {
             // Answered: its line is written when nghttp2 closes it, unless it already has.
             if (stream->closed) end_request(*stream);
             continue;
         }
-        stream->running = true;
+        stream->running = stream->served = true;
         ++m_running_streams;
         asio::co_spawn(m_worker.io, serve_stream(stream), asio::detached);
     }
@@ -340,6 +371,7 @@ void H2Connection::update_phase() {
     if (m_partial > 0) set_phase(Phase::reading_headers);
     else if (m_active > 0) set_phase(m_running_streams > 0 ? Phase::busy : Phase::answering);
     else if (m_phase != Phase::preface) set_phase(Phase::idle);
+    watch_answers(); // the streams answered, taken or closed since
 }
 
 template <typename Stream> net::Task<> H2Connection::write_loop(Stream& stream) {
@@ -363,7 +395,6 @@ template <typename Stream> net::Task<> H2Connection::write_loop(Stream& stream) 
         co_await asio::async_write(stream, asio::buffer(m_out), net::awaitable(ec));
         m_write_watch.expire_never();
         if (ec) break;
-        if (m_phase == Phase::answering) m_watch.expire_in(m_shared.options.origin.response_timeout);
     }
     m_writer_done = true;
     // The session has nothing left to do (GOAWAY sent and every stream done), or the visitor is
@@ -412,8 +443,9 @@ template <typename Stream> net::Task<> H2Connection::serve(Stream& stream, std::
         error_code ec;
         const size_t got = co_await stream.async_read_some(asio::buffer(m_in), net::awaitable(ec));
         if (ec) {
-            // Idle past --idle-timeout: a GOAWAY first (RFC 9113 §9.1), so that a request the
-            // client sends just as the connection ends is known unprocessed, and sent again.
+            // Idle past --idle-timeout, or shed under the connection cap: a GOAWAY first (RFC
+            // 9113 §9.1), so that a request the client sends just as the connection ends is known
+            // unprocessed, and sent again.
             if (m_watch.expired && m_phase == Phase::idle && !m_writer_done) {
                 go_away();
                 break;

@@ -26,6 +26,7 @@
 // stream and the plain socket (h2_connection.cpp), so each reads and writes its own stream
 // directly; everything else, the streams' exchanges included, is written once.
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -59,7 +60,8 @@ struct H2Stream {
     bool doomed = false;      // nghttp2 has a reset of it queued (a frame of the client's it refused): never started
     bool headers_complete = false;
     bool end_stream = false;  // the request body is complete
-    bool started = false;     // its coroutine runs
+    bool started = false;     // decided (answered by wr, or its coroutine started)
+    bool served = false;      // a coroutine served it, and watches its answer being taken
     bool responded = false;   // a final answer was submitted
     bool in_flight = false;   // counted in the edge's requests in flight until its line is written
     RequestFields fields;
@@ -79,6 +81,10 @@ struct H2Stream {
     std::string_view out_view; // wr's own page
     bool out_end = false;     // nothing will be added: EOF once taken
     bool deferred = false;    // nghttp2 waits for more (NGHTTP2_ERR_DEFERRED)
+    // When the answer was submitted, then when the visitor last took a byte of it (flow control
+    // let it out): what a visitor that stops taking its answer is timed from. Nothing else the
+    // client sends (PING, SETTINGS, DATA) counts.
+    std::chrono::steady_clock::time_point taken_at{};
 
     net::Timer signal;        // wakes the stream's coroutine
     net::Timer upload_signal; // wakes its upload
@@ -125,6 +131,13 @@ private:
     void after_input();
     void update_phase();
     void set_phase(Phase phase);
+    // wr's own answers (streams without a coroutine) are watched by the connection, busy or not:
+    // its deadline is --origin-timeout after the visitor last took a byte of the one it has left
+    // longest; none left, no deadline. Called as streams are answered, taken and closed.
+    void watch_answers();
+    // A stream the client opened after the GOAWAY of a drain: never decided, never sent to the
+    // origin, refused (REFUSED_STREAM), so that the client may send it again elsewhere.
+    void refuse(H2Stream& stream);
     // Counts a control frame from the client; past its bound, the session is terminated with
     // GOAWAY(ENHANCE_YOUR_CALM).
     void count_control(H2ControlFrame kind);
@@ -178,6 +191,7 @@ private:
     net::ConnectionWatch m_write_watch; // a write the visitor does not take in time
     Phase m_phase = Phase::preface;
     bool m_went_away = false;
+    int32_t m_last_stream = 0;          // the last stream taken, as the GOAWAY names it
     bool m_reading = true;
     bool m_writer_done = false;
     net::Timer m_write_signal;

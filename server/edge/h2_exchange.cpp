@@ -78,6 +78,7 @@ void H2Connection::finish_record(H2Stream& stream) {
 bool H2Connection::respond(H2Stream& stream, bool body) {
     if (stream.closed || stream.responded) return false;
     stream.responded = true;
+    stream.taken_at = std::chrono::steady_clock::now(); // the visitor's time to take it begins
     const nghttp2_nv* fields = stream.response.finish();
     nghttp2_data_provider provider{};
     provider.source.ptr = &stream;
@@ -233,13 +234,17 @@ net::Task<> H2Connection::serve_stream(std::shared_ptr<H2Stream> holder) {
     if (stream.closed) co_return;
     if (result.action == GateResult::Action::proxy) co_await proxy(holder, result, stream.decided_at);
     else answer_page(stream, result.status, result.body, &result);
-    // The answer goes as the visitor takes it; a visitor that stops taking it loses the stream.
-    while (!stream.closed)
-        if (!co_await wait(stream.signal, options.origin.response_timeout) && !stream.closed) {
+    // The answer goes as the visitor takes it; a visitor that stops taking it loses the stream,
+    // timed from the last byte it took: the signal wakes for other things too (its DATA).
+    while (!stream.closed) {
+        const auto left = stream.taken_at + options.origin.response_timeout - std::chrono::steady_clock::now();
+        if (left <= std::chrono::steady_clock::duration::zero()) {
             nghttp2_submit_rst_stream(m_session, NGHTTP2_FLAG_NONE, stream.id, NGHTTP2_CANCEL);
             wake_writer();
             break;
         }
+        co_await wait(stream.signal, left);
+    }
 }
 
 net::Task<H2Connection::HeadRead> H2Connection::read_response_head(H2Stream& stream, origin::OriginConnection& origin, bool head_request) {
@@ -356,7 +361,11 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
     const auto timeout = options.origin.response_timeout;
     const net::MessageHead& request = stream.head;
     const bool head_request = request.method == "HEAD";
-    const net::BodyFraming framing = request.framing;
+    // A request whose END_STREAM came in an empty DATA frame after its headers has no body after
+    // all: the origin gets none, and the request may be sent again on a fresh connection as any
+    // other without one.
+    const bool no_body = request.framing == net::BodyFraming::chunked && stream.end_stream && stream.body_received == 0;
+    const net::BodyFraming framing = no_body ? net::BodyFraming::none : request.framing;
 
     std::string without_token;
     std::string_view target = request.target;

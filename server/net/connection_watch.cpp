@@ -7,6 +7,10 @@ bool ConnectionWatches::shed_oldest_idle() {
     ConnectionWatch* oldest = m_idle.front();
     if (!oldest) return false;
     set_idle(*oldest, false);
+    if (oldest->goes_away) {
+        oldest->expire();
+        return true;
+    }
     // Closed once its read ends, on this thread.
     error_code ignored;
     if (oldest->visitor) {

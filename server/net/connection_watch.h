@@ -41,6 +41,9 @@ struct ConnectionWatch {
     bool expired = false;      // the deadline passed and the sockets were cancelled
     Socket* visitor = nullptr; // cancelled (and shut down) when the deadline passes
     Socket* origin = nullptr;  // the origin connection in use, if any: cancelled too
+    // Shed as if past its deadline (expired, its reads cancelled, the socket left open): an
+    // HTTP/2 connection then says GOAWAY before it closes, as at its idle timeout.
+    bool goes_away = false;
     // A wait for an origin connection under a zone's cap (OriginPool::wait_for_cap), while it
     // lasts. A request that is gone meanwhile (an HTTP/2 stream the visitor reset) abandons it:
     // its place in the queue goes to the next visitor at once, and no connection is opened for it.

@@ -19,9 +19,17 @@
 //                                               END_STREAM) once the edge's SETTINGS came: prints the GOAWAY's
 //                                               code and last stream, if the edge sent one within a second
 //   node h2_client.mjs quiet <port> <path|->     the preface (and a request for path), then silence, until closed
-//   node h2_client.mjs stall <port> <path>      a request for a host wr has no room for, its answer's window
-//                                               shut (SETTINGS_INITIAL_WINDOW_SIZE 0), until closed
+//   node h2_client.mjs stall <port> <path> [options]  a request for a host wr has no room for, its answer's
+//                                               window shut (SETTINGS_INITIAL_WINDOW_SIZE 0), until closed or
+//                                               the stream is reset (8 s at most). Options: ping (a PING every
+//                                               500 ms meanwhile), cookie=<c> with post (a POST for the shop
+//                                               instead, its body never ended, a byte of it every 500 ms),
+//                                               cookie=<c> with busy=<path> (beside it, a GET of path for the shop)
 //   node h2_client.mjs drain <port> <path> <pid>  a request; once its answer has begun, SIGTERM to pid
+//   node h2_client.mjs blocked <port> <path> <pid>  a large download it never reads (the edge's writer blocked on
+//                                               it), SIGTERM to pid, then a request for path: prints what came back
+//   node h2_client.mjs emptydata <port> <path> <cookie>  a GET whose END_STREAM comes in an empty DATA frame
+//                                               after its HEADERS (one write): prints the answer's body
 //   node h2_client.mjs ws <port> <path>         a WebSocket handshake over TLS, ALPN as a browser offers it for one
 //   node h2_client.mjs hold <port> <path> <streams> <cookie>
 //                                               that many GETs at once on one connection, and never a
@@ -163,7 +171,8 @@ async function raw(settings = Buffer.alloc(0), acknowledge = true) {
       const length = received.readUIntBE(0, 3);
       if (received.length < 9 + length) break;
       if (received[3] === 7) connection.goaway = received.readUInt32BE(9 + 4);
-      if (connection.onFrame) connection.onFrame(received[3], received.readUInt32BE(5) & 0x7fffffff, length, received.subarray(9, 9 + length));
+      if (connection.onFrame)
+        connection.onFrame(received[3], received.readUInt32BE(5) & 0x7fffffff, length, received.subarray(9, 9 + length), received[4]);
       if (acknowledge && received[3] === 4 && !(received[4] & 1)) socket.write(frame(4, 1, 0, Buffer.alloc(0))); // SETTINGS ack
       received = received.subarray(9 + length);
     }
@@ -345,15 +354,74 @@ async function quiet() {
   return { closed: c.closed, ms: Date.now() - started, goaway: c.goaway };
 }
 
-// A visitor that never opens its windows: the answer's HEADERS arrive, its DATA cannot.
+// A visitor that never opens its windows: the answer's HEADERS arrive, its DATA cannot. Meanwhile
+// it may keep the connection lively in every other way (the options above).
 async function stall() {
+  const options = Object.fromEntries(args.slice(3).map((o) => [o.split('=')[0], o.includes('=') ? o.slice(o.indexOf('=') + 1) : true]));
   const windowShut = Buffer.from([0x00, 0x04, 0x00, 0x00, 0x00, 0x00]); // SETTINGS_INITIAL_WINDOW_SIZE = 0
   const c = await raw(windowShut);
+  let reset = null;
+  let resetMs = null;
+  c.onFrame = (type, id, length, payload) => {
+    if (type === 3 && id === 1) {
+      reset = payload.readUInt32BE(0);
+      resetMs = Date.now() - started;
+    }
+  };
   const started = Date.now();
-  c.socket.write(c.frame(1, 0x5, 1, request_block('nowhere.example.com')));
-  while (!c.closed && Date.now() - started < 8000) await new Promise((r) => setTimeout(r, 20));
+  if (options.post) c.socket.write(c.frame(1, 0x4, 1, request_block(host, path, 'POST', [[k_cookie, options.cookie]])));
+  else c.socket.write(c.frame(1, 0x5, 1, request_block('nowhere.example.com')));
+  if (options.busy) c.socket.write(c.frame(1, 0x5, 3, request_block(host, options.busy, 'GET', [[k_cookie, options.cookie]])));
+  let lively = Date.now();
+  while (!c.closed && reset === null && Date.now() - started < 8000) {
+    await new Promise((r) => setTimeout(r, 20));
+    if (Date.now() - lively < 500) continue;
+    lively = Date.now();
+    if (options.ping) c.socket.write(c.frame(6, 0, 0, Buffer.alloc(8)));
+    if (options.post) c.socket.write(c.frame(0, 0, 1, Buffer.from('x')));
+  }
   c.socket.destroy();
-  return { closed: c.closed, ms: Date.now() - started };
+  return { closed: c.closed, ms: Date.now() - started, reset, resetMs };
+}
+
+// A drain while the edge's writer waits on a visitor that does not read: a download it never
+// reads past the kernel's buffers (its windows wide open), SIGTERM to the server, then a new stream.
+async function blocked() {
+  const wide = Buffer.alloc(6);
+  wide.writeUInt16BE(4, 0); // SETTINGS_INITIAL_WINDOW_SIZE
+  wide.writeUInt32BE(0x7fffffff, 2);
+  const c = await raw(wide);
+  const more = Buffer.alloc(4);
+  more.writeUInt32BE(0x7fffffff - 65535);
+  const frames = [];
+  c.onFrame = (type, id) => frames.push([type, id]);
+  c.socket.write(Buffer.concat([c.frame(8, 0, 0, more), c.frame(1, 0x5, 1, request_block(host, '/bytes?n=1000000000'))]));
+  await new Promise((r) => setTimeout(r, 300));
+  c.socket.pause();
+  await new Promise((r) => setTimeout(r, 1500));
+  process.kill(Number(pid), 'SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  c.socket.write(c.frame(1, 0x5, 3, request_block(host, path)));
+  await new Promise((r) => setTimeout(r, 1000));
+  c.socket.destroy();
+  return { closed: c.closed, frames: frames.length };
+}
+
+// A GET that ends in an empty DATA frame rather than on its HEADERS, both in one write.
+async function emptydata() {
+  const c = await raw();
+  let body = '';
+  let ended = false;
+  c.onFrame = (type, id, length, payload, flags) => {
+    if (id !== 1) return;
+    if (type === 0) body += payload.toString('utf8');
+    if ((type === 0 || type === 1) && (flags & 1)) ended = true;
+    if (type === 3) ended = true;
+  };
+  c.socket.write(Buffer.concat([c.frame(1, 0x4, 1, request_block(host, path, 'GET', [[k_cookie, pid]])), c.frame(0, 0x1, 1, Buffer.alloc(0))]));
+  for (const until = Date.now() + 5000; !ended && !c.closed && Date.now() < until;) await new Promise((r) => setTimeout(r, 10));
+  c.socket.destroy();
+  return { ended, body };
 }
 
 async function drain() {
@@ -521,7 +589,7 @@ async function push() {
   await new Promise(() => {}); // until killed
 }
 
-const run = { requests, reset: () => reset(), madeyoureset, unread, attack, continuation, flood, streams, quiet, stall, drain, ws, hold, trickle, push, abandon }[mode];
+const run = { requests, reset: () => reset(), madeyoureset, unread, attack, continuation, flood, streams, quiet, stall, drain, blocked, emptydata, ws, hold, trickle, push, abandon }[mode];
 // Exits once stdout has taken the whole line (a pipe takes it asynchronously).
 run().then((out) => process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0)),
   (e) => process.stdout.write(JSON.stringify({ failed: String(e) }) + '\n', () => process.exit(1)));

@@ -7,6 +7,7 @@
 // the preface answered as before.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <future>
@@ -368,6 +369,17 @@ TEST_CASE("integration: HTTP/2: headers too large are answered 431, bodies too l
     CHECK(out["results"][2]["status"] == 200);
 }
 
+TEST_CASE("integration: HTTP/2: a GET whose END_STREAM comes in an empty DATA frame reaches the origin without a body") {
+    TlsShop shop;
+    const std::string cookie = shop.admit(1)[0];
+    const json out = h2_client("emptydata " + std::to_string(shop.wr.edge_port()) + " /upload '" + cookie + "'");
+    CHECK(out["ended"] == true);
+    const json upload = json::parse(out["body"].get<std::string>(), nullptr, false);
+    INFO(out.dump());
+    CHECK(upload["framing"] == "none");
+    CHECK(upload["length"] == 0);
+}
+
 TEST_CASE("integration: HTTP/2: a connection that sends no request within --header-timeout, or none for --idle-timeout, closes") {
     TlsShop shop(json::object(), [](wr::AppOptions& options) {
         options.header_timeout = std::chrono::seconds{1};
@@ -385,6 +397,31 @@ TEST_CASE("integration: HTTP/2: a connection that sends no request within --head
     CHECK(idle["goaway"] == 0); // NO_ERROR: the client knows no request of its was cut
 }
 
+TEST_CASE("integration: HTTP/2: an idle connection shed under the connection cap gets GOAWAY before it closes") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) {
+        options.max_connections = 4;
+        options.edge_threads = 1; // one thread: its idle connections are the ones shed
+        options.idle_timeout = std::chrono::seconds{6};
+    });
+    const std::string port = std::to_string(shop.wr.edge_port());
+    // Four idle connections fill the cap, the oldest first; a fifth visitor makes it go.
+    std::vector<std::future<json>> idle;
+    for (int i = 0; i < 4; ++i) {
+        idle.push_back(std::async(std::launch::async, [&] { return h2_client("quiet " + port + " /bytes?n=10"); }));
+        std::this_thread::sleep_for(std::chrono::milliseconds{300});
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{700});
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+    std::vector<json> ended;
+    for (auto& one : idle) ended.push_back(one.get());
+    const json shed = *std::min_element(ended.begin(), ended.end(), [](const json& a, const json& b) { return a["ms"] < b["ms"]; });
+    INFO(shed.dump());
+    CHECK(shed["closed"] == true);
+    CHECK(shed["ms"] < 4500); // shed, long before its idle timeout
+    CHECK(shed["goaway"] == 0); // NO_ERROR: the client knows no request of its was cut
+}
+
 TEST_CASE("integration: HTTP/2: a visitor that never takes wr's answer (its window shut) loses the connection after the response timeout") {
     TlsShop shop(json::object(), [](wr::AppOptions& options) {
         options.origin_timeout = std::chrono::seconds{1};
@@ -394,6 +431,33 @@ TEST_CASE("integration: HTTP/2: a visitor that never takes wr's answer (its wind
     CHECK(stalled["closed"] == true);
     CHECK(stalled["ms"] >= 900);
     CHECK(stalled["ms"] < 3500);
+    const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    CHECK(after["results"][0]["status"] == 200);
+}
+
+TEST_CASE("integration: HTTP/2: a visitor that never takes an answer loses it however lively it keeps the connection otherwise") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) {
+        options.origin_timeout = std::chrono::seconds{1};
+        options.idle_timeout = std::chrono::seconds{20};
+    });
+    const std::string cookie = shop.admit(1)[0];
+    const std::string port = std::to_string(shop.wr.edge_port());
+    // PINGs every 500 ms: their acknowledgements are written, but none of wr's answer is taken.
+    const json pinging = h2_client("stall " + port + " / ping");
+    CHECK(pinging["closed"] == true);
+    CHECK(pinging["ms"] >= 900);
+    CHECK(pinging["ms"] < 3500);
+    // A stream the origin serves meanwhile (the connection busy) keeps wr's own answer no longer.
+    const json busy = h2_client("stall " + port + " / ping 'cookie=" + cookie + "' 'busy=/sse?events=100&ms=300'");
+    CHECK(busy["closed"] == true);
+    CHECK(busy["ms"] >= 900);
+    CHECK(busy["ms"] < 3500);
+    // The origin's answer, its request's body still arriving a byte every 500 ms: the stream is
+    // reset, the bytes it receives are not its answer taken.
+    const json posting = h2_client("stall " + port + " /early ping post 'cookie=" + cookie + "'");
+    CHECK(posting["reset"] == 8); // CANCEL
+    CHECK(posting["resetMs"] >= 900);
+    CHECK(posting["resetMs"] < 3500);
     const json after = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
     CHECK(after["results"][0]["status"] == 200);
 }
@@ -570,6 +634,19 @@ TEST_CASE("integration: HTTP/2: SIGTERM sends GOAWAY and the stream in flight fi
     CHECK(drained["body"] == "data: event 0\n\ndata: event 1\n\ndata: event 2\n\ndata: event 3\n\n");
     REQUIRE(drained["goaway"].is_object());
     CHECK(drained["goaway"]["code"] == 0);
+    CHECK(shop.process->wait_exit(std::chrono::seconds{10}) == 0);
+}
+
+TEST_CASE("integration: HTTP/2: a stream opened after SIGTERM's GOAWAY, while the edge still writes to a slow visitor, never reaches the origin") {
+    StreamOrigin origin;
+    wr::test::TempDir certificates;
+    const wr::test::TlsFiles tls = wr::test::write_self_signed_certificate(certificates.path());
+    ServedShop shop(origin, {"--tls-cert", tls.certificate.string(), "--tls-key", tls.private_key.string()});
+    // The GOAWAY waits behind the download the client does not read; nghttp2 would take the new
+    // stream until it is written.
+    const json blocked = h2_client("blocked " + std::to_string(shop.edge_port) + " '/hold?ms=100' " + std::to_string(shop.process->pid()));
+    CHECK(blocked["closed"] == false);
+    CHECK(json::parse(origin.stats())["holds"] == 0);
     CHECK(shop.process->wait_exit(std::chrono::seconds{10}) == 0);
 }
 

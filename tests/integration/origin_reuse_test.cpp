@@ -61,6 +61,15 @@ std::string h2_visit(int edge_port, const std::string& method, const std::string
                      ":127.0.0.1 http://" + authority + path + "; echo \" $?\"");
 }
 
+// A GET over HTTP/2 with prior knowledge whose END_STREAM comes in an empty DATA frame after its
+// HEADERS (tests/integration/h2_client.mjs): whether its answer ended.
+bool h2_empty_data_visit(int edge_port, const std::string& path) {
+    const std::string out = wr::test::command_output("node " + std::string(WR_SOURCE_DIR) + "/tests/integration/h2_client.mjs --cleartext emptydata " +
+                                                     std::to_string(edge_port) + " " + path + " none=1");
+    INFO(out);
+    return out.find("\"ended\":true") != std::string::npos;
+}
+
 class ShopInFront {
 public:
     explicit ShopInFront(const ScriptedOrigin& origin, const std::filesystem::path& ca_file = {})
@@ -307,6 +316,10 @@ TEST_CASE("integration: a request the origin may have acted on is never sent twi
     CHECK(sent("POST /drop/h2-pay") == 1);
     CHECK(over_h2("DELETE", "/drop/h2-delete") == "502 0\n");
     CHECK(sent("DELETE /drop/h2-delete") == 2);
+    // A GET that ends in an empty DATA frame has no body either.
+    visitors_get_their_own_pages(shop.wr.edge_port(), "warm", 1);
+    CHECK(h2_empty_data_visit(shop.wr.edge_port(), "/drop/h2-empty"));
+    CHECK(sent("GET /drop/h2-empty") == 2);
 }
 
 } // TEST_SUITE
