@@ -96,11 +96,11 @@ public:
             const std::string path = "zones[" + std::to_string(i) + "]";
             const std::string name = name_of(zones[i], path);
             if (!names.insert(name).second) throw Error::invalid(path + ".name", "zone " + name + " appears twice");
-            apply_zone(zones[i], path);
         }
-        if (m_options.prune)
-            for (const model::Zone& zone : store::list_zones(m_connection, {0, -1}))
-                if (!names.contains(zone.settings.name)) prune_zone(zone);
+        // Deletions first: a renamed room, or a route moved to another room, would otherwise
+        // clash with the room it leaves (routes are unique) until that room went.
+        if (m_options.prune) prune_left_out(zones, names);
+        for (size_t i = 0; i < zones.size(); ++i) apply_zone(zones[i], "zones[" + std::to_string(i) + "]");
         apply_destinations(document);
         return std::move(m_changes);
     }
@@ -151,13 +151,29 @@ private:
             if (!names.insert(name).second) throw Error::invalid(room_path + ".name", "waiting room " + name + " appears twice");
             apply_room(zone, rooms[i], room_path);
         }
-        if (m_options.prune)
-            for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1}))
-                if (!names.contains(room.settings.name)) {
-                    delete_room(m_connection, room);
-                    if (m_trail) m_trail->deleted(audit_object(zone, room), model::settings_to_json(room.settings));
-                    record("delete", "waiting_room", zone.settings.name + "/" + room.settings.name);
-                }
+    }
+
+    // The zones the document leaves out, and the rooms it leaves out of the zones it names.
+    void prune_left_out(const json& zones, const std::set<std::string>& zone_names) {
+        for (const model::Zone& zone : store::list_zones(m_connection, {0, -1}))
+            if (!zone_names.contains(zone.settings.name)) prune_zone(zone);
+        for (size_t i = 0; i < zones.size(); ++i) {
+            const std::string path = "zones[" + std::to_string(i) + "]";
+            const auto zone = store::find_zone_by_name(m_connection, zones[i]["name"].get<std::string>());
+            if (!zone) continue;
+            bool present = false;
+            const json& rooms = array_field(zones[i], "waiting_rooms", path, present);
+            std::set<std::string> names;
+            for (size_t j = 0; j < rooms.size(); ++j) names.insert(name_of(rooms[j], path + ".waiting_rooms[" + std::to_string(j) + "]"));
+            for (const model::Room& room : store::list_rooms(m_connection, zone->id, {0, -1}))
+                if (!names.contains(room.settings.name)) delete_left_out_room(*zone, room);
+        }
+    }
+
+    void delete_left_out_room(const model::Zone& zone, const model::Room& room) {
+        delete_room(m_connection, room);
+        if (m_trail) m_trail->deleted(audit_object(zone, room), model::settings_to_json(room.settings));
+        record("delete", "waiting_room", zone.settings.name + "/" + room.settings.name);
     }
 
     void apply_room(const model::Zone& zone, const json& object, const std::string& path) {
@@ -303,11 +319,7 @@ private:
     }
 
     void prune_zone(const model::Zone& zone) {
-        for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1})) {
-            delete_room(m_connection, room);
-            if (m_trail) m_trail->deleted(audit_object(zone, room), model::settings_to_json(room.settings));
-            record("delete", "waiting_room", zone.settings.name + "/" + room.settings.name);
-        }
+        for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1})) delete_left_out_room(zone, room);
         delete_zone(m_connection, zone);
         if (m_trail) m_trail->deleted(audit_object(zone), audit_view(zone));
         record("delete", "zone", zone.settings.name);

@@ -295,12 +295,13 @@ TEST_CASE("control::apply_document keeps what a document leaves out, unless prun
     CHECK(store.apply(without_event) == Lines{"delete event example.com/shop/launch"});
     store.apply(document());
 
+    // What the document leaves out goes first, then its rooms are applied.
     CHECK(store.apply(partial, {.prune = true}) == Lines{
-                                                        "delete event example.com/shop/launch",
-                                                        "delete rules example.com/shop",
-                                                        "delete waiting_room example.com/blog",
                                                         "delete waiting_room other.com/store",
                                                         "delete zone other.com",
+                                                        "delete waiting_room example.com/blog",
+                                                        "delete event example.com/shop/launch",
+                                                        "delete rules example.com/shop",
                                                     });
     const json left = store.exported();
     REQUIRE(left["zones"].size() == 1);
@@ -514,6 +515,28 @@ TEST_CASE("control::apply_document keeps an event that has ended when the docume
     json moved = document();
     moved["zones"][0]["waiting_rooms"][0]["events"][0]["event_end_time"] = "2026-12-01T13:00:00.000Z";
     CHECK(apply_errors(store, moved) == Lines{"zones[0].waiting_rooms[0].events[0].event_end_time: must be in the future"});
+}
+
+TEST_CASE("control::apply_document with prune renames a room, or moves its route to another, in one apply") {
+    ConfigStore store;
+    store.apply(document());
+
+    // The room blog becomes journal, on the same host: blog goes before journal takes its route.
+    json renamed = document();
+    renamed["zones"][0]["waiting_rooms"][1]["name"] = "journal";
+    CHECK(store.apply(renamed, {.prune = true}) ==
+          Lines{"delete waiting_room example.com/blog", "create waiting_room example.com/journal"});
+
+    // shop goes, and journal takes shop's routes.
+    json moved = renamed;
+    json& journal = moved["zones"][0]["waiting_rooms"][1];
+    journal["additional_routes"] = json::array({{{"host", "shop.example.com"}, {"path", "/shop"}},
+                                                {{"host", "m.example.com"}, {"path", "/shop"}}});
+    journal["cookie_suffix"] = "journal";
+    moved["zones"][0]["waiting_rooms"].erase(0);
+    CHECK(store.apply(moved, {.prune = true}) ==
+          Lines{"delete waiting_room example.com/shop", "update waiting_room example.com/journal [additional_routes, cookie_suffix]"});
+    CHECK(store.apply(moved, {.prune = true}).empty());
 }
 
 TEST_CASE("control::to_json of a change names action, kind, target and fields") {
