@@ -18,6 +18,7 @@
 #include "store/notifications_store.h"
 #include "store/rooms_store.h"
 #include "store/rules_store.h"
+#include "store/tokens_store.h"
 #include "store/zones_store.h"
 
 namespace wr::control {
@@ -318,11 +319,20 @@ private:
                 }
     }
 
+    // The tokens bound to the zone go with it (as with the API's zone delete): each is a change of
+    // the plan and has its audit entry, so a dry run shows which tokens an apply would revoke.
     void prune_zone(const model::Zone& zone) {
         for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1})) delete_left_out_room(zone, room);
+        std::vector<model::Token> bound;
+        for (model::Token& token : store::list_tokens(m_connection))
+            if (token.zone_id == zone.id) bound.push_back(std::move(token));
         delete_zone(m_connection, zone);
         if (m_trail) m_trail->deleted(audit_object(zone), audit_view(zone));
         record("delete", "zone", zone.settings.name);
+        for (const model::Token& token : bound) {
+            if (m_trail) m_trail->deleted(audit_object(token), audit_view(token));
+            record("delete", "token", token.name + " (" + token.id + ")");
+        }
     }
 
     store::Connection& m_connection;

@@ -24,13 +24,13 @@ class AuditTrail;
 
 struct Change {
     std::string action;              // create, update, delete
-    std::string kind;                // zone, settings, waiting_room, event, rules
+    std::string kind;                // zone, settings, waiting_room, event, rules, notification_destination, token
     std::string target;              // "example.com", "example.com/shop", "example.com/shop/launch"
     std::vector<std::string> fields; // for updates: the fields that change
 };
 
 struct ApplyOptions {
-    bool prune = false; // delete zones, rooms and events the document does not mention
+    bool prune = false; // delete zones (their tokens too), rooms and events the document does not mention
 };
 
 // Applies the document inside the caller's transaction; throws Error (400) naming the
