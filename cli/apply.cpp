@@ -17,27 +17,33 @@ std::string read_input(const std::string& file) {
     return *content;
 }
 
+// One line per change ("+ create", "~ update", "- delete"), and the parts of the file that
+// were not applied ("! skip", with why) apart from the count of changes.
 void print_changes(const nlohmann::json& result) {
     const nlohmann::json& changes = result["changes"];
     if (changes.empty()) {
         std::cout << "no changes\n";
         return;
     }
+    size_t skipped = 0;
     for (const auto& change : changes) {
         const std::string action = change.value("action", "");
-        const char sign = action == "create" ? '+' : action == "delete" ? '-' : '~';
+        const char sign = action == "create" ? '+' : action == "delete" ? '-' : action == "skip" ? '!' : '~';
+        if (action == "skip") ++skipped;
         std::cout << sign << ' ' << action << ' ' << change.value("kind", "") << ' ' << change.value("target", "");
         if (!change["fields"].empty()) {
             std::string fields;
             for (const auto& field : change["fields"]) fields += (fields.empty() ? "" : ", ") + field.get<std::string>();
             std::cout << " (" << fields << ")";
         }
+        if (change.contains("reason")) std::cout << ": " << change.value("reason", "");
         std::cout << '\n';
     }
+    const std::string skips = skipped ? ", " + std::to_string(skipped) + " skipped" : "";
     if (result.value("dry_run", false))
-        std::cout << changes.size() << " change(s) planned; dry run, nothing was changed\n";
+        std::cout << changes.size() - skipped << " change(s) planned" << skips << "; dry run, nothing was changed\n";
     else
-        std::cout << changes.size() << " change(s) applied\n";
+        std::cout << changes.size() - skipped << " change(s) applied" << skips << '\n';
 }
 
 // A notification destination's secret is never exported; a file may name the environment variable

@@ -14,6 +14,7 @@
 #include "control/zones.h"
 #include "model/json_codec.h"
 #include "model/known_fields.h"
+#include "model/validate.h"
 #include "store/events_store.h"
 #include "store/notifications_store.h"
 #include "store/rooms_store.h"
@@ -107,9 +108,12 @@ public:
     }
 
 private:
-    void record(std::string action, std::string kind, std::string target, std::vector<std::string> fields = {}) {
-        m_changes.push_back({std::move(action), std::move(kind), std::move(target), std::move(fields)});
+    void record(std::string action, std::string kind, std::string target, std::vector<std::string> fields = {},
+                std::string reason = "") {
+        m_changes.push_back({std::move(action), std::move(kind), std::move(target), std::move(fields), std::move(reason)});
     }
+
+    bool has_ended(const model::EventSettings& settings) const { return !model::check_event_not_over(settings, m_now).empty(); }
 
     void apply_zone(const json& object, const std::string& path) {
         model::ZoneSettings settings;
@@ -238,6 +242,14 @@ private:
                 if (updated.settings != current->settings)
                     record("update", "event", target + "/" + settings.name,
                            changed_fields(model::settings_to_json(current->settings), model::settings_to_json(updated.settings)));
+            } else if (has_ended(settings)) {
+                // An export keeps ended events; created here, one could never run, and the API
+                // refuses an end in the past. So it is left out, and the plan says so.
+                at_path(event_path, [&] {
+                    if (auto errors = model::validate_event(settings); !errors.empty()) throw Error::invalid(std::move(errors));
+                });
+                record("skip", "event", target + "/" + settings.name, {},
+                       "ended at " + settings.event_end_time.text + ": an event that has ended is not created");
             } else {
                 const model::Event created = at_path(event_path, [&] { return create_event(m_connection, m_now, room, settings); });
                 if (m_trail) m_trail->created(audit_object(zone, room, created), model::settings_to_json(created.settings));
@@ -383,7 +395,9 @@ json export_document(store::Connection& connection) {
 }
 
 json to_json(const Change& change) {
-    return {{"action", change.action}, {"kind", change.kind}, {"target", change.target}, {"fields", change.fields}};
+    json out = {{"action", change.action}, {"kind", change.kind}, {"target", change.target}, {"fields", change.fields}};
+    if (!change.reason.empty()) out["reason"] = change.reason;
+    return out;
 }
 
 } // namespace wr::control
