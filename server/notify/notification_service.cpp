@@ -31,6 +31,19 @@ nlohmann::json room_figures(const control::RoomStatus& status, const model::Live
             {"new_users_per_minute_limit", live.new_users_per_minute_limit}};
 }
 
+// A destination that is turned off gets nothing more: what it still had queued is not sent when it
+// comes due but marked failed. A test is queued on request for one destination, disabled or not
+// (to check it before turning it on), and is sent.
+bool held_back(const model::Delivery& delivery, const model::Destination& destination) {
+    return !destination.settings.enabled && delivery.kind != model::NotificationKind::test;
+}
+
+void mark_not_sent(model::Delivery& delivery) {
+    delivery.status = model::DeliveryStatus::failed;
+    delivery.next_attempt_on.reset();
+    delivery.last_error = "not sent: the destination is disabled";
+}
+
 } // namespace
 
 NotificationService::NotificationService(store::Database& database, const model::LiveStatus* live, const util::Clock& clock,
@@ -215,13 +228,24 @@ void NotificationService::send_due() {
         std::string secret;
     };
     std::vector<Due> due;
+    std::vector<model::Delivery> not_sent;
     m_database.read([&](store::Connection& connection) {
         for (model::Delivery& delivery : store::due_deliveries(connection, now, k_sends_per_round)) {
             const auto destination = store::find_destination(connection, delivery.destination_id);
             if (!destination) continue;
-            due.push_back({std::move(delivery), destination->settings.url, destination->settings.secret});
+            if (held_back(delivery, *destination))
+                not_sent.push_back(std::move(delivery));
+            else
+                due.push_back({std::move(delivery), destination->settings.url, destination->settings.secret});
         }
     });
+    if (!not_sent.empty())
+        m_database.record([&](store::Connection& connection) {
+            for (model::Delivery& delivery : not_sent) {
+                mark_not_sent(delivery);
+                store::update_delivery(connection, delivery);
+            }
+        });
     for (Due& item : due) {
         model::Delivery& delivery = item.delivery;
         // Each attempt is signed at its own time: a receiver can refuse old timestamps (replays).
