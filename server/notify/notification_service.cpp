@@ -1,6 +1,8 @@
 // Observes rooms and nodes, queues notifications, and delivers them in the background.
 #include "notify/notification_service.h"
 
+#include <set>
+
 #include "control/notifications.h"
 #include "control/status.h"
 #include "model/schedule.h"
@@ -246,8 +248,12 @@ void NotificationService::send_due() {
                 store::update_delivery(connection, delivery);
             }
         });
+    // A receiver that did not answer is not tried again this round: its other deliveries wait for
+    // the next, so a dead receiver costs one timeout a round, not one per delivery.
+    std::set<std::string> unanswered;
     for (Due& item : due) {
         model::Delivery& delivery = item.delivery;
+        if (unanswered.contains(delivery.destination_id)) continue;
         // Each attempt is signed at its own time: a receiver can refuse old timestamps (replays).
         const util::TimePoint attempt = m_clock.now();
         const int64_t timestamp = std::chrono::duration_cast<std::chrono::seconds>(attempt.time_since_epoch()).count();
@@ -257,6 +263,7 @@ void NotificationService::send_due() {
                               {std::string(k_signature_header), signature(item.secret, timestamp, delivery.payload)},
                               {"User-Agent", "wr-notifications"}};
         const PostOutcome outcome = post_webhook(item.url, headers, delivery.payload, m_options.send_timeout);
+        if (!outcome.status) unanswered.insert(delivery.destination_id);
         ++delivery.attempts;
         delivery.last_attempt_on = attempt;
         delivery.last_status = outcome.status;
