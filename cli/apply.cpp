@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "commands.h"
 #include "output.h"
@@ -17,44 +18,69 @@ std::string read_input(const std::string& file) {
     return *content;
 }
 
+// One line per change ("+ create", "~ update", "- delete"), and the parts of the file that
+// were not applied ("! skip", with why) apart from the count of changes.
 void print_changes(const nlohmann::json& result) {
     const nlohmann::json& changes = result["changes"];
     if (changes.empty()) {
         std::cout << "no changes\n";
         return;
     }
+    size_t skipped = 0;
     for (const auto& change : changes) {
         const std::string action = change.value("action", "");
-        const char sign = action == "create" ? '+' : action == "delete" ? '-' : '~';
+        const char sign = action == "create" ? '+' : action == "delete" ? '-' : action == "skip" ? '!' : '~';
+        if (action == "skip") ++skipped;
         std::cout << sign << ' ' << action << ' ' << change.value("kind", "") << ' ' << change.value("target", "");
         if (!change["fields"].empty()) {
             std::string fields;
             for (const auto& field : change["fields"]) fields += (fields.empty() ? "" : ", ") + field.get<std::string>();
             std::cout << " (" << fields << ")";
         }
+        if (change.contains("reason")) std::cout << ": " << change.value("reason", "");
         std::cout << '\n';
     }
+    const std::string skips = skipped ? ", " + std::to_string(skipped) + " skipped" : "";
     if (result.value("dry_run", false))
-        std::cout << changes.size() << " change(s) planned; dry run, nothing was changed\n";
+        std::cout << changes.size() - skipped << " change(s) planned" << skips << "; dry run, nothing was changed\n";
     else
-        std::cout << changes.size() << " change(s) applied\n";
+        std::cout << changes.size() - skipped << " change(s) applied" << skips << '\n';
 }
 
 // A notification destination's secret is never exported; a file may name the environment variable
-// that holds it ("secret_env"), and it is read here, so the secret stays out of the file.
-void resolve_secrets(nlohmann::json& document) {
-    if (!document.is_object() || !document.contains("notification_destinations") || !document["notification_destinations"].is_array()) return;
-    for (nlohmann::json& destination : document["notification_destinations"]) {
+// that holds it ("secret_env"), and it is read here, so the secret stays out of the file. An unset
+// variable sends no secret: an existing destination keeps its own, and a new one is refused by the
+// server. Returns the document index of each destination whose variable is unset, with its name.
+std::map<size_t, std::string> resolve_secrets(nlohmann::json& document) {
+    std::map<size_t, std::string> unset;
+    if (!document.is_object() || !document.contains("notification_destinations") || !document["notification_destinations"].is_array())
+        return unset;
+    nlohmann::json& destinations = document["notification_destinations"];
+    for (size_t i = 0; i < destinations.size(); ++i) {
+        nlohmann::json& destination = destinations[i];
         if (!destination.is_object() || !destination.contains("secret_env")) continue;
         const nlohmann::json variable = destination["secret_env"];
         if (!variable.is_string()) throw CliError("notification_destinations: secret_env must name an environment variable");
-        const char* value = std::getenv(variable.get<std::string>().c_str());
-        if (!value || !*value)
-            throw CliError("notification destination " + destination.value("name", std::string("?")) + ": the environment variable " +
-                           variable.get<std::string>() + " (secret_env) is not set");
-        destination["secret"] = value;
         destination.erase("secret_env");
+        const char* value = std::getenv(variable.get<std::string>().c_str());
+        if (value && *value)
+            destination["secret"] = value;
+        else
+            unset.emplace(i, variable.get<std::string>());
     }
+    return unset;
+}
+
+// The server's "secret: is required" of a new destination, saying which variable was not set.
+ApiError naming_unset_variables(const ApiError& error, const std::map<size_t, std::string>& unset) {
+    std::vector<std::string> messages = error.messages();
+    for (std::string& message : messages)
+        for (const auto& [index, variable] : unset) {
+            const std::string field = "notification_destinations[" + std::to_string(index) + "].secret: is required";
+            if (message.starts_with(field))
+                message = field + " for a new destination, and the environment variable " + variable + " named by secret_env is not set";
+        }
+    return ApiError(std::move(messages));
 }
 
 } // namespace
@@ -70,7 +96,7 @@ void add_apply_commands(CLI::App& root, Context& context) {
         CLI::App* apply = root.add_subcommand("apply", "Make the configuration match a file (one transaction; idempotent)");
         apply->add_option("-f,--file", options->file, "The configuration ('-' for stdin), as `wr export` writes it")->required();
         apply->add_flag("--dry-run", options->dry_run, "Check and show the changes without making them");
-        apply->add_flag("--prune", options->prune, "Also delete zones, rooms and events the file does not mention");
+        apply->add_flag("--prune", options->prune, "Also delete zones (their tokens with them), rooms and events the file does not mention");
         apply->footer("Example:\n  wr apply -f rooms.json --dry-run\n  wr apply -f rooms.json\n\n"
                       "File shape: {\"zones\":[{\"name\",\"origin\",\"settings\":{…},\"waiting_rooms\":[{…,\"events\":[…],\"rules\":[…]}]}],\n"
                       "             \"notification_destinations\":[{\"name\",\"url\",\"kinds\",…,\"secret_env\":\"VARIABLE\"}]}\n"
@@ -79,10 +105,15 @@ void add_apply_commands(CLI::App& root, Context& context) {
         apply->callback([&context, options] {
             nlohmann::json document = nlohmann::json::parse(read_input(options->file), nullptr, false);
             if (document.is_discarded()) throw CliError(options->file + " is not valid JSON");
-            resolve_secrets(document);
+            const std::map<size_t, std::string> unset = resolve_secrets(document);
             std::string query = "?dry_run=" + std::string(options->dry_run ? "true" : "false") +
                                 "&prune=" + std::string(options->prune ? "true" : "false");
-            const nlohmann::json result = context.client().post("/client/v4/apply" + query, document);
+            nlohmann::json result;
+            try {
+                result = context.client().post("/client/v4/apply" + query, document);
+            } catch (const ApiError& error) {
+                throw naming_unset_variables(error, unset);
+            }
             if (context.json_output())
                 std::cout << result.dump(2) << '\n';
             else

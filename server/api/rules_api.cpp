@@ -5,6 +5,7 @@
 #include "control/rooms.h"
 #include "control/rules.h"
 #include "model/json_codec.h"
+#include "model/json_fields.h"
 #include "store/rules_store.h"
 
 namespace wr::api {
@@ -44,9 +45,10 @@ std::optional<control::RulePosition> read_position(const nlohmann::json& body) {
     const std::string key = it->begin().key();
     const nlohmann::json& value = it->begin().value();
     if (key == "index") {
-        if (!value.is_number_integer()) throw control::Error::invalid("position.index", "must be an integer (1 is the first rule)");
+        const std::optional<int64_t> index = model::integer_of(value);
+        if (!index) throw control::Error::invalid("position.index", "must be an integer (1 is the first rule)");
         position.kind = control::RulePosition::Kind::index;
-        position.index = value.get<int64_t>();
+        position.index = *index;
     } else if (key == "before" || key == "after") {
         if (!value.is_string()) throw control::Error::invalid("position." + key, "must be a rule id");
         position.kind = key == "before" ? control::RulePosition::Kind::before : control::RulePosition::Kind::after;

@@ -26,7 +26,8 @@ Reply create_token(Services& services, Request& request) {
     model::JsonFields fields(body, model::BodyMode::create, errors);
     fields.string("name", name, "", model::Presence::required);
     model::TokenScope scope = model::TokenScope::read;
-    if (!body.contains("scope")) errors.push_back({"scope", "is required (read, edit or edge)"});
+    // null too: it would otherwise stand for the default, and make a read token nobody asked for.
+    if (!body.contains("scope") || body["scope"].is_null()) errors.push_back({"scope", "is required (read, edit or edge)"});
     fields.enumeration("scope", scope, model::TokenScope::read);
     std::string zone;
     fields.string("zone_id", zone, "");

@@ -14,10 +14,12 @@
 #include "control/zones.h"
 #include "model/json_codec.h"
 #include "model/known_fields.h"
+#include "model/validate.h"
 #include "store/events_store.h"
 #include "store/notifications_store.h"
 #include "store/rooms_store.h"
 #include "store/rules_store.h"
+#include "store/tokens_store.h"
 #include "store/zones_store.h"
 
 namespace wr::control {
@@ -96,19 +98,22 @@ public:
             const std::string path = "zones[" + std::to_string(i) + "]";
             const std::string name = name_of(zones[i], path);
             if (!names.insert(name).second) throw Error::invalid(path + ".name", "zone " + name + " appears twice");
-            apply_zone(zones[i], path);
         }
-        if (m_options.prune)
-            for (const model::Zone& zone : store::list_zones(m_connection, {0, -1}))
-                if (!names.contains(zone.settings.name)) prune_zone(zone);
+        // Deletions first: a renamed room, or a route moved to another room, would otherwise
+        // clash with the room it leaves (routes are unique) until that room went.
+        if (m_options.prune) prune_left_out(zones, names);
+        for (size_t i = 0; i < zones.size(); ++i) apply_zone(zones[i], "zones[" + std::to_string(i) + "]");
         apply_destinations(document);
         return std::move(m_changes);
     }
 
 private:
-    void record(std::string action, std::string kind, std::string target, std::vector<std::string> fields = {}) {
-        m_changes.push_back({std::move(action), std::move(kind), std::move(target), std::move(fields)});
+    void record(std::string action, std::string kind, std::string target, std::vector<std::string> fields = {},
+                std::string reason = "") {
+        m_changes.push_back({std::move(action), std::move(kind), std::move(target), std::move(fields), std::move(reason)});
     }
+
+    bool has_ended(const model::EventSettings& settings) const { return !model::check_event_not_over(settings, m_now).empty(); }
 
     void apply_zone(const json& object, const std::string& path) {
         model::ZoneSettings settings;
@@ -151,13 +156,29 @@ private:
             if (!names.insert(name).second) throw Error::invalid(room_path + ".name", "waiting room " + name + " appears twice");
             apply_room(zone, rooms[i], room_path);
         }
-        if (m_options.prune)
-            for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1}))
-                if (!names.contains(room.settings.name)) {
-                    delete_room(m_connection, room);
-                    if (m_trail) m_trail->deleted(audit_object(zone, room), model::settings_to_json(room.settings));
-                    record("delete", "waiting_room", zone.settings.name + "/" + room.settings.name);
-                }
+    }
+
+    // The zones the document leaves out, and the rooms it leaves out of the zones it names.
+    void prune_left_out(const json& zones, const std::set<std::string>& zone_names) {
+        for (const model::Zone& zone : store::list_zones(m_connection, {0, -1}))
+            if (!zone_names.contains(zone.settings.name)) prune_zone(zone);
+        for (size_t i = 0; i < zones.size(); ++i) {
+            const std::string path = "zones[" + std::to_string(i) + "]";
+            const auto zone = store::find_zone_by_name(m_connection, zones[i]["name"].get<std::string>());
+            if (!zone) continue;
+            bool present = false;
+            const json& rooms = array_field(zones[i], "waiting_rooms", path, present);
+            std::set<std::string> names;
+            for (size_t j = 0; j < rooms.size(); ++j) names.insert(name_of(rooms[j], path + ".waiting_rooms[" + std::to_string(j) + "]"));
+            for (const model::Room& room : store::list_rooms(m_connection, zone->id, {0, -1}))
+                if (!names.contains(room.settings.name)) delete_left_out_room(*zone, room);
+        }
+    }
+
+    void delete_left_out_room(const model::Zone& zone, const model::Room& room) {
+        delete_room(m_connection, room);
+        if (m_trail) m_trail->deleted(audit_object(zone, room), model::settings_to_json(room.settings));
+        record("delete", "waiting_room", zone.settings.name + "/" + room.settings.name);
     }
 
     void apply_room(const model::Zone& zone, const json& object, const std::string& path) {
@@ -221,6 +242,14 @@ private:
                 if (updated.settings != current->settings)
                     record("update", "event", target + "/" + settings.name,
                            changed_fields(model::settings_to_json(current->settings), model::settings_to_json(updated.settings)));
+            } else if (has_ended(settings)) {
+                // An export keeps ended events; created here, one could never run, and the API
+                // refuses an end in the past. So it is left out, and the plan says so.
+                at_path(event_path, [&] {
+                    if (auto errors = model::validate_event(settings); !errors.empty()) throw Error::invalid(std::move(errors));
+                });
+                record("skip", "event", target + "/" + settings.name, {},
+                       "ended at " + settings.event_end_time.text + ": an event that has ended is not created");
             } else {
                 const model::Event created = at_path(event_path, [&] { return create_event(m_connection, m_now, room, settings); });
                 if (m_trail) m_trail->created(audit_object(zone, room, created), model::settings_to_json(created.settings));
@@ -302,15 +331,20 @@ private:
                 }
     }
 
+    // The tokens bound to the zone go with it (as with the API's zone delete): each is a change of
+    // the plan and has its audit entry, so a dry run shows which tokens an apply would revoke.
     void prune_zone(const model::Zone& zone) {
-        for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1})) {
-            delete_room(m_connection, room);
-            if (m_trail) m_trail->deleted(audit_object(zone, room), model::settings_to_json(room.settings));
-            record("delete", "waiting_room", zone.settings.name + "/" + room.settings.name);
-        }
+        for (const model::Room& room : store::list_rooms(m_connection, zone.id, {0, -1})) delete_left_out_room(zone, room);
+        std::vector<model::Token> bound;
+        for (model::Token& token : store::list_tokens(m_connection))
+            if (token.zone_id == zone.id) bound.push_back(std::move(token));
         delete_zone(m_connection, zone);
         if (m_trail) m_trail->deleted(audit_object(zone), audit_view(zone));
         record("delete", "zone", zone.settings.name);
+        for (const model::Token& token : bound) {
+            if (m_trail) m_trail->deleted(audit_object(token), audit_view(token));
+            record("delete", "token", token.name + " (" + token.id + ")");
+        }
     }
 
     store::Connection& m_connection;
@@ -361,7 +395,9 @@ json export_document(store::Connection& connection) {
 }
 
 json to_json(const Change& change) {
-    return {{"action", change.action}, {"kind", change.kind}, {"target", change.target}, {"fields", change.fields}};
+    json out = {{"action", change.action}, {"kind", change.kind}, {"target", change.target}, {"fields", change.fields}};
+    if (!change.reason.empty()) out["reason"] = change.reason;
+    return out;
 }
 
 } // namespace wr::control

@@ -8,7 +8,8 @@
 //  "notification_destinations":[{"name","url","kinds","wait_threshold_minutes","enabled"}]}
 //
 // Zones match by name, rooms by name within their zone, events by name within their room,
-// rules by position, destinations by name. A room without an "events" (or "rules") key keeps its
+// rules by position, destinations by name. An event that has ended is kept when it exists and
+// skipped (never created) when it does not. A room without an "events" (or "rules") key keeps its
 // events (rules); a document without "notification_destinations" keeps them. Destinations'
 // secrets are never exported: one given without a secret keeps the one it has.
 #include <nlohmann/json.hpp>
@@ -23,14 +24,15 @@ namespace wr::control {
 class AuditTrail;
 
 struct Change {
-    std::string action;              // create, update, delete
-    std::string kind;                // zone, settings, waiting_room, event, rules
+    std::string action;              // create, update, delete; skip: in the document, but not applied (see reason)
+    std::string kind;                // zone, settings, waiting_room, event, rules, notification_destination, token
     std::string target;              // "example.com", "example.com/shop", "example.com/shop/launch"
     std::vector<std::string> fields; // for updates: the fields that change
+    std::string reason;              // for skips: why
 };
 
 struct ApplyOptions {
-    bool prune = false; // delete zones, rooms and events the document does not mention
+    bool prune = false; // delete zones (their tokens too), rooms and events the document does not mention
 };
 
 // Applies the document inside the caller's transaction; throws Error (400) naming the

@@ -74,13 +74,11 @@ void JsonFields::boolean(std::string_view key, bool& target, bool default_value)
     scalar(key, target, default_value, &nlohmann::json::is_boolean, "must be true or false");
 }
 
-std::optional<int64_t> JsonFields::to_integer(std::string_view key, const nlohmann::json& value) {
+std::optional<int64_t> integer_of(const nlohmann::json& value) {
     if (value.is_number_integer() && !value.is_number_unsigned()) return value.get<int64_t>();
     if (value.is_number_unsigned()) {
         const uint64_t unsigned_value = value.get<uint64_t>();
-        if (unsigned_value <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-            return static_cast<int64_t>(unsigned_value);
-        error(key, "is out of range");
+        if (unsigned_value <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return static_cast<int64_t>(unsigned_value);
         return std::nullopt;
     }
     // JavaScript has only doubles; 1000.0 is as good an integer as 1000.
@@ -88,7 +86,12 @@ std::optional<int64_t> JsonFields::to_integer(std::string_view key, const nlohma
         const double d = value.get<double>();
         if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
     }
-    error(key, "must be an integer");
+    return std::nullopt;
+}
+
+std::optional<int64_t> JsonFields::to_integer(std::string_view key, const nlohmann::json& value) {
+    if (const auto parsed = integer_of(value)) return parsed;
+    error(key, value.is_number_unsigned() ? "is out of range" : "must be an integer");
     return std::nullopt;
 }
 

@@ -21,6 +21,10 @@ enum class BodyMode { create, replace, patch };
 
 enum class Presence { optional, required };
 
+// The integer a JSON number stands for: 1000 or 1000.0 (JavaScript has only doubles), never 1.5;
+// nullopt when it is none, or lies outside int64_t.
+std::optional<int64_t> integer_of(const nlohmann::json& value);
+
 class JsonFields {
 public:
     // prefix names nested objects in messages: "cookie_attributes." or "additional_routes[2]."

@@ -1,6 +1,8 @@
 // Observes rooms and nodes, queues notifications, and delivers them in the background.
 #include "notify/notification_service.h"
 
+#include <set>
+
 #include "control/notifications.h"
 #include "control/status.h"
 #include "model/schedule.h"
@@ -29,6 +31,19 @@ nlohmann::json room_figures(const control::RoomStatus& status, const model::Live
             {"max_estimated_time_minutes", live.max_estimated_minutes},
             {"total_active_users_limit", live.total_active_users_limit},
             {"new_users_per_minute_limit", live.new_users_per_minute_limit}};
+}
+
+// A destination that is turned off gets nothing more: what it still had queued is not sent when it
+// comes due but marked failed. A test is queued on request for one destination, disabled or not
+// (to check it before turning it on), and is sent.
+bool held_back(const model::Delivery& delivery, const model::Destination& destination) {
+    return !destination.settings.enabled && delivery.kind != model::NotificationKind::test;
+}
+
+void mark_not_sent(model::Delivery& delivery) {
+    delivery.status = model::DeliveryStatus::failed;
+    delivery.next_attempt_on.reset();
+    delivery.last_error = "not sent: the destination is disabled";
 }
 
 } // namespace
@@ -215,15 +230,30 @@ void NotificationService::send_due() {
         std::string secret;
     };
     std::vector<Due> due;
+    std::vector<model::Delivery> not_sent;
     m_database.read([&](store::Connection& connection) {
         for (model::Delivery& delivery : store::due_deliveries(connection, now, k_sends_per_round)) {
             const auto destination = store::find_destination(connection, delivery.destination_id);
             if (!destination) continue;
-            due.push_back({std::move(delivery), destination->settings.url, destination->settings.secret});
+            if (held_back(delivery, *destination))
+                not_sent.push_back(std::move(delivery));
+            else
+                due.push_back({std::move(delivery), destination->settings.url, destination->settings.secret});
         }
     });
+    if (!not_sent.empty())
+        m_database.record([&](store::Connection& connection) {
+            for (model::Delivery& delivery : not_sent) {
+                mark_not_sent(delivery);
+                store::update_delivery(connection, delivery);
+            }
+        });
+    // A receiver that did not answer is not tried again this round: its other deliveries wait for
+    // the next, so a dead receiver costs one timeout a round, not one per delivery.
+    std::set<std::string> unanswered;
     for (Due& item : due) {
         model::Delivery& delivery = item.delivery;
+        if (unanswered.contains(delivery.destination_id)) continue;
         // Each attempt is signed at its own time: a receiver can refuse old timestamps (replays).
         const util::TimePoint attempt = m_clock.now();
         const int64_t timestamp = std::chrono::duration_cast<std::chrono::seconds>(attempt.time_since_epoch()).count();
@@ -233,6 +263,7 @@ void NotificationService::send_due() {
                               {std::string(k_signature_header), signature(item.secret, timestamp, delivery.payload)},
                               {"User-Agent", "wr-notifications"}};
         const PostOutcome outcome = post_webhook(item.url, headers, delivery.payload, m_options.send_timeout);
+        if (!outcome.status) unanswered.insert(delivery.destination_id);
         ++delivery.attempts;
         delivery.last_attempt_on = attempt;
         delivery.last_status = outcome.status;

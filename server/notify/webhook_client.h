@@ -1,6 +1,7 @@
 #pragma once
 // One POST of a notification to a webhook URL, with its own client (never the edge's or the admin
-// API's), bounded by a timeout. The notification service's sender thread is its only caller.
+// API's), the whole attempt (connect, send, answer) bounded by a timeout. The notification
+// service's sender thread is its only caller.
 #include <chrono>
 #include <optional>
 #include <string>

@@ -184,6 +184,37 @@ TEST_CASE("api audit log: a refused or failed change leaves no entry, and an ent
     CHECK(admin.log().size() == before);
 }
 
+TEST_CASE("api audit log: an apply that prunes a zone revokes its tokens, each planned, listed and recorded") {
+    Admin admin;
+    admin.make_shop();
+    admin.ok("POST", "/client/v4/zones", {{"name", "other.com"}, {"origin", "http://127.0.0.1:4000"}});
+    const json bound = admin.ok("POST", "/client/v4/tokens", {{"name", "shop-ci"}, {"scope", "edit"}, {"zone_id", "example.com"}});
+    admin.ok("POST", "/client/v4/tokens", {{"name", "other-ci"}, {"scope", "edit"}, {"zone_id", "other.com"}});
+    const size_t before = admin.log().size();
+    const json keep_other = {{"zones", {{{"name", "other.com"}, {"origin", "http://127.0.0.1:4000"}}}}};
+    const json revoked = {{"action", "delete"}, {"kind", "token"}, {"target", "shop-ci (" + bound["id"].get<std::string>() + ")"},
+                          {"fields", json::array()}};
+
+    // The plan names the token the apply would revoke; the dry run keeps it.
+    const json planned = admin.ok("POST", "/client/v4/apply?dry_run=true&prune=true", keep_other)["changes"];
+    REQUIRE(planned.size() == 3); // the room, the zone, its token
+    CHECK(planned[2] == revoked);
+    CHECK(admin.ok("GET", "/client/v4/tokens").size() == 4);
+
+    const json applied = admin.ok("POST", "/client/v4/apply?prune=true", keep_other)["changes"];
+    CHECK(applied == planned);
+    const json tokens = admin.ok("GET", "/client/v4/tokens");
+    REQUIRE(tokens.size() == 3);
+    for (const json& token : tokens) CHECK(token["name"] != "shop-ci");
+    const json entries = admin.log();
+    REQUIRE(entries.size() == before + 3);
+    CHECK(entries[0]["action"] == "delete");
+    CHECK(entries[0]["via"] == "apply");
+    CHECK(entries[0]["object"]["type"] == "token");
+    CHECK(entries[0]["object"]["name"] == "shop-ci");
+    CHECK(entries[1]["object"]["type"] == "zone");
+}
+
 TEST_CASE("api audit log: token values never appear, only that a value was issued") {
     Admin admin;
     const json created = admin.ok("POST", "/client/v4/tokens", {{"name", "deploy"}, {"scope", "read"}});

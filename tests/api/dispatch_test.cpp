@@ -452,3 +452,23 @@ TEST_CASE("api::dispatch holds the body of every route to the JSON limits before
     // A body within the limits reaches its handler, which answers as it always did.
     CHECK(admin.send("POST", "/client/v4/zones", admin.edit, {}, std::string(32, '[') + std::string(32, ']')).status == 400);
 }
+
+TEST_CASE("api::dispatch: a token's scope may not be null, and a rule's position index may be written 2.0") {
+    Admin admin;
+    const Reply null_scope = admin.send("POST", "/client/v4/tokens", admin.edit, {}, R"({"name":"x","scope":null})");
+    CHECK(null_scope.status == 400);
+    CHECK(error_of(null_scope) == error(1002, "scope: is required (read, edit or edge)"));
+
+    const std::string rules = k_rooms + "/shop/rules";
+    const Reply created = admin.send("POST", rules, admin.edit, {},
+                                     R"([{"expression":"ip.src eq 10.0.0.1"},{"expression":"ip.src eq 10.0.0.2"}])");
+    REQUIRE(created.status == 200);
+    const std::string second = body_of(created)["result"][1]["id"];
+    // JavaScript has only doubles: 1.0 is the first place, as 1 is; 1.5 is no place.
+    const Reply moved = admin.send("PATCH", rules + "/" + second, admin.edit, {}, R"({"position":{"index":1.0}})");
+    REQUIRE(moved.status == 200);
+    CHECK(body_of(moved)["result"][0]["id"] == second);
+    const Reply halfway = admin.send("PATCH", rules + "/" + second, admin.edit, {}, R"({"position":{"index":1.5}})");
+    CHECK(halfway.status == 400);
+    CHECK(error_of(halfway) == error(1002, "position.index: must be an integer (1 is the first rule)"));
+}

@@ -40,6 +40,7 @@ struct ConfigStore {
                 for (size_t i = 0; i < change.fields.size(); ++i) line += (i ? ", " : "") + change.fields[i];
                 line += "]";
             }
+            if (!change.reason.empty()) line += ": " + change.reason;
             lines.push_back(line);
         }
         return lines;
@@ -295,12 +296,13 @@ TEST_CASE("control::apply_document keeps what a document leaves out, unless prun
     CHECK(store.apply(without_event) == Lines{"delete event example.com/shop/launch"});
     store.apply(document());
 
+    // What the document leaves out goes first, then its rooms are applied.
     CHECK(store.apply(partial, {.prune = true}) == Lines{
-                                                        "delete event example.com/shop/launch",
-                                                        "delete rules example.com/shop",
-                                                        "delete waiting_room example.com/blog",
                                                         "delete waiting_room other.com/store",
                                                         "delete zone other.com",
+                                                        "delete waiting_room example.com/blog",
+                                                        "delete event example.com/shop/launch",
+                                                        "delete rules example.com/shop",
                                                     });
     const json left = store.exported();
     REQUIRE(left["zones"].size() == 1);
@@ -374,9 +376,9 @@ TEST_CASE("control::apply_document names the document path of every error") {
         {"an event time without a zone", with_event_field("event_start_time", "2026-12-01T10:00:00"),
          {"zones[0].waiting_rooms[0].events[0].event_start_time: must be an ISO 8601 date-time with a time zone, such as "
           "2026-11-22T10:00:00.000Z"}},
-        {"an event in the past", with_event_field("event_end_time", "2026-11-22T09:00:00Z"),
-         {"zones[0].waiting_rooms[0].events[0].event_start_time: must be at least 1 minute before event_end_time",
-          "zones[0].waiting_rooms[0].events[0].event_end_time: must be in the future"}},
+        // Ended, so it would be skipped, but an event that is not one is still an error.
+        {"an event in the past that ends before it starts", with_event_field("event_end_time", "2026-11-22T09:00:00Z"),
+         {"zones[0].waiting_rooms[0].events[0].event_start_time: must be at least 1 minute before event_end_time"}},
         {"overlapping events", overlapping,
          {"zones[0].waiting_rooms[0].events[1].event_start_time: the event overlaps event launch (2026-12-01T09:00:00.000Z "
           "to 2026-12-01T12:00:00.000Z); the events of a room, prequeue included, must not overlap"}},
@@ -516,8 +518,60 @@ TEST_CASE("control::apply_document keeps an event that has ended when the docume
     CHECK(apply_errors(store, moved) == Lines{"zones[0].waiting_rooms[0].events[0].event_end_time: must be in the future"});
 }
 
+TEST_CASE("control::apply_document skips an event that has ended when the room does not have it, and says why") {
+    ConfigStore store;
+    store.apply(document());
+    const auto after_launch = wr::test::k_test_start + std::chrono::days{30};
+    store.clock.set(after_launch);
+    const json exported = store.exported();
+
+    // The export rebuilds the configuration on another wr, all but the event that can never run.
+    ConfigStore copy;
+    copy.clock.set(after_launch);
+    const std::string skipped = "skip event example.com/shop/launch: ended at 2026-12-01T12:00:00.000Z: an event that has "
+                                "ended is not created";
+    CHECK(copy.apply(exported) == Lines{
+                                      "create zone example.com",
+                                      "update settings example.com [search_engine_crawler_bypass]",
+                                      "create waiting_room example.com/blog",
+                                      "create waiting_room example.com/shop",
+                                      skipped,
+                                      "create rules example.com/shop",
+                                  });
+    CHECK(copy.exported()["zones"][0]["waiting_rooms"][1]["events"] == json::array());
+    CHECK(copy.apply(exported) == Lines{skipped});
+    CHECK(copy.apply(exported, {.prune = true}) == Lines{skipped});
+    // Where the room has it, the ended event stays as it is.
+    CHECK(store.apply(exported).empty());
+    CHECK(store.exported().dump() == exported.dump());
+}
+
+TEST_CASE("control::apply_document with prune renames a room, or moves its route to another, in one apply") {
+    ConfigStore store;
+    store.apply(document());
+
+    // The room blog becomes journal, on the same host: blog goes before journal takes its route.
+    json renamed = document();
+    renamed["zones"][0]["waiting_rooms"][1]["name"] = "journal";
+    CHECK(store.apply(renamed, {.prune = true}) ==
+          Lines{"delete waiting_room example.com/blog", "create waiting_room example.com/journal"});
+
+    // shop goes, and journal takes shop's routes.
+    json moved = renamed;
+    json& journal = moved["zones"][0]["waiting_rooms"][1];
+    journal["additional_routes"] = json::array({{{"host", "shop.example.com"}, {"path", "/shop"}},
+                                                {{"host", "m.example.com"}, {"path", "/shop"}}});
+    journal["cookie_suffix"] = "journal";
+    moved["zones"][0]["waiting_rooms"].erase(0);
+    CHECK(store.apply(moved, {.prune = true}) ==
+          Lines{"delete waiting_room example.com/shop", "update waiting_room example.com/journal [additional_routes, cookie_suffix]"});
+    CHECK(store.apply(moved, {.prune = true}).empty());
+}
+
 TEST_CASE("control::to_json of a change names action, kind, target and fields") {
-    const Change change{"update", "waiting_room", "example.com/shop", {"description"}};
+    const Change change{"update", "waiting_room", "example.com/shop", {"description"}, ""};
     CHECK(wr::control::to_json(change) ==
           json{{"action", "update"}, {"kind", "waiting_room"}, {"target", "example.com/shop"}, {"fields", {"description"}}});
+    const Change skip{"skip", "event", "example.com/shop/launch", {}, "ended"};
+    CHECK(wr::control::to_json(skip)["reason"] == "ended");
 }

@@ -263,6 +263,31 @@ TEST_CASE("integration: wr apply is idempotent and wr export round-trips byte fo
     CHECK(broken.err == "wr: error: " + config + " is not valid JSON\n");
 }
 
+TEST_CASE("integration: wr apply of an export to another wr skips the events that have ended, and says so") {
+    const std::string config = R"({"zones":[{"name":"example.com","origin":"http://127.0.0.1:3000",
+        "waiting_rooms":[{"name":"shop","host":"shop.example.com","total_active_users":1000,"new_users_per_minute":300,
+        "events":[{"name":"launch","event_start_time":"2026-11-23T10:00:00Z","event_end_time":"2026-11-23T12:00:00Z"}]}]}]})";
+    TestServer first;
+    require_ok(wr_cli(first, {"apply", "-f", "-"}, config));
+    first.clock().advance(std::chrono::hours{48}); // the launch is over
+    const ProcessResult exported = wr_cli(first, {"export"});
+    require_ok(exported);
+    CHECK(wr_cli(first, {"apply", "-f", "-"}, exported.out).out == "no changes\n"); // it has the event: kept
+
+    TestServer second;
+    second.clock().advance(std::chrono::hours{48});
+    const std::string skipped = "! skip event example.com/shop/launch: ended at 2026-11-23T12:00:00Z: an event that has ended "
+                                "is not created\n";
+    const ProcessResult dry = wr_cli(second, {"apply", "-f", "-", "--dry-run"}, exported.out);
+    require_ok(dry);
+    CHECK(dry.out == "+ create zone example.com\n+ create waiting_room example.com/shop\n" + skipped +
+                         "2 change(s) planned, 1 skipped; dry run, nothing was changed\n");
+    const ProcessResult applied = wr_cli(second, {"apply", "-f", "-"}, exported.out);
+    require_ok(applied);
+    CHECK(applied.out.ends_with(skipped + "2 change(s) applied, 1 skipped\n"));
+    CHECK(wr_cli(second, {"apply", "-f", "-"}, exported.out).out == skipped + "0 change(s) applied, 1 skipped\n");
+}
+
 TEST_CASE("integration: a zone's hosts through wr zones create/update, wr export and wr apply") {
     TestServer server;
     require_ok(wr_cli(server, {"zones", "create", "example.com", "--origin", "http://127.0.0.1:3000", "--host", "www.example.com",

@@ -239,6 +239,34 @@ TEST_CASE("integration: wr notifications creates, tests and lists deliveries; ex
     CHECK(log.find("another-secret-of-the-pager") == std::string::npos);
 }
 
+TEST_CASE("integration: wr apply sends no secret for a secret_env that is not set: a destination keeps its own, a new one is refused naming the variable") {
+    Receiver receiver;
+    TestServer wr;
+    const auto cli = [&](std::vector<std::string> arguments, const std::string& input) {
+        arguments.insert(arguments.begin(), {"--api", wr.admin_url(), "--token", wr.admin_token()});
+        return wr::test::run_wr(arguments, {}, input);
+    };
+    REQUIRE(wr.post("/client/v4/notifications/destinations", destination(receiver)).status == 200);
+    json document = json::parse(cli({"export"}, "").out);
+    document["notification_destinations"][0]["secret_env"] = "WR_TEST_SECRET_NOBODY_SET";
+    for (const char* dry_run : {"--dry-run", ""}) {
+        CAPTURE(dry_run);
+        std::vector<std::string> arguments{"apply", "-f", "-"};
+        if (*dry_run) arguments.push_back(dry_run);
+        const auto applied = cli(arguments, document.dump());
+        CHECK_MESSAGE(applied.exit_code == 0, applied.err);
+        CHECK(applied.out == "no changes\n");
+    }
+    REQUIRE(cli({"notifications", "test", "ops"}, "").exit_code == 0);
+    CHECK(receiver.events().back().signed_well); // the secret it had
+
+    document["notification_destinations"].push_back({{"name", "pager"}, {"url", receiver.url()}, {"secret_env", "WR_TEST_PAGER_NOBODY_SET"}});
+    const auto refused = cli({"apply", "-f", "-", "--dry-run"}, document.dump());
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.err == "wr: error: notification_destinations[1].secret: is required for a new destination, and the environment "
+                         "variable WR_TEST_PAGER_NOBODY_SET named by secret_env is not set\n");
+}
+
 TEST_CASE("integration: in a control node with two edges, a room the edges fill is announced once, by the control node") {
     Receiver receiver;
     wr::test::TestOrigin origin;
