@@ -228,7 +228,7 @@ net::Task<> EdgeServer::accept_loop(Worker& worker) {
                 // Out of descriptors: free a few (closed once their reads end, on this loop), and
                 // wait a moment rather than spin on accept. A few, not one: the backlog ahead of
                 // a new visitor may be full of connections that will only sit idle.
-                for (int shed = 0; shed < 8 && worker.watches.shed_oldest_idle(); ++shed) {}
+                for (int shed = 0; shed < 8 && worker.watches.shed_oldest_idle(net::ConnectionWatches::Shed::at_once); ++shed) {}
                 net::Timer pause(worker.io.get_executor(), std::chrono::milliseconds{10});
                 co_await pause.async_wait(net::awaitable(ec));
             }

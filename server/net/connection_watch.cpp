@@ -3,11 +3,11 @@
 
 namespace wr::net {
 
-bool ConnectionWatches::shed_oldest_idle() {
+bool ConnectionWatches::shed_oldest_idle(Shed how) {
     ConnectionWatch* oldest = m_idle.front();
     if (!oldest) return false;
     set_idle(*oldest, false);
-    if (oldest->goes_away) {
+    if (oldest->goes_away && how == Shed::saying_so) {
         oldest->expire();
         return true;
     }

@@ -120,8 +120,11 @@ public:
         if (idle) m_idle.push_back(watch);
         else m_idle.remove(watch);
     }
-    // Closes the oldest idle connection; false when none is idle.
-    bool shed_oldest_idle();
+    // Closes the oldest idle connection; false when none is idle. `saying_so`: one that can
+    // (HTTP/2) says GOAWAY first, and its descriptor is free once the client has read it; `at_once`
+    // frees it now (the process is out of descriptors).
+    enum class Shed { saying_so, at_once };
+    bool shed_oldest_idle(Shed how = Shed::saying_so);
     // Expires every connection whose deadline is at or before `now`.
     void sweep(SteadyTime now);
     // Runs sweep() every k_sweep_interval until the io_context stops.
