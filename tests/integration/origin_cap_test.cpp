@@ -47,8 +47,8 @@ Reply get(int port, const std::string& target, std::chrono::milliseconds patienc
     return reply;
 }
 
-void capped_zone(TestServer& wr, const ScriptedOrigin& origin, int cap, int queue_timeout_seconds) {
-    wr.create_zone("example.com", origin.url());
+void capped_zone(TestServer& wr, const std::string& origin_url, int cap, int queue_timeout_seconds) {
+    wr.create_zone("example.com", origin_url);
     const auto patched = wr.patch("/client/v4/zones/example.com", {{"hosts", {"open.example.com"}},
                                                                     {"max_origin_connections", cap},
                                                                     {"origin_queue_timeout_seconds", queue_timeout_seconds}});
@@ -63,7 +63,7 @@ TEST_SUITE("integration") {
 TEST_CASE("integration: 60 visitors at once through a cap of 4: the origin never sees a fifth connection, everyone gets their page") {
     ScriptedOrigin origin;
     TestServer wr;
-    capped_zone(wr, origin, 4, 10);
+    capped_zone(wr, origin.url(), 4, 10);
     std::vector<std::future<Reply>> replies;
     for (int i = 0; i < 60; ++i)
         replies.push_back(std::async(std::launch::async, [&, i] { return get(wr.edge_port(), "/slow/50/" + std::to_string(i)); }));
@@ -80,7 +80,7 @@ TEST_CASE("integration: 60 visitors at once through a cap of 4: the origin never
 TEST_CASE("integration: under a full cap, waiting requests reach the origin in the order they came") {
     ScriptedOrigin origin;
     TestServer wr({}, [](wr::AppOptions& options) { options.edge_threads = 2; });
-    capped_zone(wr, origin, 1, 10);
+    capped_zone(wr, origin.url(), 1, 10);
     std::vector<std::future<Reply>> replies;
     // Each is sent once wr has queued the one before, and a moment later: the order they came in
     // is then known, not guessed from a pause that a busy machine's thread start can outlast (one
@@ -129,7 +129,7 @@ TEST_CASE("integration: the origin connections a burst opened serve the next bur
 TEST_CASE("integration: a request that waits out the zone's origin queue gets 503 with Retry-After, and the wait is counted") {
     ScriptedOrigin origin;
     TestServer wr;
-    capped_zone(wr, origin, 1, 1);
+    capped_zone(wr, origin.url(), 1, 1);
     auto slow = std::async(std::launch::async, [&] { return get(wr.edge_port(), "/slow/1600/long"); });
     std::this_thread::sleep_for(200ms);
     const auto asked = std::chrono::steady_clock::now();
@@ -152,11 +152,7 @@ TEST_CASE("integration: a request that waits out the zone's origin queue gets 50
 TEST_CASE("integration: while visitors wait under a full cap, one who takes none of its answer for 5 s gives its origin connection up") {
     wr::test::StreamOrigin origin;
     TestServer wr({}, [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
-    wr.create_zone("example.com", origin.url());
-    const auto patched = wr.patch("/client/v4/zones/example.com",
-                                  {{"hosts", {"open.example.com"}}, {"max_origin_connections", 1}, {"origin_queue_timeout_seconds", 20}});
-    REQUIRE_MESSAGE(patched.status == 200, patched.text);
-    wr.sync_edge();
+    capped_zone(wr, origin.url(), 1, 20);
     // A visitor who asks for a large answer and, once its head came, reads no more of it.
     RawConnection hog(wr.edge_port());
     hog.send("GET /bytes?n=500000000 HTTP/1.1\r\nHost: open.example.com\r\n\r\n");
@@ -178,11 +174,7 @@ TEST_CASE("integration: while visitors wait under a full cap, one who takes none
 TEST_CASE("integration: while visitors wait under a full cap, a body that trickles in gives its origin connection up within 5 s") {
     wr::test::StreamOrigin origin;
     TestServer wr({}, [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
-    wr.create_zone("example.com", origin.url());
-    const auto patched = wr.patch("/client/v4/zones/example.com",
-                                  {{"hosts", {"open.example.com"}}, {"max_origin_connections", 1}, {"origin_queue_timeout_seconds", 20}});
-    REQUIRE_MESSAGE(patched.status == 200, patched.text);
-    wr.sync_edge();
+    capped_zone(wr, origin.url(), 1, 20);
     // An upload that announces 100,000 bytes and sends one every 200 ms: always some progress,
     // never a share of the stream's buffer.
     RawConnection trickle(wr.edge_port());
