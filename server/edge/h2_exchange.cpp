@@ -53,6 +53,7 @@ struct H2Upload {
     bool finished = false;
     bool stopping = false;
     uint64_t bytes = 0;
+    const origin::ConnectionCap* cap = nullptr; // the zone's, if it has one
 };
 
 void H2Connection::begin_record(H2Stream& stream) {
@@ -288,6 +289,12 @@ net::Task<> H2Connection::upload(std::shared_ptr<H2Stream> holder, origin::Origi
     std::string sending;
     std::vector<asio::const_buffer> gather;
     char chunk_head[20];
+    // The body's next bytes are awaited for the response timeout; while others wait under the
+    // zone's cap, it must bring k_stream_buffer bytes within each k_stall_while_others_wait, as an
+    // HTTP/1.1 upload must (proxy_exchange.cpp), or its origin connection goes to them.
+    auto last_bytes = std::chrono::steady_clock::now();
+    auto share_began = last_bytes;
+    uint64_t share_bytes = 0;
     while (true) {
         if (state.stopping) {
             state.end = H2Upload::End::stopped;
@@ -302,11 +309,23 @@ net::Task<> H2Connection::upload(std::shared_ptr<H2Stream> holder, origin::Origi
             break;
         }
         if (stream.body_in.empty() && !stream.end_stream) {
-            if (!co_await wait(stream.upload_signal, timeout) && !state.stopping && !stream.closed && stream.body_in.empty()) {
+            const auto now = std::chrono::steady_clock::now();
+            auto until = last_bytes + timeout;
+            if (state.cap && state.cap->has_waiters()) until = std::min(until, share_began + origin::ConnectionCap::k_stall_while_others_wait);
+            if (now >= until) {
                 state.end = H2Upload::End::visitor_too_slow;
                 break;
             }
+            // Looked at again within k_stall_check under a cap: somebody may start waiting meanwhile.
+            const auto wait_for = state.cap ? std::min<std::chrono::steady_clock::duration>(until - now, k_stall_check) : until - now;
+            co_await wait(stream.upload_signal, wait_for);
             continue;
+        }
+        last_bytes = std::chrono::steady_clock::now();
+        share_bytes += stream.body_in.size();
+        if (share_bytes >= k_stream_buffer) {
+            share_bytes = 0;
+            share_began = last_bytes;
         }
         // What has arrived goes on; meanwhile more may arrive into the emptied buffer.
         sending.swap(stream.body_in);
@@ -322,12 +341,17 @@ net::Task<> H2Connection::upload(std::shared_ptr<H2Stream> holder, origin::Origi
         }
         if (last && chunked) gather.push_back(buffer_of(k_last_chunk));
         if (!gather.empty()) {
+            const auto writing_since = std::chrono::steady_clock::now();
             error_code ec;
             co_await origin.write(gather, ec);
             if (ec) {
                 state.end = state.stopping ? H2Upload::End::stopped : H2Upload::End::origin_failed;
                 break;
             }
+            // The time the origin takes to read is not the visitor's.
+            const auto wrote = std::chrono::steady_clock::now() - writing_since;
+            share_began += wrote;
+            last_bytes += wrote;
             if (!state.stopping) stream.watch.expire_in(timeout);
         }
         state.bytes += sending.size();
@@ -415,6 +439,7 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
                 wake_writer();
             }
             upload_state.running = true;
+            upload_state.cap = destination.cap.get();
             asio::co_spawn(m_worker.io, upload(holder, *origin, framing == net::BodyFraming::chunked, upload_state), asio::detached);
         }
         read = ec ? HeadRead::nothing : co_await read_response_head(stream, *origin, head_request);

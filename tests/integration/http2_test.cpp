@@ -462,6 +462,25 @@ TEST_CASE("integration: HTTP/2: a visitor that never takes an answer loses it ho
     CHECK(after["results"][0]["status"] == 200);
 }
 
+TEST_CASE("integration: HTTP/2: while visitors wait under a full cap, a body that trickles in gives its origin connection up within 5 s") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
+    const std::string cookie = shop.admit(1)[0];
+    const auto patched = shop.wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 1}, {"origin_queue_timeout_seconds", 20}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.text);
+    shop.wr.sync_edge();
+    // A POST whose body comes a byte every 500 ms and never ends (the client gives up after 8 s).
+    auto trickling = std::async(std::launch::async, [&] {
+        return h2_client("stall " + std::to_string(shop.wr.edge_port()) + " /upload post 'cookie=" + cookie + "'");
+    });
+    std::this_thread::sleep_for(std::chrono::seconds{1});
+    const auto asked = std::chrono::steady_clock::now();
+    const json next = h2_requests(shop.wr.edge_port(), json::array({{{"path", "/bytes?n=10"}}}));
+    const auto waited = std::chrono::steady_clock::now() - asked;
+    CHECK(next["results"][0]["status"] == 200);
+    CHECK(waited < std::chrono::seconds{6}); // not the 8 s the trickle lasts, nor the 20 s queue timeout
+    trickling.get();
+}
+
 TEST_CASE("integration: HTTP/2: a client resetting streams as fast as it can gets GOAWAY, and the edge serves on") {
     TlsShop shop;
     const json attack = h2_client("reset " + std::to_string(shop.wr.edge_port()) + " /");
