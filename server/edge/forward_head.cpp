@@ -209,8 +209,10 @@ void write_forwarded_request(std::string& out, const net::MessageHead& request, 
     if (!how.request_id.empty()) header(out, "X-Request-Id", how.request_id);
 
     const ConnectionNames named(request);
+    bool length_announced = false;
     for (const net::HeaderField& field : request.headers) {
         const Known kind = classify(field.name);
+        length_announced = length_announced || kind == Known::content_length;
         // Written by the edge itself, above or below.
         if (kind == Known::cookie || kind == Known::content_length || kind == Known::expect || kind == Known::x_forwarded_for ||
             kind == Known::x_forwarded_proto || kind == Known::x_forwarded_host || (kind == Known::x_request_id && !how.request_id.empty()))
@@ -225,7 +227,7 @@ void write_forwarded_request(std::string& out, const net::MessageHead& request, 
     if (how.framing == net::BodyFraming::length) number_header(out, "Content-Length", how.content_length);
     // An empty body says so when the visitor said so, or when the method gives a body meaning
     // (RFC 9110 §8.6): origins answer a POST without Content-Length with 411.
-    if (how.framing == net::BodyFraming::none && !how.upgrade && (request.count("content-length") > 0 || method_takes_body(request.method)))
+    if (how.framing == net::BodyFraming::none && !how.upgrade && (length_announced || method_takes_body(request.method)))
         header(out, "Content-Length", "0");
     if (how.framing == net::BodyFraming::chunked) header(out, "Transfer-Encoding", "chunked");
     if (how.upgrade) {
