@@ -10,10 +10,17 @@ namespace wr::edge {
 namespace {
 
 // What the connection lets in before the visitor's bytes must wait for the origin to take some:
-// each stream's window (HTTP/2's default), and the connection's, shared by all its streams.
+// each stream's window (HTTP/2's default) once it has an origin connection, and the connection's,
+// shared by all its streams. A stream still waiting for an origin connection (under a full cap)
+// is let in a small window only: were it given the whole 64 KiB, 16 such streams could fill the
+// connection's window with bytes that go nowhere yet, and the streams that hold origin
+// connections could bring no more of their bodies. Every other stream waiting together leaves
+// most of the connection's window to those.
 constexpr int32_t k_stream_window = 65535;
+constexpr int32_t k_waiting_stream_window = 8 * 1024;
 constexpr int32_t k_connection_window = 1024 * 1024;
 constexpr uint32_t k_max_concurrent_streams = 100;
+static_assert(k_waiting_stream_window * (k_max_concurrent_streams - 1) <= k_connection_window * 4 / 5);
 // HEADERS frames of one block beyond the first (nghttp2's default, said here so it stays so).
 constexpr size_t k_max_continuations = 8;
 // SETTINGS and PING acknowledgements queued because the client does not read them.
@@ -296,14 +303,19 @@ void H2Connection::close_stream(H2Stream& stream, uint32_t) {
 
 void H2Stream::reuse(int32_t stream_id) {
     id = stream_id;
-    running = closed = doomed = headers_complete = end_stream = started = served = responded = in_flight = false;
+    running = closed = doomed = headers_complete = end_stream = started = served = responded = in_flight = window_open = false;
     fields.clear();
     cookies.clear();
-    body_in.clear();
     body_received = unconsumed = 0;
     body_too_large = false;
     page.reset();
-    body_out.clear();
+    // A spare stream keeps the room an ordinary body needs, not that of the largest answer it
+    // ever passed on: 16 spare streams after a burst of large ones would hold megabytes for as
+    // long as the connection lives.
+    for (std::string* buffer : {&body_in, &body_out}) {
+        if (buffer->capacity() > k_spare_room) std::string().swap(*buffer);
+        else buffer->clear();
+    }
     out_at = 0;
     out_view = {};
     out_end = deferred = false;
@@ -427,7 +439,7 @@ bool H2Connection::receive(const char* data, size_t size) {
 template <typename Stream> net::Task<> H2Connection::serve(Stream& stream, std::string_view already_read) {
     const nghttp2_settings_entry settings[] = {
         {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, k_max_concurrent_streams},
-        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, k_stream_window},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, k_waiting_stream_window},
         {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, RequestFields::k_max_list_size},
     };
     nghttp2_submit_settings(m_session, NGHTTP2_FLAG_NONE, settings, std::size(settings));
@@ -493,6 +505,13 @@ void H2Connection::resume(H2Stream& stream) {
     if (!stream.deferred || stream.closed) return;
     stream.deferred = false;
     nghttp2_session_resume_data(m_session, stream.id);
+    wake_writer();
+}
+
+void H2Connection::open_window(H2Stream& stream) {
+    if (stream.closed || stream.window_open) return;
+    stream.window_open = true;
+    nghttp2_session_set_local_window_size(m_session, NGHTTP2_FLAG_NONE, stream.id, k_stream_window);
     wake_writer();
 }
 

@@ -51,8 +51,10 @@ struct H2Upload; // edge/h2_exchange.cpp
 // One request stream.
 struct H2Stream {
     explicit H2Stream(int32_t stream_id, net::Executor executor) : id(stream_id), signal(executor), upload_signal(executor) {}
-    // Ready to serve another stream of the connection, keeping its buffers' room.
+    // Ready to serve another stream of the connection, keeping its buffers' room up to
+    // k_spare_room each.
     void reuse(int32_t stream_id);
+    static constexpr size_t k_spare_room = 16 * 1024;
 
     int32_t id;
     bool running = false;     // its coroutine has not ended yet
@@ -72,6 +74,7 @@ struct H2Stream {
     std::string body_in;
     uint64_t body_received = 0;
     uint64_t unconsumed = 0;  // received bytes whose window is not given back yet
+    bool window_open = false; // its window widened to a whole one: it has an origin connection
     bool body_too_large = false;
 
     // The answer's body: what the visitor has not taken yet.
@@ -173,6 +176,9 @@ private:
     // Waits on `timer` until it is cancelled (a signal) or `timeout` passes; false at the timeout.
     static net::Task<bool> wait(net::Timer& timer, std::chrono::steady_clock::duration timeout);
     void resume(H2Stream& stream);
+    // The stream has an origin connection for its body: its window widens from the small one of
+    // a stream that waits to HTTP/2's default (h2_connection.cpp, k_waiting_stream_window).
+    void open_window(H2Stream& stream);
     void give_back(H2Stream& stream, size_t bytes);
 
     Worker& m_worker;

@@ -295,6 +295,7 @@ net::Task<> H2Connection::upload(std::shared_ptr<H2Stream> holder, origin::Origi
     auto last_bytes = std::chrono::steady_clock::now();
     auto share_began = last_bytes;
     uint64_t share_bytes = 0;
+    open_window(stream);
     while (true) {
         if (state.stopping) {
             state.end = H2Upload::End::stopped;

@@ -481,6 +481,35 @@ TEST_CASE("integration: HTTP/2: while visitors wait under a full cap, a body tha
     trickling.get();
 }
 
+TEST_CASE("integration: HTTP/2: uploads waiting under a full cap never take the connection's window from the upload that holds the origin connection") {
+    TlsShop shop(json::object(), [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
+    const std::string cookie = shop.admit(1)[0];
+    const auto patched = shop.wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 1}, {"origin_queue_timeout_seconds", 30}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.text);
+    shop.wr.sync_edge();
+    // One connection: a 4 MiB upload, and 30 of 64 KiB each that wait for the cap's one origin
+    // connection meanwhile. Their bodies together (30 × 64 KiB) are more than the connection's
+    // 1 MiB window: were they let in whole while they wait, the upload holding the origin
+    // connection could bring nothing more, and would lose it after 5 s (408).
+    const uint64_t large = 4u << 20, small = 64u << 10;
+    json requests = json::array();
+    requests.push_back({{"method", "POST"}, {"path", "/upload"}, {"upload", large}, {"headers", {{"cookie", cookie}}}});
+    for (int i = 0; i < 30; ++i) requests.push_back({{"method", "POST"}, {"path", "/upload"}, {"upload", small}, {"headers", {{"cookie", cookie}}}});
+    const auto began = std::chrono::steady_clock::now();
+    const json out = h2_requests(shop.wr.edge_port(), requests);
+    const auto took = std::chrono::steady_clock::now() - began;
+    for (size_t i = 0; i < out["results"].size(); ++i) {
+        CAPTURE(i);
+        const json& result = out["results"][i];
+        REQUIRE(result["status"] == 200);
+        const json echoed = json::parse(result["text"].get<std::string>());
+        const uint64_t size = i == 0 ? large : small;
+        CHECK(echoed["length"] == size);
+        CHECK(echoed["fnv1a"] == pattern_hash(size));
+    }
+    CHECK(took < std::chrono::seconds{5});
+}
+
 TEST_CASE("integration: HTTP/2: a client resetting streams as fast as it can gets GOAWAY, and the edge serves on") {
     TlsShop shop;
     const json attack = h2_client("reset " + std::to_string(shop.wr.edge_port()) + " /");
