@@ -96,7 +96,7 @@ void add_apply_commands(CLI::App& root, Context& context) {
         CLI::App* apply = root.add_subcommand("apply", "Make the configuration match a file (one transaction; idempotent)");
         apply->add_option("-f,--file", options->file, "The configuration ('-' for stdin), as `wr export` writes it")->required();
         apply->add_flag("--dry-run", options->dry_run, "Check and show the changes without making them");
-        apply->add_flag("--prune", options->prune, "Also delete zones (their tokens with them), rooms and events the file does not mention");
+        apply->add_flag("--prune", options->prune, "Also delete what the file leaves out: zones (their tokens with them), rooms, events and rules it does not list (all of a room's events or rules when it has no such key), notification destinations it does not name");
         apply->footer("Example:\n  wr apply -f rooms.json --dry-run\n  wr apply -f rooms.json\n\n"
                       "File shape: {\"zones\":[{\"name\",\"origin\",\"settings\":{…},\"waiting_rooms\":[{…,\"events\":[…],\"rules\":[…]}]}],\n"
                       "             \"notification_destinations\":[{\"name\",\"url\",\"kinds\",…,\"secret_env\":\"VARIABLE\"}]}\n"
