@@ -1,6 +1,7 @@
 // Observes rooms and nodes, queues notifications, and delivers them in the background.
 #include "notify/notification_service.h"
 
+#include <map>
 #include <set>
 
 #include "control/notifications.h"
@@ -248,12 +249,22 @@ void NotificationService::send_due() {
                 store::update_delivery(connection, delivery);
             }
         });
-    // A receiver that did not answer is not tried again this round: its other deliveries wait for
-    // the next, so a dead receiver costs one timeout a round, not one per delivery.
-    std::set<std::string> unanswered;
+    // A receiver that did not answer is not tried again until the next attempt of the delivery it
+    // did not answer: its other due deliveries wait with that one (their own attempts uncounted).
+    // A dead receiver costs one timeout per retry, not one per delivery, and its backlog (oldest
+    // first, it would fill every round's batch) never holds up other receivers'.
+    std::erase_if(m_unanswered, [&](const auto& entry) { return entry.second <= now; });
     for (Due& item : due) {
         model::Delivery& delivery = item.delivery;
-        if (unanswered.contains(delivery.destination_id)) continue;
+        // (A test is always tried: an operator asked for it now, to see whether the receiver is back.)
+        const auto retry = delivery.kind == model::NotificationKind::test ? m_unanswered.end() : m_unanswered.find(delivery.destination_id);
+        if (retry != m_unanswered.end()) {
+            if (!delivery.next_attempt_on || *delivery.next_attempt_on < retry->second) {
+                delivery.next_attempt_on = retry->second;
+                m_database.record([&](store::Connection& connection) { store::update_delivery(connection, delivery); });
+            }
+            continue;
+        }
         // Each attempt is signed at its own time: a receiver can refuse old timestamps (replays).
         const util::TimePoint attempt = m_clock.now();
         const int64_t timestamp = std::chrono::duration_cast<std::chrono::seconds>(attempt.time_since_epoch()).count();
@@ -263,7 +274,6 @@ void NotificationService::send_due() {
                               {std::string(k_signature_header), signature(item.secret, timestamp, delivery.payload)},
                               {"User-Agent", "wr-notifications"}};
         const PostOutcome outcome = post_webhook(item.url, headers, delivery.payload, m_options.send_timeout);
-        if (!outcome.status) unanswered.insert(delivery.destination_id);
         ++delivery.attempts;
         delivery.last_attempt_on = attempt;
         delivery.last_status = outcome.status;
@@ -274,6 +284,9 @@ void NotificationService::send_due() {
             delivery.next_attempt_on.reset();
         } else {
             delivery.next_attempt_on = next_attempt(m_options.retry, delivery.created_on, delivery.attempts, m_clock.now());
+            // (One given up on has no next attempt: the others wait the first retry's delay.)
+            if (!outcome.status && delivery.kind != model::NotificationKind::test)
+                m_unanswered.emplace(delivery.destination_id, delivery.next_attempt_on.value_or(m_clock.now() + m_options.retry.first_delay));
             if (!delivery.next_attempt_on) {
                 delivery.status = model::DeliveryStatus::failed;
                 util::log_warn("notifications", "gave up delivering " + std::string(model::kind_name(delivery.kind)) + " to " + item.url +

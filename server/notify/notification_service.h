@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -80,6 +81,9 @@ private:
     bool m_stopping = false;
     bool m_send_now = false;
     int64_t m_last_prune_hour = -1;
+    // Receivers that did not answer, and when they are tried again: until then their due
+    // deliveries wait, untried (under m_send_mutex).
+    std::map<std::string, util::TimePoint> m_unanswered;
     std::thread m_observer;
     std::thread m_sender;
 };

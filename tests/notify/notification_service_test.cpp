@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "control/notifications.h"
@@ -156,7 +158,7 @@ TEST_CASE("notify::NotificationService sends nothing more to a disabled destinat
     CHECK(receiver.events()[0].kind == "test");
 }
 
-TEST_CASE("notify::NotificationService tries a receiver that did not answer once a round, and the others meanwhile") {
+TEST_CASE("notify::NotificationService tries a receiver that did not answer once, and its other deliveries wait with that one's retry") {
     SenderBench bench(300ms);
     SilentReceiver silent;
     wr::test::WebhookReceiver receiver;
@@ -164,20 +166,76 @@ TEST_CASE("notify::NotificationService tries a receiver that did not answer once
     const Destination ops = bench.add_destination("ops", receiver.url());
     for (int i = 0; i < 3; ++i) bench.raise_node_event();
 
+    const auto attempts_and_due = [&] {
+        std::vector<int64_t> attempts;
+        std::set<int64_t> due;
+        for (const Delivery& delivery : bench.deliveries(dead)) {
+            CHECK(delivery.status == DeliveryStatus::pending);
+            attempts.push_back(delivery.attempts);
+            REQUIRE(delivery.next_attempt_on);
+            due.insert(delivery.next_attempt_on->time_since_epoch().count());
+        }
+        std::sort(attempts.begin(), attempts.end());
+        return std::pair{attempts, due};
+    };
     bench.service->send_due();
     CHECK(receiver.events().size() == 3);
-    std::vector<int64_t> attempts;
-    for (const Delivery& delivery : bench.deliveries(dead)) {
-        CHECK(delivery.status == DeliveryStatus::pending);
-        attempts.push_back(delivery.attempts);
-    }
-    std::sort(attempts.begin(), attempts.end());
+    auto [attempts, due] = attempts_and_due();
     CHECK(attempts == std::vector<int64_t>{0, 0, 1});
+    // All three wait for the retry of the one tried (10 s later).
+    CHECK(due == std::set<int64_t>{(bench.clock.now() + 10s).time_since_epoch().count()});
 
-    // The next round tries the next of them.
+    // Rounds before then try none of them.
+    const auto quiet = elapsed_while([&] {
+        bench.service->send_due();
+        bench.service->send_due();
+    });
+    CHECK(quiet < 250ms);
+    CHECK(attempts_and_due().first == std::vector<int64_t>{0, 0, 1});
+    // But a test the operator asks for meanwhile is tried at once.
+    const Delivery test = bench.database.write([&](Connection& c) { return wr::control::enqueue_test(c, bench.clock.now(), dead); });
     bench.service->send_due();
-    attempts.clear();
-    for (const Delivery& delivery : bench.deliveries(dead)) attempts.push_back(delivery.attempts);
-    std::sort(attempts.begin(), attempts.end());
-    CHECK(attempts == std::vector<int64_t>{0, 1, 1});
+    for (const Delivery& delivery : bench.deliveries(dead))
+        if (delivery.id == test.id) CHECK(delivery.attempts == 1);
+
+    // Then one of them again, and the others wait with it once more.
+    bench.clock.advance(10s);
+    bench.service->send_due();
+    std::tie(attempts, due) = attempts_and_due();
+    // The test's own retry is due then too; it is the first tried (the oldest due, tests never
+    // hold the others back), then the one tried before, and the other two wait with that one.
+    CHECK(attempts == std::vector<int64_t>{0, 0, 2, 2});
+    CHECK(due.size() == 1);
+}
+
+TEST_CASE("notify::NotificationService: a dead receiver's backlog, larger than a round, holds up another receiver's deliveries by one timeout at most") {
+    SenderBench bench(300ms);
+    SilentReceiver silent;
+    wr::test::WebhookReceiver receiver;
+    const Destination dead = bench.add_destination("dead", silent.url());
+    for (int i = 0; i < 40; ++i) bench.raise_node_event(); // before "ops" exists: for "dead" only
+    const Destination ops = bench.add_destination("ops", receiver.url());
+    bench.clock.advance(1s);
+    bench.raise_node_event();
+
+    // Each round takes the 32 oldest due: the first is all the dead receiver's.
+    int rounds = 0;
+    const auto took = elapsed_while([&] {
+        while (receiver.events().empty() && rounds < 10) {
+            bench.service->send_due();
+            ++rounds;
+        }
+    });
+    CHECK(receiver.events().size() == 1);
+    CHECK(rounds == 2);
+    CHECK(took < 1000ms); // one timeout of 300 ms in all, not one a round
+    int64_t tried = 0;
+    for (const Delivery& delivery : bench.deliveries(dead)) tried += delivery.attempts;
+    CHECK(tried == 1);
+    // Its backlog is tried again from the retry of the one it did not answer: one more timeout.
+    bench.clock.advance(10s);
+    bench.service->send_due();
+    tried = 0;
+    for (const Delivery& delivery : bench.deliveries(dead)) tried += delivery.attempts;
+    CHECK(tried == 2);
 }
