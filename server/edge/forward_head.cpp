@@ -3,6 +3,7 @@
 
 #include <charconv>
 
+#include "edge/cookie_caching.h"
 #include "edge/request_path.h"
 
 namespace wr::edge {
@@ -253,7 +254,10 @@ void write_visitor_response(std::string& out, const net::MessageHead& response, 
         if (hop_by_hop(kind, field.name, named)) continue;
         header(out, field.name, field.value);
     }
-    if (!how.set_cookie.empty()) header(out, "Set-Cookie", how.set_cookie);
+    if (!how.set_cookie.empty()) {
+        header(out, "Set-Cookie", how.set_cookie);
+        if (!switching && cookie_needs_private(response)) header(out, "Cache-Control", k_private_cookie);
+    }
     if (switching) {
         header(out, "Upgrade", response.find("upgrade"));
         header(out, "Connection", "upgrade");

@@ -3,6 +3,7 @@
 
 #include <charconv>
 
+#include "edge/cookie_caching.h"
 #include "edge/forward_head.h"
 
 namespace wr::edge {
@@ -152,7 +153,10 @@ void origin_fields(ResponseFields& out, const net::MessageHead& response, std::s
         if (is_hop_by_hop(response, field.name) || net::equals_ignoring_case(field.name, "proxy-connection")) continue;
         out.add(field.name, field.value);
     }
-    if (!set_cookie.empty()) out.add_unique("set-cookie", set_cookie);
+    if (!set_cookie.empty()) {
+        out.add_unique("set-cookie", set_cookie);
+        if (cookie_needs_private(response)) out.add("cache-control", k_private_cookie);
+    }
 }
 
 } // namespace wr::edge

@@ -138,7 +138,7 @@ TEST_CASE("edge::write_visitor_response drops hop-by-hop headers and the origin'
                                      VisitorResponse{.version_minor = 1, .set_cookie = "__cfwaitingroom=NEW; Max-Age=300",
                                                      .framing = wr::net::BodyFraming::chunked, .keep_alive = true});
     CHECK(out == "HTTP/1.1 200 Fine\r\nContent-Type: text/html\r\nSet-Cookie: origin=1\r\nX-End-To-End: kept\r\n"
-                 "Set-Cookie: __cfwaitingroom=NEW; Max-Age=300\r\nTransfer-Encoding: chunked\r\n\r\n");
+                 "Set-Cookie: __cfwaitingroom=NEW; Max-Age=300\r\nCache-Control: private=\"set-cookie\"\r\nTransfer-Encoding: chunked\r\n\r\n");
 
     // HTTP/1.0 visitors: the edge's length, and keep-alive said out loud.
     wr::edge::write_visitor_response(out, response,

@@ -150,7 +150,10 @@ TEST_CASE("h2 fields: the origin's answer loses its connection-specific headers 
         CAPTURE(gone);
         CHECK(fields.find(gone).empty());
     }
-    CHECK(fields.size() == 4); // :status, content-type, the origin's cookie and the room's
+    // :status, content-type, the origin's cookie, the room's, and the cache-control that keeps it
+    // out of shared caches (edge/cookie_caching.h)
+    CHECK(fields.size() == 5);
+    CHECK(fields.find("cache-control") == "private=\"set-cookie\"");
 }
 
 TEST_CASE("h2 fields: a length the origin framed the body by is kept, else dropped") {

@@ -136,6 +136,23 @@ TEST_CASE("integration: JSON for Accept: application/json exactly, when the room
     CHECK(html.header("Content-Type") == "text/html; charset=utf-8");
 }
 
+TEST_CASE("integration: an origin's cacheable answer that gets the room's cookie tells shared caches to keep the cookie to themselves") {
+    TestOrigin origin;
+    TestServer wr;
+    set_up_shop(wr, origin);
+    Browser browser(wr.edge_port(), "shop.example.com");
+    browser.get("/");
+    // The demo origin's assets say "Cache-Control: public, max-age=3600": a CDN in front of wr
+    // that stored one with its Set-Cookie would hand this visitor's admission to everyone after.
+    const EdgeReply asset = browser.get("/static/app.css");
+    REQUIRE(asset.from_origin());
+    REQUIRE(asset.header("Set-Cookie").starts_with("__cfwaitingroom="));
+    std::vector<std::string> cache_control;
+    for (const auto& [name, value] : asset.headers)
+        if (name == "Cache-Control") cache_control.push_back(value);
+    CHECK(cache_control == std::vector<std::string>{"public, max-age=3600", "private=\"set-cookie\""});
+}
+
 TEST_CASE("integration: cookie attributes follow the room's settings") {
     TestOrigin origin;
     TestServer wr;
