@@ -10,17 +10,10 @@ namespace wr::edge {
 namespace {
 
 // What the connection lets in before the visitor's bytes must wait for the origin to take some:
-// each stream's window (HTTP/2's default) once it has an origin connection, and the connection's,
-// shared by all its streams. A stream still waiting for an origin connection (under a full cap)
-// is let in a small window only: were it given the whole 64 KiB, 16 such streams could fill the
-// connection's window with bytes that go nowhere yet, and the streams that hold origin
-// connections could bring no more of their bodies. Every other stream waiting together leaves
-// most of the connection's window to those.
+// each stream's window (HTTP/2's default), and the connection's, shared by all its streams.
 constexpr int32_t k_stream_window = 65535;
-constexpr int32_t k_waiting_stream_window = 8 * 1024;
 constexpr int32_t k_connection_window = 1024 * 1024;
 constexpr uint32_t k_max_concurrent_streams = 100;
-static_assert(k_waiting_stream_window * (k_max_concurrent_streams - 1) <= k_connection_window * 4 / 5);
 // HEADERS frames of one block beyond the first (nghttp2's default, said here so it stays so).
 constexpr size_t k_max_continuations = 8;
 // SETTINGS and PING acknowledgements queued because the client does not read them.
@@ -141,6 +134,14 @@ struct H2Callbacks {
         } else {
             stream->body_in.append(reinterpret_cast<const char*>(data), size);
             stream->unconsumed += size;
+            // A stream waiting for an origin connection under a full cap holds its stream's window
+            // (64 KiB) of body, and none of the connection's: 16 such streams would otherwise fill
+            // the connection's 1 MiB with bytes that go nowhere yet, and the streams that hold
+            // origin connections could bring no more of their bodies.
+            if (stream->waits_for_origin) {
+                nghttp2_session_consume_connection(session, size);
+                stream->connection_credited += size;
+            }
         }
         stream->upload_signal.cancel();
         stream->signal.cancel();
@@ -292,8 +293,8 @@ void H2Connection::close_stream(H2Stream& stream, uint32_t) {
     stream.closed = true;
     if (!stream.running) end_request(stream); // answered without a coroutine (a running one ends it)
     // Bytes received for it and not yet passed on: the connection's window gets them back.
-    if (stream.unconsumed > 0) nghttp2_session_consume_connection(m_session, stream.unconsumed);
-    stream.unconsumed = 0;
+    if (stream.unconsumed > stream.connection_credited) nghttp2_session_consume_connection(m_session, stream.unconsumed - stream.connection_credited);
+    stream.unconsumed = stream.connection_credited = 0;
     stream.signal.cancel();
     stream.upload_signal.cancel();
     error_code ignored;
@@ -303,10 +304,10 @@ void H2Connection::close_stream(H2Stream& stream, uint32_t) {
 
 void H2Stream::reuse(int32_t stream_id) {
     id = stream_id;
-    running = closed = doomed = headers_complete = end_stream = started = served = responded = in_flight = window_open = false;
+    running = closed = doomed = headers_complete = end_stream = started = served = responded = in_flight = waits_for_origin = false;
     fields.clear();
     cookies.clear();
-    body_received = unconsumed = 0;
+    body_received = unconsumed = connection_credited = 0;
     body_too_large = false;
     page.reset();
     // A spare stream keeps the room an ordinary body needs, not that of the largest answer it
@@ -439,7 +440,7 @@ bool H2Connection::receive(const char* data, size_t size) {
 template <typename Stream> net::Task<> H2Connection::serve(Stream& stream, std::string_view already_read) {
     const nghttp2_settings_entry settings[] = {
         {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, k_max_concurrent_streams},
-        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, k_waiting_stream_window},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, k_stream_window},
         {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, RequestFields::k_max_list_size},
     };
     nghttp2_submit_settings(m_session, NGHTTP2_FLAG_NONE, settings, std::size(settings));
@@ -508,18 +509,27 @@ void H2Connection::resume(H2Stream& stream) {
     wake_writer();
 }
 
-void H2Connection::open_window(H2Stream& stream) {
-    if (stream.closed || stream.window_open) return;
-    stream.window_open = true;
-    nghttp2_session_set_local_window_size(m_session, NGHTTP2_FLAG_NONE, stream.id, k_stream_window);
-    wake_writer();
+void H2Connection::wait_for_origin(H2Stream& stream, bool waiting) {
+    stream.waits_for_origin = waiting;
+    if (!waiting || stream.closed) return;
+    // What it received so far goes out of the connection's window now; what comes while it
+    // waits, as it comes (H2Callbacks::data_chunk).
+    if (const uint64_t owed = stream.unconsumed - stream.connection_credited; owed > 0) {
+        nghttp2_session_consume_connection(m_session, owed);
+        stream.connection_credited = stream.unconsumed;
+        wake_writer();
+    }
 }
 
 void H2Connection::give_back(H2Stream& stream, size_t bytes) {
     if (stream.closed || bytes == 0) return;
     bytes = std::min<uint64_t>(bytes, stream.unconsumed);
     stream.unconsumed -= bytes;
-    nghttp2_session_consume(m_session, stream.id, bytes);
+    // Bytes that came while it waited gave the connection its window back then: the stream's only.
+    const uint64_t credited = std::min<uint64_t>(bytes, stream.connection_credited);
+    stream.connection_credited -= credited;
+    if (credited > 0) nghttp2_session_consume_stream(m_session, stream.id, credited);
+    if (bytes > credited) nghttp2_session_consume(m_session, stream.id, bytes - credited);
     wake_writer();
 }
 

@@ -74,7 +74,8 @@ struct H2Stream {
     std::string body_in;
     uint64_t body_received = 0;
     uint64_t unconsumed = 0;  // received bytes whose window is not given back yet
-    bool window_open = false; // its window widened to a whole one: it has an origin connection
+    uint64_t connection_credited = 0; // of those, bytes the connection's window got back already
+    bool waits_for_origin = false;    // waits for an origin connection under the zone's full cap
     bool body_too_large = false;
 
     // The answer's body: what the visitor has not taken yet.
@@ -176,9 +177,9 @@ private:
     // Waits on `timer` until it is cancelled (a signal) or `timeout` passes; false at the timeout.
     static net::Task<bool> wait(net::Timer& timer, std::chrono::steady_clock::duration timeout);
     void resume(H2Stream& stream);
-    // The stream has an origin connection for its body: its window widens from the small one of
-    // a stream that waits to HTTP/2's default (h2_connection.cpp, k_waiting_stream_window).
-    void open_window(H2Stream& stream);
+    // The stream starts (true) or stops waiting for an origin connection under the zone's cap:
+    // meanwhile its body holds its own window only, none of the connection's.
+    void wait_for_origin(H2Stream& stream, bool waiting);
     void give_back(H2Stream& stream, size_t bytes);
 
     Worker& m_worker;

@@ -295,7 +295,6 @@ net::Task<> H2Connection::upload(std::shared_ptr<H2Stream> holder, origin::Origi
     auto last_bytes = std::chrono::steady_clock::now();
     auto share_began = last_bytes;
     uint64_t share_bytes = 0;
-    open_window(stream);
     while (true) {
         if (state.stopping) {
             state.end = H2Upload::End::stopped;
@@ -420,7 +419,9 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
     const auto asked_at = std::chrono::steady_clock::now();
     auto sent_at = asked_at;
     for (int attempt = 0; attempt < 2; ++attempt) {
+        if (destination.cap) wait_for_origin(stream, true);
         origin = co_await m_worker.origins.acquire(destination, stream.watch, connect_error, attempt == 0);
+        wait_for_origin(stream, false);
         if (!origin) break;
         if (stream.closed) { // reset while it waited: the connection is clean, nothing was sent on it
             m_worker.origins.release(std::move(origin));

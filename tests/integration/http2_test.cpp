@@ -507,7 +507,7 @@ TEST_CASE("integration: HTTP/2: uploads waiting under a full cap never take the 
         CHECK(echoed["length"] == size);
         CHECK(echoed["fnv1a"] == pattern_hash(size));
     }
-    CHECK(took < std::chrono::seconds{5});
+    CHECK(took < std::chrono::seconds{15}); // about a second here; the sanitizers and a loaded machine take longer
 }
 
 TEST_CASE("integration: HTTP/2: a client resetting streams as fast as it can gets GOAWAY, and the edge serves on") {
