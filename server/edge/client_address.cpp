@@ -6,19 +6,14 @@
 
 #include "expr/evaluate.h"
 #include "expr/parser.h"
+#include "util/trim.h"
 
 namespace wr::edge {
 namespace {
 
-std::string_view trim(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-    return text;
-}
-
 // X-Forwarded-For entries are bare addresses, though some proxies write "[v6]" or "v4:port".
 std::optional<queue::ClientAddress> parse_entry(std::string_view entry) {
-    entry = trim(entry);
+    entry = util::trim_blanks(entry);
     if (entry.size() > 2 && entry.front() == '[') {
         const size_t close = entry.find(']');
         if (close == std::string_view::npos) return std::nullopt;
@@ -57,7 +52,7 @@ queue::ClientAddress client_address(const queue::ClientAddress& peer, std::strin
         const size_t comma = forwarded_for.rfind(',');
         const std::string_view entry = comma == std::string_view::npos ? forwarded_for : forwarded_for.substr(comma + 1);
         forwarded_for = comma == std::string_view::npos ? std::string_view{} : forwarded_for.substr(0, comma);
-        if (trim(entry).empty()) continue;
+        if (util::trim_blanks(entry).empty()) continue;
         const auto address = parse_entry(entry);
         if (!address) break;
         client = *address;

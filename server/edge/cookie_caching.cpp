@@ -1,14 +1,10 @@
 // Keeping wr's cookie out of shared caches.
 #include "edge/cookie_caching.h"
 
+#include "util/trim.h"
+
 namespace wr::edge {
 namespace {
-
-std::string_view trimmed(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-    return text;
-}
 
 // Whether one Cache-Control value names a directive that keeps the answer from shared caches.
 // Directives are split at commas; a quoted argument holding a comma (private="a, b") is split too,
@@ -16,7 +12,7 @@ std::string_view trimmed(std::string_view text) {
 bool keeps_shared_caches_out(std::string_view value) {
     while (!value.empty()) {
         const size_t comma = value.find(',');
-        const std::string_view directive = trimmed(value.substr(0, comma));
+        const std::string_view directive = util::trim_blanks(value.substr(0, comma));
         if (net::equals_ignoring_case(directive, "no-store") || net::equals_ignoring_case(directive, "private")) return true;
         if (comma == std::string_view::npos) break;
         value.remove_prefix(comma + 1);

@@ -5,6 +5,7 @@
 
 #include "edge/cookie_caching.h"
 #include "edge/request_path.h"
+#include "util/trim.h"
 
 namespace wr::edge {
 namespace {
@@ -125,12 +126,6 @@ void number_header(std::string& out, std::string_view name, uint64_t value) {
     header(out, name, std::string_view(digits, static_cast<size_t>(end - digits)));
 }
 
-std::string_view trim(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-    return text;
-}
-
 // Cookie: every pair of every Cookie header but the room's, joined with "; "; nothing when none is left.
 void write_cookies(std::string& out, const net::MessageHead& request, std::string_view room_cookie) {
     const size_t start = out.size();
@@ -141,10 +136,10 @@ void write_cookies(std::string& out, const net::MessageHead& request, std::strin
         std::string_view rest = field.value;
         while (!rest.empty()) {
             const size_t semicolon = rest.find(';');
-            const std::string_view pair = trim(rest.substr(0, semicolon));
+            const std::string_view pair = util::trim_blanks(rest.substr(0, semicolon));
             rest = semicolon == std::string_view::npos ? std::string_view{} : rest.substr(semicolon + 1);
             if (pair.empty()) continue;
-            const std::string_view name = trim(pair.substr(0, pair.find('=')));
+            const std::string_view name = util::trim_blanks(pair.substr(0, pair.find('=')));
             if (!room_cookie.empty() && name == room_cookie) continue;
             if (out.size() > first) out += "; ";
             out += pair;

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <llhttp.h>
 
+#include "util/trim.h"
+
 namespace wr::net {
 namespace {
 
@@ -18,12 +20,6 @@ struct RawField {
     Span name;
     Span value;
 };
-
-std::string_view trimmed(std::string_view text) {
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-    return text;
-}
 
 } // namespace
 
@@ -173,7 +169,7 @@ HeadStatus HttpParser::parse_head(const char* message, size_t available) {
     head.reason = view(state.reason);
     head.status = state.kind == Kind::response ? llhttp_get_status_code(&state.parser) : 0;
     head.headers.clear();
-    for (const RawField& field : state.fields) head.headers.push_back({view(field.name), trimmed(view(field.value))});
+    for (const RawField& field : state.fields) head.headers.push_back({view(field.name), util::trim_blanks(view(field.value))});
 
     const unsigned flags = state.parser.flags;
     const bool chunked = (flags & F_CHUNKED) != 0;

@@ -8,15 +8,10 @@
 
 #include "page/compiled_template.h"
 #include "page/variables.h"
+#include "util/trim.h"
 
 namespace wr::page {
 namespace {
-
-std::string_view trim(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-    return text;
-}
 
 bool is_boolean_variable(std::string_view name) {
     const auto& names = boolean_variable_names();
@@ -55,14 +50,14 @@ std::string rewrite_boolean_variables(std::string_view html) {
             sigil = body.front();
             name = body.substr(1);
         }
-        name = trim(name);
+        name = util::trim_blanks(name);
         if (sigil == '=' && body.size() >= 2 && body.back() == '=') {
             // {{=<% %>=}}: new delimiters for the rest of the template.
-            const std::string_view spec = trim(body.substr(1, body.size() - 2));
+            const std::string_view spec = util::trim_blanks(body.substr(1, body.size() - 2));
             const size_t space = spec.find_first_of(" \t");
             if (space != std::string_view::npos) {
                 const std::string_view new_open = spec.substr(0, space);
-                const std::string_view new_close = trim(spec.substr(space));
+                const std::string_view new_close = util::trim_blanks(spec.substr(space));
                 out.append(html.substr(start, tag_end - start));
                 open = std::string(new_open);
                 close = std::string(new_close);
