@@ -88,6 +88,15 @@ struct TlsShop {
         }
         return cookies;
     }
+    // The zone's origin connections capped at `connections`, requests waiting for one at most
+    // `queue_timeout_seconds` (the zone's default when 0), the edge told.
+    void cap_origin_connections(int connections, int queue_timeout_seconds = 0) {
+        json fields = {{"max_origin_connections", connections}};
+        if (queue_timeout_seconds > 0) fields["origin_queue_timeout_seconds"] = queue_timeout_seconds;
+        const auto patched = wr.patch("/client/v4/zones/example.com", fields);
+        REQUIRE_MESSAGE(patched.status == 200, patched.text);
+        wr.sync_edge();
+    }
     wr::test::TempDir certificates;
     wr::test::TlsFiles tls;
     StreamOrigin origin;
@@ -465,9 +474,7 @@ TEST_CASE("integration: HTTP/2: a visitor that never takes an answer loses it ho
 TEST_CASE("integration: HTTP/2: while visitors wait under a full cap, a body that trickles in gives its origin connection up within 5 s") {
     TlsShop shop(json::object(), [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
     const std::string cookie = shop.admit(1)[0];
-    const auto patched = shop.wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 1}, {"origin_queue_timeout_seconds", 20}});
-    REQUIRE_MESSAGE(patched.status == 200, patched.text);
-    shop.wr.sync_edge();
+    shop.cap_origin_connections(1, 20);
     // A POST whose body comes a byte every 500 ms and never ends (the client gives up after 8 s).
     auto trickling = std::async(std::launch::async, [&] {
         return h2_client("stall " + std::to_string(shop.wr.edge_port()) + " /upload post 'cookie=" + cookie + "'");
@@ -484,9 +491,7 @@ TEST_CASE("integration: HTTP/2: while visitors wait under a full cap, a body tha
 TEST_CASE("integration: HTTP/2: uploads waiting under a full cap never take the connection's window from the upload that holds the origin connection") {
     TlsShop shop(json::object(), [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
     const std::string cookie = shop.admit(1)[0];
-    const auto patched = shop.wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 1}, {"origin_queue_timeout_seconds", 30}});
-    REQUIRE_MESSAGE(patched.status == 200, patched.text);
-    shop.wr.sync_edge();
+    shop.cap_origin_connections(1, 30);
     // One connection: a 4 MiB upload, and 30 of 64 KiB each that wait for the cap's one origin
     // connection meanwhile. Their bodies together (30 × 64 KiB) are more than the connection's
     // 1 MiB window: were they let in whole while they wait, the upload holding the origin
@@ -526,9 +531,7 @@ TEST_CASE("integration: HTTP/2: a client resetting streams as fast as it can get
 TEST_CASE("integration: HTTP/2: streams reset while they wait for an origin connection under a full cap leave the queue at once") {
     TlsShop shop;
     const std::string cookie = shop.admit(1)[0];
-    const auto patched = shop.wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 1}, {"origin_queue_timeout_seconds", 30}});
-    REQUIRE_MESSAGE(patched.status == 200, patched.text);
-    shop.wr.sync_edge();
+    shop.cap_origin_connections(1, 30);
     const auto waiting = [&] {
         return wr::test::parse_prometheus(shop.wr.get("/metrics").text)
             .value("wr_origin_requests_waiting", {{"node", "wr"}, {"zone", "example.com"}});
@@ -561,9 +564,7 @@ TEST_CASE("integration: HTTP/2: streams reset while they wait for an origin conn
 TEST_CASE("integration: HTTP/2: streams whose window stays shut give their origin connections up to visitors waiting under the cap") {
     TlsShop shop(json::object(), [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
     const std::string cookie = shop.admit(1)[0];
-    const auto patched = shop.wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 2}, {"origin_queue_timeout_seconds", 20}});
-    REQUIRE_MESSAGE(patched.status == 200, patched.text);
-    shop.wr.sync_edge();
+    shop.cap_origin_connections(2, 20);
     // One connection's two streams take both of the cap's connections and never read their answers.
     wr::test::BackgroundProcess holder = h2_client_holding({"hold", std::to_string(shop.wr.edge_port()), "/bytes?n=50000000", "2", cookie}, "holding");
     REQUIRE(json::parse(holder.ready_line())["answered"] == 2);
@@ -583,9 +584,7 @@ TEST_CASE("integration: HTTP/2: streams whose window stays shut give their origi
 TEST_CASE("integration: HTTP/2: a stream whose window stays shut keeps its answer while nobody waits for the origin") {
     TlsShop shop(json::object(), [](wr::AppOptions& options) { options.origin_timeout = std::chrono::seconds{30}; });
     const std::string cookie = shop.admit(1)[0];
-    const auto patched = shop.wr.patch("/client/v4/zones/example.com", {{"max_origin_connections", 4}});
-    REQUIRE_MESSAGE(patched.status == 200, patched.text);
-    shop.wr.sync_edge();
+    shop.cap_origin_connections(4);
     wr::test::BackgroundProcess holder = h2_client_holding({"hold", std::to_string(shop.wr.edge_port()), "/bytes?n=50000000", "2", cookie}, "holding");
     REQUIRE(json::parse(holder.ready_line())["answered"] == 2);
     std::this_thread::sleep_for(std::chrono::seconds{6}); // past the 5 s that would cost them their streams under pressure
