@@ -12,7 +12,7 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; 
 
 // The library makes an object of every blank character of a template (to find the lines a
 // section tag stands alone on): a page of 1 MiB, the most a room takes, costs it about a second
-// and hundreds of MiB when it is mostly indentation. Whether a template parses depends on its
+// and 140 MiB when it is mostly blanks. Whether a template parses depends on its
 // tags, not on how many blanks lie between them: it parses the template with each run of
 // blanks outside tags cut to its first character. `breaks` maps offsets in the cut text back:
 // (offset in the cut text where a run was cut, characters dropped before and there).
