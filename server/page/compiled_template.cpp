@@ -3,13 +3,17 @@
 
 #include <kainjow/mustache.hpp>
 
+#include "page/folded_text.h"
 #include "page/render.h"
 #include "page/variables.h"
 
 namespace wr::page {
 
-CompiledTemplate::CompiledTemplate(std::string_view html)
-    : m_template(std::make_unique<kainjow::mustache::mustache>(rewrite_boolean_variables(html))) {}
+CompiledTemplate::CompiledTemplate(std::string_view html) : m_texts(std::make_unique<kainjow::mustache::data>()) {
+    FoldedTemplate folded = fold_text(rewrite_boolean_variables(html));
+    m_template = std::make_unique<kainjow::mustache::mustache>(folded.html);
+    for (size_t i = 0; i < folded.texts.size(); ++i) m_texts->set(placeholder_name(i), std::move(folded.texts[i]));
+}
 
 CompiledTemplate::~CompiledTemplate() = default;
 CompiledTemplate::CompiledTemplate(CompiledTemplate&&) noexcept = default;
@@ -18,7 +22,10 @@ bool CompiledTemplate::valid() const { return m_template->is_valid(); }
 
 std::optional<std::string> CompiledTemplate::render(const QueueView& view, const std::map<std::string, std::string>* overrides) {
     if (!m_template->is_valid()) return std::nullopt;
-    std::string rendered = m_template->render(template_data(view, overrides));
+    const kainjow::mustache::data variables = template_data(view, overrides);
+    kainjow::mustache::context<std::string> context(m_texts.get());
+    context.push(&variables);
+    std::string rendered = m_template->render(context);
     if (!m_template->is_valid()) return std::nullopt;
     return rendered;
 }

@@ -1,6 +1,7 @@
 #pragma once
-// A template parsed once and rendered many times. Not thread-safe (the library's render is
-// not const): each edge thread keeps its own.
+// A template parsed once and rendered many times, its text folded out of the library's way
+// (page/folded_text.h). Not thread-safe (the library's render is not const): each edge thread
+// keeps its own.
 #include <map>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 
 namespace kainjow::mustache {
 template <typename string_type> class basic_mustache;
+template <typename string_type> class basic_data;
 }
 
 namespace wr::page {
@@ -27,6 +29,8 @@ public:
 
 private:
     std::unique_ptr<kainjow::mustache::basic_mustache<std::string>> m_template;
+    // The placeholders' texts, looked up below each render's own variables.
+    std::unique_ptr<kainjow::mustache::basic_data<std::string>> m_texts;
 };
 
 } // namespace wr::page
