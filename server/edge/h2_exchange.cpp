@@ -28,6 +28,9 @@ const std::shared_ptr<origin::ConnectionCap> k_no_cap;
 // How often a stream whose answer the visitor does not take looks whether others wait for its
 // origin connection (ConnectionCap::k_stall_while_others_wait).
 constexpr std::chrono::milliseconds k_stall_check{250};
+// How long a request without a length waits for its body's first bytes, or its end, before the
+// edge decides whether it has a body at all.
+constexpr std::chrono::milliseconds k_first_bytes_wait{250};
 
 asio::const_buffer buffer_of(std::string_view text) { return asio::buffer(text.data(), text.size()); }
 
@@ -387,7 +390,13 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
     const bool head_request = request.method == "HEAD";
     // A request whose END_STREAM came in an empty DATA frame after its headers has no body after
     // all: the origin gets none, and the request may be sent again on a fresh connection as any
-    // other without one.
+    // other without one. That frame may come a packet later (Node's client sends a GET so): a
+    // request without a length whose body has not begun waits a moment for its first bytes or
+    // its end — not one that expects 100 Continue, whose client waits for the edge.
+    if (request.framing == net::BodyFraming::chunked && !stream.end_stream && stream.body_received == 0 &&
+        !net::has_token(request.find("expect"), "100-continue"))
+        co_await wait(stream.upload_signal, k_first_bytes_wait);
+    if (stream.closed) co_return;
     const bool no_body = request.framing == net::BodyFraming::chunked && stream.end_stream && stream.body_received == 0;
     const net::BodyFraming framing = no_body ? net::BodyFraming::none : request.framing;
 

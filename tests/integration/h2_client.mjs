@@ -28,8 +28,9 @@
 //   node h2_client.mjs drain <port> <path> <pid>  a request; once its answer has begun, SIGTERM to pid
 //   node h2_client.mjs blocked <port> <path> <pid>  a large download it never reads (the edge's writer blocked on
 //                                               it), SIGTERM to pid, then a request for path: prints what came back
-//   node h2_client.mjs emptydata <port> <path> <cookie>  a GET whose END_STREAM comes in an empty DATA frame
-//                                               after its HEADERS (one write): prints the answer's body
+//   node h2_client.mjs emptydata <port> <path> <cookie> [ms]
+//                                               a GET whose END_STREAM comes in an empty DATA frame
+//                                               after its HEADERS (one write, or `ms` apart): prints the answer's body
 //   node h2_client.mjs ws <port> <path>         a WebSocket handshake over TLS, ALPN as a browser offers it for one
 //   node h2_client.mjs hold <port> <path> <streams> <cookie>
 //                                               that many GETs at once on one connection, and never a
@@ -418,7 +419,16 @@ async function emptydata() {
     if ((type === 0 || type === 1) && (flags & 1)) ended = true;
     if (type === 3) ended = true;
   };
-  c.socket.write(Buffer.concat([c.frame(1, 0x4, 1, request_block(host, path, 'GET', [[k_cookie, pid]])), c.frame(0, 0x1, 1, Buffer.alloc(0))]));
+  const headers = c.frame(1, 0x4, 1, request_block(host, path, 'GET', [[k_cookie, pid]]));
+  const end = c.frame(0, 0x1, 1, Buffer.alloc(0));
+  const gap = Number(args[4] || 0);
+  if (gap > 0) {
+    c.socket.write(headers);
+    await new Promise((r) => setTimeout(r, gap));
+    c.socket.write(end);
+  } else {
+    c.socket.write(Buffer.concat([headers, end]));
+  }
   for (const until = Date.now() + 5000; !ended && !c.closed && Date.now() < until;) await new Promise((r) => setTimeout(r, 10));
   c.socket.destroy();
   return { ended, body };
