@@ -3,16 +3,16 @@
 
 #include <kainjow/mustache.hpp>
 
-#include "page/folded_text.h"
+#include "model/template_text.h"
 #include "page/render.h"
 #include "page/variables.h"
 
 namespace wr::page {
 
 CompiledTemplate::CompiledTemplate(std::string_view html) : m_texts(std::make_unique<kainjow::mustache::data>()) {
-    FoldedTemplate folded = fold_text(rewrite_boolean_variables(html));
+    model::FoldedTemplate folded = model::fold_text(rewrite_boolean_variables(html));
     m_template = std::make_unique<kainjow::mustache::mustache>(folded.html);
-    for (size_t i = 0; i < folded.texts.size(); ++i) m_texts->set(placeholder_name(i), std::move(folded.texts[i]));
+    for (size_t i = 0; i < folded.texts.size(); ++i) m_texts->set(model::placeholder_name(i), std::move(folded.texts[i]));
 }
 
 CompiledTemplate::~CompiledTemplate() = default;

@@ -1,6 +1,6 @@
 #pragma once
 // A template parsed once and rendered many times, its text folded out of the library's way
-// (page/folded_text.h). Not thread-safe (the library's render is not const): each edge thread
+// (model/template_text.h). Not thread-safe (the library's render is not const): each edge thread
 // keeps its own.
 #include <map>
 #include <memory>

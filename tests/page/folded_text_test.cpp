@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "page/compiled_template.h"
-#include "page/folded_text.h"
+#include "model/template_text.h"
 #include "page/render.h"
 #include "page/variables.h"
 #include "support/test_server.h"
@@ -50,9 +50,9 @@ std::string unfolded_render(const std::string& html, const data& variables) {
 }
 
 std::string folded_render(const std::string& html, const data& variables) {
-    const wr::page::FoldedTemplate folded = wr::page::fold_text(html);
+    const wr::model::FoldedTemplate folded = wr::model::fold_text(html);
     data texts;
-    for (size_t i = 0; i < folded.texts.size(); ++i) texts.set(wr::page::placeholder_name(i), folded.texts[i]);
+    for (size_t i = 0; i < folded.texts.size(); ++i) texts.set(wr::model::placeholder_name(i), folded.texts[i]);
     mustache library(folded.html);
     REQUIRE_MESSAGE(library.is_valid(), library.error_message());
     kainjow::mustache::context<std::string> context(&texts);
@@ -114,7 +114,7 @@ TEST_CASE("page::fold_text renders what the unfolded template renders, for a tho
         CAPTURE(html);
         // Stray braces make some templates invalid: folded, they are just as invalid.
         if (!mustache(html).is_valid()) {
-            CHECK_FALSE(mustache(wr::page::fold_text(html).html).is_valid());
+            CHECK_FALSE(mustache(wr::model::fold_text(html).html).is_valid());
             continue;
         }
         ++valid;
@@ -123,23 +123,25 @@ TEST_CASE("page::fold_text renders what the unfolded template renders, for a tho
     CHECK(valid > 700);
 }
 
-TEST_CASE("page::fold_text folds a page of blanks to its tags, and leaves what it cannot read whole") {
+TEST_CASE("page::fold_text folds a page of blanks to its tags, and keeps the offsets of tags") {
     std::string page = "<html>\n";
     for (int i = 0; i < 16384; ++i) page += std::string(60, ' ') + "\n";
     page += "  <p>{{waitTime}}</p>\n" + std::string(100000, ' ') + "{{#queueAll}}x{{/queueAll}}\n";
-    const wr::page::FoldedTemplate folded = wr::page::fold_text(page);
+    const wr::model::FoldedTemplate folded = wr::model::fold_text(page);
     CHECK(folded.html.size() < 200);
     std::string joined;
     for (const std::string& text : folded.texts) joined += text;
     CHECK(joined.size() + 64 > page.size());
 
-    // New delimiters, or a tag left open: the library reads the template as it is.
-    for (const std::string html : {"{{=<% %>=}}\n  <% name %>\n", "text {{ open\n  more\n"}) {
-        CAPTURE(html);
-        const wr::page::FoldedTemplate whole = wr::page::fold_text(html);
-        CHECK(whole.html == html);
-        CHECK(whole.texts.empty());
-    }
+    // New delimiters: the library reads the template as it is. A tag left open: from there on.
+    const wr::model::FoldedTemplate delimiters = wr::model::fold_text("{{=<% %>=}}\n  <% name %>\n");
+    CHECK(delimiters.html == "{{=<% %>=}}\n  <% name %>\n");
+    CHECK(delimiters.texts.empty());
+    const std::string open = "some text\n  {{#a}} more {{ open\n  more\n";
+    const wr::model::FoldedTemplate cut = wr::model::fold_text(open);
+    CHECK(cut.html.ends_with("{{ open\n  more\n"));
+    CHECK(cut.template_offset(cut.html.rfind("{{ open")) == open.find("{{ open"));
+    CHECK(cut.template_offset(cut.html.find("{{#a}}")) == open.find("{{#a}}"));
 }
 
 TEST_CASE("page::CompiledTemplate renders the shipped pages as the library does unfolded") {

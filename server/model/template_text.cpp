@@ -1,7 +1,7 @@
-// Moves the text between a template's tags out into placeholders (see folded_text.h).
-#include "page/folded_text.h"
+// Moves the text between a template's tags out into placeholders (see template_text.h).
+#include "model/template_text.h"
 
-namespace wr::page {
+namespace wr::model {
 namespace {
 
 // The library's line ends, matched as it matches them, left to right: "\r\n", "\n" or "\r".
@@ -14,7 +14,10 @@ class Folder {
 public:
     explicit Folder(size_t size) { m_out.html.reserve(size / 4); }
 
-    void verbatim(std::string_view text) { m_out.html.append(text); }
+    void verbatim(std::string_view text) {
+        m_out.html.append(text);
+        m_original_size += text.size();
+    }
 
     // A placeholder for `text` (none for no text).
     void placeholder(std::string_view text) {
@@ -23,6 +26,8 @@ public:
         m_out.html += placeholder_name(m_out.texts.size());
         m_out.html += "}}}";
         m_out.texts.emplace_back(text);
+        m_original_size += text.size();
+        m_out.shifts.emplace_back(m_out.html.size(), static_cast<int64_t>(m_original_size) - static_cast<int64_t>(m_out.html.size()));
     }
 
     // The text between two tags: the rest of the first tag's line, its line end, the whole lines
@@ -50,15 +55,24 @@ public:
 
 private:
     FoldedTemplate m_out;
+    size_t m_original_size = 0; // of the template folded so far
 };
 
 } // namespace
 
 std::string placeholder_name(size_t index) { return "\x01" + std::to_string(index); }
 
+size_t FoldedTemplate::template_offset(size_t offset) const {
+    int64_t more = 0;
+    for (const auto& [at, difference] : shifts) {
+        if (at > offset) break;
+        more = difference;
+    }
+    return static_cast<size_t>(static_cast<int64_t>(offset) + more);
+}
+
 FoldedTemplate fold_text(std::string_view html) {
-    const auto whole = [html] { return FoldedTemplate{std::string(html), {}}; };
-    if (html.find("{{=") != std::string_view::npos) return whole();
+    if (html.find("{{=") != std::string_view::npos) return FoldedTemplate{std::string(html), {}, {}};
     Folder folder(html.size());
     size_t at = 0;
     while (at < html.size()) {
@@ -72,11 +86,14 @@ FoldedTemplate fold_text(std::string_view html) {
         const bool triple = start + 2 < html.size() && html[start + 2] == '{';
         const std::string_view close = triple ? "}}}" : "}}";
         const size_t end = html.find(close, start + (triple ? 3 : 2));
-        if (end == std::string_view::npos) return whole();
+        if (end == std::string_view::npos) {
+            folder.verbatim(html.substr(start));
+            break;
+        }
         folder.verbatim(html.substr(start, end + close.size() - start));
         at = end + close.size();
     }
     return folder.take();
 }
 
-} // namespace wr::page
+} // namespace wr::model
