@@ -224,10 +224,30 @@ sleep 0.5
 stream_cookie=$(first_cookie "$wr_edge_port" stream.bench.test)
 head -c 100000000 /dev/urandom > "$work/upload.bin"
 
-watch_rss() { # pid file: the peak RSS (kB) until "$2.stop" exists
-    local peak=0 r
-    while [[ ! -f $2.stop ]]; do r=$(rss_kb "$1"); ((r > peak)) && peak=$r; sleep 0.02; done
+# watch_rss pid file: the peak RSS (kB) until "$2.stop" exists. Bash builtins only: a watcher that
+# forked awk and sleep fifty times a second took enough CPU from curl and the origin to slow the
+# transfer it watched by a sixth; it watches both proxies' transfers, so whatever it still costs
+# each pays alike.
+watch_rss() {
+    local peak=0 key value never
+    exec {never}<> <(:)
+    while [[ ! -f $2.stop ]]; do
+        while read -r key value _; do
+            [[ $key == VmRSS: ]] && { ((value > peak)) && peak=$value; break; }
+        done <"/proc/$1/status"
+        read -r -t 0.02 -u "$never" _ || true
+    done
+    exec {never}<&-
     echo "$peak" > "$2"
+}
+# watched pid kind [cookie] → the transfer's seconds; its peak RSS (kB) in $work/peak
+watched() {
+    rm -f "$work/peak" "$work/peak.stop"
+    watch_rss "$1" "$work/peak" &
+    local watcher=$! seconds
+    seconds=$(transfer "${@:2}")
+    touch "$work/peak.stop"; wait "$watcher" 2>/dev/null || true
+    echo "$seconds"
 }
 # transfer port kind [cookie] → seconds; kind: download or upload (100 MB, curl pinned to core 1)
 transfer() {
@@ -237,15 +257,13 @@ transfer() {
     else args+=("http://127.0.0.1:$1/bytes?n=100000000"); fi
     "${pin_load[@]}" curl "${args[@]}"
 }
+nginx_stream_worker=$(pgrep -P "$(cat "$work/nginx-stream.pid")" | head -1)
 printf '\n%-42s %10s %11s %6s %16s\n' "stream (100 MB, one connection)" "wr MB/s" "nginx MB/s" "ratio" "wr peak RSS +MB"
 for kind in download upload; do
     rss_before=$(rss_kb "$wr_pid")
-    rm -f "$work/peak" "$work/peak.stop"
-    watch_rss "$wr_pid" "$work/peak" &
-    wr_seconds=$(transfer "$wr_edge_port" "$kind" "$stream_cookie")
-    touch "$work/peak.stop"; wait $! 2>/dev/null || true
+    wr_seconds=$(watched "$wr_pid" "$wr_edge_port" "$kind" "$stream_cookie")
     peak=$(cat "$work/peak")
-    nginx_seconds=$(transfer "$nginx_stream_port" "$kind")
+    nginx_seconds=$(watched "$nginx_stream_worker" "$nginx_stream_port" "$kind")
     printf '%-42s %10.0f %11.0f %6s %16.1f\n' "$kind, admitted vs nginx" "$(awk -v s="$wr_seconds" 'BEGIN { print 100 / s }')" \
         "$(awk -v s="$nginx_seconds" 'BEGIN { print 100 / s }')" "$(ratio "$nginx_seconds" "$wr_seconds")" \
         "$(awk -v a="$peak" -v b="$rss_before" 'BEGIN { print (a - b) / 1024 }')"
