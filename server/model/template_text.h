@@ -3,12 +3,11 @@
 // parse and walk: it makes one object of every blank character and every word of a template's
 // text, so a custom page of 1 MiB that is mostly indentation took about a second and 140 MiB to
 // check (model/template_syntax) and to compile (page/compiled_template, per edge thread), and
-// every render walked those objects again. Folded, each stretch of
-// text between two tags becomes at most three placeholders — the rest of a tag's line, the whole
-// lines after it, the start of the next tag's line — whose texts the render supplies. The lines
-// stay where they were, so the library's one rule that looks at text (a line holding only a
-// section tag and blanks is left out) sees the same lines: the page renders byte for byte as the
-// template unfolded would. Pure.
+// every render walked those objects again. Folded, each stretch of text between two tags becomes
+// at most three placeholders — the rest of a tag's line, the whole lines after it, the start of
+// the next tag's line — whose texts the render supplies. The lines stay where they were, so the
+// library's one rule that looks at text (a line holding only a section tag and blanks is left
+// out) sees the same lines: the page renders byte for byte as the template unfolded would. Pure.
 #include <cstdint>
 #include <string>
 #include <string_view>
