@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "page/compiled_template.h"
 #include "model/template_text.h"
+#include "page/compiled_template.h"
 #include "page/render.h"
 #include "page/variables.h"
 #include "support/test_server.h"
@@ -92,7 +92,7 @@ std::string random_template(std::mt19937& random) {
 
 } // namespace
 
-TEST_CASE("page::fold_text renders what the unfolded template renders, for every kind of line end, blank and section") {
+TEST_CASE("model::fold_text renders what the unfolded template renders, for every kind of line end, blank and section") {
     const data variables = sample_data();
     for (const std::string html : {
              "", "plain", "\n", "\r\n", "\r", "\r\r\n\n\r", "a\nb\r\nc\rd", "  indented\n    more\n",
@@ -105,7 +105,7 @@ TEST_CASE("page::fold_text renders what the unfolded template renders, for every
     }
 }
 
-TEST_CASE("page::fold_text renders what the unfolded template renders, for a thousand random templates") {
+TEST_CASE("model::fold_text renders what the unfolded template renders, for a thousand random templates") {
     const data variables = sample_data();
     std::mt19937 random(20261128);
     int valid = 0;
@@ -123,7 +123,7 @@ TEST_CASE("page::fold_text renders what the unfolded template renders, for a tho
     CHECK(valid > 700);
 }
 
-TEST_CASE("page::fold_text folds a page of blanks to its tags, and keeps the offsets of tags") {
+TEST_CASE("model::fold_text folds a page of blanks to its tags, and keeps the offsets of tags") {
     std::string page = "<html>\n";
     for (int i = 0; i < 16384; ++i) page += std::string(60, ' ') + "\n";
     page += "  <p>{{waitTime}}</p>\n" + std::string(100000, ' ') + "{{#queueAll}}x{{/queueAll}}\n";
