@@ -223,11 +223,14 @@ TEST_CASE("state cluster: a master that stops answering costs the other masters'
         CAPTURE(round);
         const auto [replies, took] = sync();
         MESSAGE("round " << round << ": " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms; " << replies.at(0).error);
-        if (replies.at(1).status == wr::state::RoomReply::Status::ok) {
-            CHECK(round >= 2); // not before the cluster itself saw the master fail (the paused one answers nothing)
+        if (replies.at(1).status != wr::state::RoomReply::Status::failed) {
+            // The replica took over and answers: `ok`, or `epoch`/`lost` when the master stopped
+            // before it had copied the room's last writes (the node then pushes again at once; the
+            // check after the rounds wants `ok`). Not before the cluster itself saw the master
+            // fail: the paused one answers nothing.
+            CHECK(round >= 2);
             break;
         }
-        CHECK(replies.at(1).status == wr::state::RoomReply::Status::failed);
         // At most half the answers' timeout beyond the others' answers, not the whole of it for
         // each master in turn, or for each reconnection: the grant (1 s from the push) still holds.
         CHECK(took < 700ms);
