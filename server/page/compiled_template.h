@@ -31,6 +31,8 @@ private:
     std::unique_ptr<kainjow::mustache::basic_mustache<std::string>> m_template;
     // The placeholders' texts, looked up below each render's own variables.
     std::unique_ptr<kainjow::mustache::basic_data<std::string>> m_texts;
+    // The last page's size: the next one takes its room at once rather than growing into it.
+    size_t m_last_size = 0;
 };
 
 } // namespace wr::page
