@@ -18,6 +18,19 @@ std::string read_input(const std::string& file) {
     return *content;
 }
 
+// The file as JSON, or why not with where (the parser's "at line 3, column 5").
+nlohmann::json read_document(const std::string& file) {
+    const std::string text = read_input(file);
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& error) {
+        std::string why = error.what();
+        // Without the library's "[json.exception.parse_error.101] ".
+        if (why.starts_with("[json.exception.") && why.find("] ") != std::string::npos) why = why.substr(why.find("] ") + 2);
+        throw CliError(file + " is not valid JSON: " + why);
+    }
+}
+
 // One line per change ("+ create", "~ update", "- delete"), and the parts of the file that
 // were not applied ("! skip", with why) apart from the count of changes.
 void print_changes(const nlohmann::json& result) {
@@ -103,8 +116,7 @@ void add_apply_commands(CLI::App& root, Context& context) {
                       "Secrets are never exported: a destination keeps its secret when the file gives none, and a new\n"
                       "one takes it from the environment variable named by secret_env.");
         apply->callback([&context, options] {
-            nlohmann::json document = nlohmann::json::parse(read_input(options->file), nullptr, false);
-            if (document.is_discarded()) throw CliError(options->file + " is not valid JSON");
+            nlohmann::json document = read_document(options->file);
             const std::map<size_t, std::string> unset = resolve_secrets(document);
             std::string query = "?dry_run=" + std::string(options->dry_run ? "true" : "false") +
                                 "&prune=" + std::string(options->prune ? "true" : "false");

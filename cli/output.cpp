@@ -5,6 +5,8 @@
 #include <iostream>
 #include <utility>
 
+#include "util/utf8.h"
+
 namespace wr::cli {
 namespace {
 
@@ -24,10 +26,11 @@ const nlohmann::json& lookup(const nlohmann::json& item, const std::string& key)
     }
 }
 
+// At most k_max_cell characters, cut between characters (a name of "é"s is not cut inside one).
 std::string shorten(std::string text) {
     for (char& c : text)
         if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-    if (text.size() > k_max_cell) text = text.substr(0, k_max_cell - 3) + "...";
+    if (util::utf8_length(text) > k_max_cell) text = std::string(util::utf8_prefix(text, k_max_cell - 3)) + "...";
     return text;
 }
 
@@ -67,7 +70,7 @@ void print_list(const Context& context, const nlohmann::json& items, const std::
         std::vector<std::string> row;
         for (size_t i = 0; i < columns.size(); ++i) {
             row.push_back(shorten(cell_text(lookup(item, columns[i].key))));
-            widths[i] = std::max(widths[i], row.back().size());
+            widths[i] = std::max(widths[i], util::utf8_length(row.back()));
         }
         rows.push_back(std::move(row));
     }
@@ -75,7 +78,7 @@ void print_list(const Context& context, const nlohmann::json& items, const std::
         std::string line;
         for (size_t i = 0; i < row.size(); ++i) {
             line += row[i];
-            if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+            if (i + 1 < row.size()) line += std::string(widths[i] - util::utf8_length(row[i]) + 2, ' ');
         }
         std::cout << line << '\n';
     };

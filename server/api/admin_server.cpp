@@ -166,12 +166,14 @@ void start_answer(HandlerPool& pool, const AdminServer::Handler& handler, std::s
 }
 
 // An error from reading a request that deserves an answer (the rest end the connection quietly).
-std::optional<Reply> read_failure(const error_code& ec, bool expired) {
+std::optional<Reply> read_failure(const error_code& ec, bool expired, size_t max_body_bytes) {
     if (expired) return refusal(control::ErrorCode::unreadable_request, 408, "the request did not arrive in time");
     if (ec == http::error::header_limit)
         return refusal(control::ErrorCode::unreadable_request, 431,
                        "the request head is larger than " + std::to_string(k_max_head_bytes) + " bytes");
-    if (ec == http::error::body_limit) return refusal(control::ErrorCode::body_too_large, 413, "the request body is too large");
+    if (ec == http::error::body_limit)
+        return refusal(control::ErrorCode::body_too_large, 413,
+                       "the request body is larger than " + std::to_string(max_body_bytes) + " bytes (wr serve --max-body-bytes)");
     if (ec.category() == make_error_code(http::error::bad_target).category() && ec != http::error::end_of_stream &&
         ec != http::error::partial_message)
         return refusal(control::ErrorCode::unreadable_request, 400, "the request could not be read as HTTP/1.1 (" + ec.message() + ")");
@@ -430,12 +432,12 @@ net::Task<std::optional<Reply>> AdminServer::Listener::read_request(Stream& stre
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());
     error_code ec;
     co_await http::async_read_header(stream, buffer, parser, net::awaitable(ec));
-    if (ec) co_return entry.phase == Phase::closing ? std::nullopt : read_failure(ec, entry.expired);
+    if (ec) co_return entry.phase == Phase::closing ? std::nullopt : read_failure(ec, entry.expired, options.max_body_bytes);
 
     // The body: refused by its announced length, then read once the budget has room for it.
     if (!parser.is_done()) {
         const boost::optional<uint64_t> length = parser.content_length();
-        if (length && *length > options.max_body_bytes) co_return read_failure(http::error::body_limit, false);
+        if (length && *length > options.max_body_bytes) co_return read_failure(http::error::body_limit, false, options.max_body_bytes);
         const size_t reserve = length ? static_cast<size_t>(*length) : options.max_body_bytes;
         // Waiting for the budget, the connection may be shed like one whose body is on its way.
         connections.enter(entry, Phase::reading, k_budget_patience);
@@ -456,7 +458,7 @@ net::Task<std::optional<Reply>> AdminServer::Listener::read_request(Stream& stre
         connections.enter(entry, Phase::reading, options.transfer_timeout);
         parser.body_limit(options.max_body_bytes);
         co_await http::async_read(stream, buffer, parser, net::awaitable(ec));
-        if (ec) co_return entry.phase == Phase::closing ? std::nullopt : read_failure(ec, entry.expired);
+        if (ec) co_return entry.phase == Phase::closing ? std::nullopt : read_failure(ec, entry.expired, options.max_body_bytes);
     }
 
     // The admin API's own request.

@@ -2,6 +2,7 @@
 // maps errors to statuses. One try block for the whole admin surface.
 #include "api/routes.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "api/admin_server.h"
@@ -11,6 +12,7 @@
 #include "control/zones.h"
 #include "store/database.h"
 #include "store/tokens_store.h"
+#include "util/escape.h"
 #include "util/log.h"
 
 namespace wr::api {
@@ -56,21 +58,28 @@ const Route* find_route(const std::vector<Route>& routes, Request& request) {
     const std::vector<std::string> path = split_path(request.path);
     const Route* best = nullptr;
     int best_literals = -1;
-    bool path_known = false;
+    int path_literals = -1; // the most specific pattern the path matches, whatever its method
     std::map<std::string, std::string> best_params;
     for (const Route& route : routes) {
         std::map<std::string, std::string> params;
         const int literals = match(route.pattern, path, params);
         if (literals < 0) continue;
-        path_known = true;
+        path_literals = std::max(path_literals, literals);
         if (request.method != route.method || literals <= best_literals) continue;
         best = &route;
         best_literals = literals;
         best_params = std::move(params);
     }
+    const bool path_known = path_literals >= 0;
+    // DELETE /waiting_rooms/settings is a method /waiting_rooms/settings lacks, not a room named
+    // "settings": a less specific pattern does not take a path a more specific one names.
+    if (best_literals < path_literals) best = nullptr;
     if (!best) {
-        if (path_known) throw Error::of(ErrorCode::method_not_allowed, 405, request.method + " is not allowed on " + request.path);
-        throw Error::of(ErrorCode::not_found, 404, "no such endpoint: " + request.method + " " + request.path);
+        // The path as the client sent it, decoded: any bytes at all.
+        const std::string method = util::printable_text(request.method);
+        const std::string path = util::printable_text(request.path);
+        if (path_known) throw Error::of(ErrorCode::method_not_allowed, 405, method + " is not allowed on " + path);
+        throw Error::of(ErrorCode::not_found, 404, "no such endpoint: " + method + " " + path);
     }
     request.params = std::move(best_params);
     return best;
@@ -121,11 +130,11 @@ void resolve_zone(Services& services, Request& request) {
         zone = services.database.read([&](store::Connection& connection) { return control::resolve_zone(connection, it->second); });
     } catch (const Error&) {
         if (request.token && request.token->zone_id)
-            throw Error::of(ErrorCode::wrong_zone, 403, "this token is not valid for zone " + it->second);
+            throw Error::of(ErrorCode::wrong_zone, 403, "this token is not valid for zone " + util::printable_text(it->second));
         throw;
     }
     if (request.token && request.token->zone_id && *request.token->zone_id != zone->id)
-        throw Error::of(ErrorCode::wrong_zone, 403, "this token is not valid for zone " + it->second);
+        throw Error::of(ErrorCode::wrong_zone, 403, "this token is not valid for zone " + util::printable_text(it->second));
     request.zone = std::move(zone);
 }
 
@@ -151,7 +160,9 @@ std::string bearer_token(const Request& request) {
 Reply error_reply(const Error& error) {
     Reply reply;
     reply.status = error.http_status();
-    reply.raw_body = error_envelope(error).dump();
+    // Messages quote what clients sent through util::printable_text; should a stray byte slip
+    // through, it becomes U+FFFD here rather than the answer a 500.
+    reply.raw_body = error_envelope(error).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return reply;
 }
 

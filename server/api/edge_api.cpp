@@ -40,7 +40,7 @@ Reply edge_config(Services& services, Request& request) {
 Reply edge_analytics(Services& services, Request& request) {
     require_fleet(services);
     std::string error;
-    std::optional<fleet::PushMessage> message = fleet::read_push(request.body, error);
+    std::optional<fleet::PushMessage> message = fleet::read_push_value(request.json_body(), error);
     if (!message) throw control::Error::invalid("", error);
     const util::TimePoint now = services.clock.now();
     const std::string& node = message->report.node;

@@ -2,12 +2,16 @@
 // listener; GET of that URL renders the page in the state its query parameters choose, with
 // the parameters of Cloudflare's preview (force_queue, queue_is_full, queueing_method, event,
 // shuffle_at_event_start, waitTime).
+#include <algorithm>
+
 #include "api/routes.h"
 #include "control/error.h"
 #include "control/previews.h"
+#include "model/enums.h"
 #include "page/preview.h"
 #include "page/render.h"
 #include "store/previews_store.h"
+#include "util/escape.h"
 #include "util/secure.h"
 
 namespace wr::api {
@@ -37,10 +41,15 @@ page::PreviewOptions preview_options(const Request& request) {
     options.shuffle_at_event_start = bool_parameter(request, "shuffle_at_event_start");
     if (const auto text = request.query_value("waitTime")) {
         if (text->empty() || text->size() > 6 || text->find_first_not_of("0123456789") != std::string::npos)
-            throw control::Error::bad_query("waitTime", "must be a whole number of minutes");
+            throw control::Error::bad_query("waitTime", "must be a whole number of minutes from 0 to 999999");
         options.wait_minutes = std::stoll(*text);
     }
-    if (const auto language = request.query_value("language")) options.language = *language;
+    if (const auto language = request.query_value("language")) {
+        if (std::find(model::k_template_languages.begin(), model::k_template_languages.end(), *language) ==
+            model::k_template_languages.end())
+            throw control::Error::bad_query("language", "must be one of the 39 supported languages (en-US, de-DE, …)");
+        options.language = *language;
+    }
     return options;
 }
 
@@ -53,7 +62,8 @@ Reply create_preview(Services& services, Request& request) {
     const std::string id = services.database.write([&](store::Connection& connection) {
         return control::create_preview(connection, services.clock.now(), request.zone->id, html->get<std::string>());
     });
-    return ok({{"preview_url", request.base_url + "/preview/" + id}});
+    // The base is the client's Host header: any bytes at all.
+    return ok({{"preview_url", util::printable_text(request.base_url) + "/preview/" + id}});
 }
 
 // A preview is HTML a zone-bound token stored; it is served on the admin origin, next to the

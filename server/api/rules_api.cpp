@@ -6,6 +6,7 @@
 #include "control/rules.h"
 #include "model/json_codec.h"
 #include "model/json_fields.h"
+#include "model/rule.h"
 #include "store/rules_store.h"
 
 namespace wr::api {
@@ -22,11 +23,20 @@ std::vector<model::RuleSettings> read_rule_list(const nlohmann::json& body, bool
     if (!single && !body.is_array())
         throw control::Error::invalid("", accept_single ? "the request body must be a rule object or an array of rules"
                                                         : "the request body must be an array of rules");
+    // More than a room may hold is refused before any element is read: whatever they are, a
+    // million of them must not make a million errors.
+    if (!single && body.size() > model::k_max_rules_per_room)
+        throw control::Error::invalid("rules", "a waiting room may have at most " + std::to_string(model::k_max_rules_per_room) +
+                                                   " rules; the request body has " + std::to_string(body.size()));
     std::vector<model::RuleSettings> rules;
     model::FieldErrors errors;
     const nlohmann::json items = single ? nlohmann::json::array({body}) : body;
     for (size_t i = 0; i < items.size(); ++i) {
         model::RuleSettings settings;
+        if (!items[i].is_object()) {
+            errors.push_back({"rules[" + std::to_string(i) + "]", "must be a JSON object (a rule)"});
+            continue;
+        }
         for (model::FieldError& error : model::read_rule_settings(items[i], model::BodyMode::create, settings))
             errors.push_back({single ? error.field : "rules[" + std::to_string(i) + "]" + (error.field.empty() ? "" : ".") + error.field,
                               std::move(error.message)});

@@ -263,11 +263,16 @@ private:
         bool present = false;
         const json& rules = array_field(object, "rules", path, present);
         if (!present && !m_options.prune) return;
+        // More rules than a room may hold are refused before any is read.
+        if (rules.size() > model::k_max_rules_per_room)
+            throw Error::invalid(path + ".rules", "a waiting room may have at most " + std::to_string(model::k_max_rules_per_room) +
+                                                      " rules; the document gives " + std::to_string(rules.size()));
         std::vector<model::RuleSettings> wanted;
         for (size_t i = 0; i < rules.size(); ++i) {
             const std::string rule_path = path + ".rules[" + std::to_string(i) + "]";
             model::RuleSettings settings;
             at_path(rule_path, [&] {
+                if (!rules[i].is_object()) throw Error::invalid("", "must be an object (a rule)");
                 if (auto errors = model::read_rule_settings(rules[i], model::BodyMode::replace, settings); !errors.empty())
                     throw Error::invalid(std::move(errors));
             });

@@ -4,6 +4,7 @@
 // input: Cloudflare's SDKs retry those).
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "model/field_error.h"
 
@@ -32,8 +33,14 @@ enum class ErrorCode {
     internal = 1099,
 };
 
+// An answer lists at most this many problems and then how many more there were: a body of a
+// million bad elements gets a short answer, not a million lines.
+inline constexpr size_t k_max_listed_errors = 20;
+
 class Error : public std::runtime_error {
 public:
+    // More than k_max_listed_errors + 1 errors are cut to the first k_max_listed_errors and a
+    // last "…and N more errors".
     Error(ErrorCode code, int http_status, model::FieldErrors errors);
 
     static Error invalid(model::FieldErrors errors) { return Error(ErrorCode::validation, 400, std::move(errors)); }
@@ -41,10 +48,8 @@ public:
     static Error conflict(std::string field, std::string message) {
         return Error(ErrorCode::conflict, 400, {{std::move(field), std::move(message)}});
     }
-    // "waiting_room 1234… not found"
-    static Error not_found(const std::string& resource, const std::string& id) {
-        return Error(ErrorCode::not_found, 404, {{"", resource + " '" + id + "' not found"}});
-    }
+    // "waiting_room 'shop' not found"; the id as the client sent it, made printable.
+    static Error not_found(const std::string& resource, std::string_view id);
     static Error bad_query(std::string parameter, std::string message) {
         return Error(ErrorCode::bad_query, 400, {{std::move(parameter), std::move(message)}});
     }

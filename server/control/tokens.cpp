@@ -6,13 +6,14 @@
 #include "store/tokens_store.h"
 #include "util/files.h"
 #include "util/secure.h"
+#include "util/utf8.h"
 
 namespace wr::control {
 
 NewToken create_token(store::Connection& connection, util::TimePoint now, std::string name, model::TokenScope scope,
                       std::optional<std::string> zone_id) {
     if (name.empty()) throw Error::invalid("name", "is required");
-    if (name.size() > 255) throw Error::invalid("name", "must be at most 255 characters");
+    if (util::utf8_length(name) > 255) throw Error::invalid("name", "must be at most 255 characters");
     if (scope == model::TokenScope::edge && zone_id)
         throw Error::invalid("zone_id", "an edge token serves every zone and cannot be bound to one");
     NewToken created;

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <re2/re2.h>
 
+#include "util/utf8.h"
+
 namespace wr::expr {
 namespace {
 
@@ -530,7 +532,7 @@ std::optional<IpNetwork> parse_ip_network(std::string_view text) {
 
 ParseResult parse(std::string_view expression) {
     ParseResult result;
-    if (expression.size() > k_max_expression_length) {
+    if (util::utf8_length(expression) > k_max_expression_length) {
         result.error = ParseError{k_max_expression_length + 1,
                                   "the expression is longer than " + std::to_string(k_max_expression_length) +
                                       " characters"};

@@ -271,7 +271,10 @@ std::string push_body(const PushMessage& message) {
 }
 
 std::optional<PushMessage> read_push(std::string_view body, std::string& error) {
-    const json value = json::parse(body, nullptr, false);
+    return read_push_value(json::parse(body, nullptr, false), error);
+}
+
+std::optional<PushMessage> read_push_value(const json& value, std::string& error) {
     if (value.is_discarded() || !value.is_object()) {
         error = "the body must be a JSON object";
         return std::nullopt;

@@ -57,5 +57,7 @@ std::optional<RoomMinutes> room_minutes_from_json(const nlohmann::json& json);
 std::string push_body(const PushMessage& message);
 // nullopt with `error` naming what is wrong.
 std::optional<PushMessage> read_push(std::string_view body, std::string& error);
+// The same, of a body already parsed (the admin API parses every body one way: Request::json_body).
+std::optional<PushMessage> read_push_value(const nlohmann::json& value, std::string& error);
 
 } // namespace wr::fleet

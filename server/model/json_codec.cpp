@@ -40,6 +40,11 @@ void read_routes(JsonFields& fields, RoomSettings& settings, FieldErrors& errors
         fields.error("additional_routes", "must be an array of {host, path} objects");
         return;
     }
+    // More than a room may have are refused before any is read (validate_room says the same).
+    if (value->size() > k_max_additional_routes) {
+        fields.error("additional_routes", "may hold at most " + std::to_string(k_max_additional_routes) + " routes");
+        return;
+    }
     settings.additional_routes.clear();
     for (size_t i = 0; i < value->size(); ++i) {
         const json& item = (*value)[i];

@@ -5,7 +5,9 @@
 
 #include "model/origin_url.h"
 #include "model/validate.h"
+#include "util/secure.h"
 #include "util/time_format.h"
+#include "util/utf8.h"
 
 namespace wr::model {
 namespace {
@@ -103,13 +105,15 @@ FieldErrors validate_destination(const DestinationSettings& settings) {
         errors.push_back({"name", "is required"});
     else if (settings.name.size() > 255 || !is_valid_name(settings.name))
         errors.push_back({"name", "may contain only letters, digits, '_' and '-' (at most 255)"});
+    else if (util::is_id(settings.name))
+        errors.push_back({"name", k_id_shaped_name});
     if (settings.url.empty())
         errors.push_back({"url", "is required"});
     else if (settings.url.size() > k_max_url_length || !parse_origin_url(settings.url))
         errors.push_back({"url", "must be an http:// or https:// URL (host, optional port and path; no query or user info)"});
-    if (settings.secret.size() < k_min_secret_length)
+    if (util::utf8_length(settings.secret) < k_min_secret_length)
         errors.push_back({"secret", "must be at least " + std::to_string(k_min_secret_length) + " characters (the receiver checks signatures with it)"});
-    else if (settings.secret.size() > k_max_secret_length)
+    else if (util::utf8_length(settings.secret) > k_max_secret_length)
         errors.push_back({"secret", "must be at most " + std::to_string(k_max_secret_length) + " characters"});
     if (settings.wait_threshold_minutes < 1 || settings.wait_threshold_minutes > k_max_threshold_minutes)
         errors.push_back({"wait_threshold_minutes", "must be between 1 and " + std::to_string(k_max_threshold_minutes)});

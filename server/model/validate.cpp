@@ -9,7 +9,9 @@
 #include "expr/parser.h"
 #include "model/origin_url.h"
 #include "model/template_syntax.h"
+#include "util/secure.h"
 #include "util/time_format.h"
+#include "util/utf8.h"
 
 namespace wr::model {
 namespace {
@@ -20,10 +22,12 @@ constexpr size_t k_max_path_length = 2048;
 void check_name(FieldErrors& errors, const std::string& field, std::string_view name) {
     if (name.empty())
         errors.push_back({field, "is required"});
-    else if (name.size() > k_max_name_length)
+    else if (util::utf8_length(name) > k_max_name_length)
         errors.push_back({field, "must be at most 255 characters"});
     else if (!is_valid_name(name))
         errors.push_back({field, "may contain only letters, digits, '_' and '-'"});
+    else if (util::is_id(name))
+        errors.push_back({field, k_id_shaped_name});
 }
 
 void check_users(FieldErrors& errors, const char* field, int64_t value) {
@@ -66,7 +70,7 @@ void check_host(FieldErrors& errors, const std::string& field, std::string_view 
 void check_path(FieldErrors& errors, const std::string& field, std::string_view path) {
     if (path.empty() || path[0] != '/')
         errors.push_back({field, "must start with '/'"});
-    else if (path.size() > k_max_path_length)
+    else if (util::utf8_length(path) > k_max_path_length)
         errors.push_back({field, "must be at most 2048 characters"});
     else if (path.find('?') != std::string_view::npos || path.find('#') != std::string_view::npos)
         errors.push_back({field, "must not include a query or fragment"});
@@ -132,6 +136,8 @@ FieldErrors validate_zone(const ZoneSettings& zone) {
         errors.push_back({"name", "is required"});
     else if (zone.name != lowercase(zone.name) || !is_valid_hostname(zone.name))
         errors.push_back({"name", "must be a lowercase domain name such as example.com"});
+    else if (util::is_id(zone.name))
+        errors.push_back({"name", k_id_shaped_name});
     if (zone.origin.empty())
         errors.push_back({"origin", "is required"});
     else if (!parse_origin_url(zone.origin))

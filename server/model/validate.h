@@ -24,6 +24,11 @@ FieldErrors validate_rule(const RuleSettings& rule);
 
 // Letters, digits, '_' and '-', 1 to 255 characters (room, event and cookie suffix names).
 bool is_valid_name(std::string_view name);
+// Why a zone, room, event or destination may not be named like an id (32 lowercase hex
+// characters): paths take a name where an id goes, and look an id up first, so such a name could
+// make another record's path answer for this one.
+inline constexpr const char* k_id_shaped_name =
+    "must not be 32 lowercase hex characters, the shape of an id (a path would look it up as another record's id)";
 // A DNS name: labels of letters, digits and '-', case-insensitive.
 bool is_valid_hostname(std::string_view host);
 // True when host is the zone's domain or a subdomain of it (case-insensitive).

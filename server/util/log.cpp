@@ -5,6 +5,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "util/escape.h"
 #include "util/time_format.h"
 
 namespace wr::util {
@@ -38,7 +39,9 @@ void log(LogLevel level, std::string_view component, std::string_view message) {
     line += ' ';
     line += component;
     line += ": ";
-    line += message;
+    // Messages carry what clients sent (paths, hosts, names, errors quoted from peers): one
+    // message is one line, and it cannot write a control character or a stray byte to a terminal.
+    line += printable_text(message);
     line += '\n';
     [[maybe_unused]] const auto written = ::write(STDERR_FILENO, line.data(), line.size());
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Line-oriented logging to stderr: "2026-11-22T10:00:00.000Z info admin: listening on …".
-// Never pass secrets (tokens, cookie keys) to it.
+// Never pass secrets (tokens, cookie keys) to it. A message is written through
+// util::printable_text, so it may quote whatever a client sent and still be one line.
 #include <string_view>
 
 namespace wr::util {

@@ -2,8 +2,18 @@
 #include "util/nearest_name.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace wr::util {
+namespace {
+
+std::string lowercase(std::string_view text) {
+    std::string lower(text);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower;
+}
+
+} // namespace
 
 size_t edit_distance(std::string_view a, std::string_view b) {
     // Three rows are enough: a swap looks two rows back.
@@ -25,27 +35,40 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::optional<std::string> nearest_name(std::string_view typed, const std::vector<std::string>& known) {
     if (typed.empty() || std::find(known.begin(), known.end(), typed) != known.end()) return std::nullopt;
+    // Case is no edit: "ROOMS" is "rooms" with the caps lock on.
+    const std::string lower = lowercase(typed);
     // A short name has few letters to spare: "lst" may be "list", but "ab" is not "zones".
     const size_t allowed = typed.size() <= 3 ? 1 : typed.size() <= 7 ? 2 : 3;
     std::optional<std::string> best;
     size_t best_distance = allowed + 1;
     for (const std::string& name : known) {
-        const size_t distance = edit_distance(typed, name);
+        const size_t distance = edit_distance(lower, lowercase(name));
         if (distance < best_distance) {
             best = name;
             best_distance = distance;
         }
     }
     if (best) return best;
-    // "stat" for "status": the beginning of exactly one known name.
-    std::optional<std::string> prefixed;
-    if (typed.size() >= 3)
+    if (typed.size() < 3) return std::nullopt;
+    // "stat" for "status": the beginning of exactly one known name; else "rom" for "rooms":
+    // letters left out of exactly one known name that starts the same.
+    const auto unique = [&](auto&& fits) -> std::optional<std::string> {
+        std::optional<std::string> found;
         for (const std::string& name : known)
-            if (name.starts_with(typed)) {
-                if (prefixed) return std::nullopt;
-                prefixed = name;
+            if (fits(lowercase(name))) {
+                if (found) return std::nullopt;
+                found = name;
             }
-    return prefixed;
+        return found;
+    };
+    if (auto prefixed = unique([&](const std::string& name) { return name.starts_with(lower); })) return prefixed;
+    return unique([&](const std::string& name) {
+        if (name.empty() || name[0] != lower[0]) return false;
+        size_t at = 0;
+        for (const char c : name)
+            if (at < lower.size() && c == lower[at]) ++at;
+        return at == lower.size();
+    });
 }
 
 std::string did_you_mean(std::string_view typed, const std::vector<std::string>& known) {

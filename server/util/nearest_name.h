@@ -1,8 +1,8 @@
 #pragma once
 // Guesses what a mistyped name was meant to be, for messages such as "unknown field (did you mean
 // session_duration?)": the known name fewest edits away (insertions, deletions, substitutions and
-// swaps of neighbours), within a distance that grows with the name's length, or the one known
-// name the typed one begins.
+// swaps of neighbours, whatever the case), within a distance that grows with the name's length,
+// or the one known name the typed one begins, or else the one it abbreviates ("rom": "rooms").
 #include <optional>
 #include <string>
 #include <string_view>

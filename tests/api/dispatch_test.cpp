@@ -10,6 +10,7 @@
 #include "control/rooms.h"
 #include "control/tokens.h"
 #include "control/zones.h"
+#include "model/validate.h"
 #include "store/migrate.h"
 #include "store/tokens_store.h"
 #include "support/api_reply.h"
@@ -60,12 +61,14 @@ struct Admin {
     }
 
     Reply send(const std::string& method, const std::string& path, const std::string& token,
-               std::multimap<std::string, std::string> query = {}, const std::string& body = "") {
+               std::multimap<std::string, std::string> query = {}, const std::string& body = "",
+               std::map<std::string, std::string> headers = {}) {
         Request request;
         request.method = method;
         request.path = path;
         request.query = std::move(query);
         request.body = body;
+        request.headers = std::move(headers);
         request.base_url = "http://127.0.0.1:9090";
         if (!token.empty()) request.headers["authorization"] = "Bearer " + token;
         return wr::api::dispatch(services, wr::api::all_routes(), request);
@@ -140,6 +143,14 @@ TEST_CASE("api::dispatch answers 404 for an unknown path and 405 for a known pat
         {"POST", "/client/v4/zones/example.com/waiting_rooms/shop", 405,
          error(1011, "POST is not allowed on /client/v4/zones/example.com/waiting_rooms/shop")},
         {"POST", "/healthz", 405, error(1011, "POST is not allowed on /healthz")},
+        // Paths that exist without the method: not a room named "settings" or "preview".
+        {"DELETE", "/client/v4/zones/example.com/waiting_rooms/settings", 405,
+         error(1011, "DELETE is not allowed on /client/v4/zones/example.com/waiting_rooms/settings")},
+        {"DELETE", "/client/v4/zones/example.com/waiting_rooms/preview", 405,
+         error(1011, "DELETE is not allowed on /client/v4/zones/example.com/waiting_rooms/preview")},
+        {"GET", "/client/v4/zones/example.com/waiting_rooms/preview", 405,
+         error(1011, "GET is not allowed on /client/v4/zones/example.com/waiting_rooms/preview")},
+        {"GET", "/client/v4/x\n\xff", 404, error(1004, "no such endpoint: GET /client/v4/x\\x0A\\xFF")},
     };
     for (const Case& c : cases) {
         CAPTURE(c.method);
@@ -471,4 +482,156 @@ TEST_CASE("api::dispatch: a token's scope may not be null, and a rule's position
     const Reply halfway = admin.send("PATCH", rules + "/" + second, admin.edit, {}, R"({"position":{"index":1.5}})");
     CHECK(halfway.status == 400);
     CHECK(error_of(halfway) == error(1002, "position.index: must be an integer (1 is the first rule)"));
+}
+
+TEST_CASE("api::dispatch answers 404 for an id that is not UTF-8, showing its bytes escaped") {
+    Admin admin;
+    const std::string shop_rules = k_rooms + "/shop/rules";
+    admin.send("POST", shop_rules, admin.edit, {}, R"({"expression":"ip.src eq 10.0.0.1"})");
+    struct Case {
+        std::string path; // as decoded from the target: /zones/%ff is /zones/\xff
+        std::vector<std::string> methods;
+        std::string message;
+    };
+    const Case cases[] = {
+        {"/client/v4/zones/\xff", {"GET", "PATCH", "DELETE"}, "zone '\\xFF' not found"},
+        {k_rooms + "/\xff", {"GET", "PATCH", "PUT", "DELETE"}, "waiting_room '\\xFF' not found"},
+        {k_rooms + "/shop/events/\xc3", {"GET", "PATCH", "PUT", "DELETE"}, "event '\\xC3' not found"},
+        {shop_rules + "/\xff", {"PATCH", "DELETE"}, "rule '\\xFF' not found"},
+        {"/client/v4/tokens/\xff", {"DELETE"}, "token '\\xFF' not found"},
+        {"/client/v4/notifications/destinations/\xff", {"GET", "PATCH", "DELETE"}, "notification destination '\\xFF' not found"},
+        {"/client/v4/zones/example.com/waiting_rooms/sh\nop", {"GET"}, "waiting_room 'sh\\x0Aop' not found"},
+    };
+    for (const Case& c : cases)
+        for (const std::string& method : c.methods) {
+            CAPTURE(method);
+            CAPTURE(c.message);
+            const Reply reply = admin.send(method, c.path, admin.edit, {}, method == "GET" || method == "DELETE" ? "" : "{}");
+            CHECK(reply.status == 404);
+            CHECK(error_of(reply) == error(1004, c.message));
+        }
+    // The Host header a preview URL is built on is request text too.
+    Request preview;
+    preview.method = "POST";
+    preview.path = k_rooms + "/preview";
+    preview.headers = {{"authorization", "Bearer " + admin.edit}};
+    preview.body = R"({"custom_html":"<p>hi</p>"})";
+    preview.base_url = "http://\xff";
+    const Reply created = wr::api::dispatch(admin.services, wr::api::all_routes(), preview);
+    CHECK(created.status == 200);
+    CHECK(body_of(created)["result"]["preview_url"].get<std::string>().starts_with("http://\\xFF/preview/"));
+    // A zone-bound token is told the zone is not its own, as printably.
+    const Reply other_zone = admin.send("GET", "/client/v4/zones/\xff/waiting_rooms", admin.zoned_read);
+    CHECK(other_zone.status == 403);
+    CHECK(error_of(other_zone) == error(1008, "this token is not valid for zone \\xFF"));
+}
+
+TEST_CASE("api::dispatch answers 400 (1001) for a number too large for a double, in every body") {
+    Admin admin;
+    struct Case {
+        const char* method;
+        std::string path;
+        std::string body;
+        std::string message;
+    };
+    const std::string shop = k_rooms + "/shop";
+    const Case cases[] = {
+        {"PATCH", shop, R"({"total_active_users":1e400})",
+         "the request body has a number too large to read: 1e400 at byte 27 (a number may be at most about 1.8e308)"},
+        {"POST", "/client/v4/zones", R"({"name":-1e400,"origin":"http://x"})",
+         "the request body has a number too large to read: -1e400 at byte 14 (a number may be at most about 1.8e308)"},
+        {"POST", "/client/v4/tokens", R"({"name":1e400})",
+         "the request body has a number too large to read: 1e400 at byte 13 (a number may be at most about 1.8e308)"},
+        {"POST", "/client/v4/apply", "[" + std::string(400, '9') + "]",
+         "the request body has a number too large to read: 99999999999999999999999999999999… at byte 401 (a number may be at "
+         "most about 1.8e308)"},
+        {"PUT", shop + "/rules", "[1e400]",
+         "the request body has a number too large to read: 1e400 at byte 6 (a number may be at most about 1.8e308)"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.path);
+        const Reply reply = admin.send(c.method, c.path, admin.edit, {}, c.body);
+        CHECK(reply.status == 400);
+        CHECK(error_of(reply) == error(1001, c.message));
+    }
+}
+
+TEST_CASE("api::dispatch reads media types case-insensitively: APPLICATION/JSON is JSON") {
+    Admin admin;
+    const auto post = [&](const std::string& content_type) {
+        return admin.send("POST", "/client/v4/zones", admin.edit, {}, R"({"name" 1})", {{"content-type", content_type}});
+    };
+    for (const std::string& json_type : {"application/json", "APPLICATION/JSON", "Application/Json; charset=UTF-8", "application/PROBLEM+JSON"}) {
+        CAPTURE(json_type);
+        const Reply reply = post(json_type);
+        CHECK(reply.status == 400);
+        CHECK(error_of(reply) == error(1001, "the request body is not valid JSON (at byte 9)"));
+    }
+    const Reply text = post("TEXT/PLAIN\xff");
+    CHECK(text.status == 415);
+    CHECK(error_of(text) == error(1010, "the request body must be JSON (Content-Type: application/json), not TEXT/PLAIN\\xFF"));
+}
+
+TEST_CASE("api::dispatch refuses more rules than a room holds before reading them, and caps every error list") {
+    Admin admin;
+    const std::string rules = k_rooms + "/shop/rules";
+    // 1,000,001 elements: one error, not a million.
+    std::string million = "[1";
+    for (int i = 0; i < 1000000; ++i) million += ",1";
+    million += "]";
+    for (const char* method : {"PUT", "POST"}) {
+        CAPTURE(method);
+        const Reply refused = admin.send(method, rules, admin.edit, {}, million);
+        CHECK(refused.status == 400);
+        CHECK(body_of(refused)["errors"] ==
+              json::array({error(1002, "rules: a waiting room may have at most 100 rules; the request body has 1000001")}));
+    }
+    // Room bodies too: additional_routes of a million elements is one error.
+    const Reply routes = admin.send("PATCH", k_rooms + "/shop", admin.edit, {}, R"({"additional_routes":)" + million + "}");
+    CHECK(body_of(routes)["errors"] == json::array({error(1002, "additional_routes: may hold at most 100 routes")}));
+    // A rule must be an object; each element that is not one is named.
+    const Reply one = admin.send("PUT", rules, admin.edit, {}, "[1]");
+    CHECK(body_of(one)["errors"] == json::array({error(1002, "rules[0]: must be a JSON object (a rule)")}));
+    // 30 errors: the first 20, then how many more.
+    std::string thirty = "[1";
+    for (int i = 1; i < 30; ++i) thirty += ",1";
+    thirty += "]";
+    const json errors = body_of(admin.send("PUT", rules, admin.edit, {}, thirty))["errors"];
+    REQUIRE(errors.size() == 21);
+    CHECK(errors[19] == error(1002, "rules[19]: must be a JSON object (a rule)"));
+    CHECK(errors[20] == error(1002, "…and 10 more errors"));
+    // 21 are listed whole: "…and 1 more" would save nothing.
+    std::string twenty_one = "[1";
+    for (int i = 1; i < 21; ++i) twenty_one += ",1";
+    twenty_one += "]";
+    CHECK(body_of(admin.send("PUT", rules, admin.edit, {}, twenty_one))["errors"].back() ==
+          error(1002, "rules[20]: must be a JSON object (a rule)"));
+}
+
+TEST_CASE("api::dispatch refuses a zone, room, event or destination name shaped like an id") {
+    Admin admin;
+    const json shop = body_of(admin.send("GET", k_rooms + "/shop", admin.edit))["result"];
+    const std::string shop_id = shop["id"];
+    json second = {{"name", "shop2"}, {"host", "shop2.example.com"}, {"total_active_users", 1000}, {"new_users_per_minute", 300}};
+    REQUIRE(admin.send("POST", k_rooms, admin.edit, {}, second.dump()).status == 200);
+    const std::string refusal = std::string("name: ") + wr::model::k_id_shaped_name;
+    // Named after shop's id, shop2 would answer GET /waiting_rooms/<shop's id> no more, but its name would.
+    const Reply renamed = admin.send("PATCH", k_rooms + "/shop2", admin.edit, {}, json{{"name", shop_id}}.dump());
+    CHECK(renamed.status == 400);
+    CHECK(error_of(renamed) == error(1002, refusal));
+    CHECK(body_of(admin.send("GET", k_rooms + "/" + shop_id, admin.edit))["result"]["name"] == "shop");
+
+    const std::string id_shaped = "0123456789abcdef0123456789abcdef";
+    const Reply zone = admin.send("POST", "/client/v4/zones", admin.edit, {}, json{{"name", id_shaped}, {"origin", "http://x"}}.dump());
+    CHECK(error_of(zone) == error(1002, refusal));
+    const Reply event = admin.send("POST", k_rooms + "/shop/events", admin.edit, {},
+                                   json{{"name", id_shaped},
+                                        {"event_start_time", "2026-12-01T10:00:00Z"},
+                                        {"event_end_time", "2026-12-01T12:00:00Z"}}
+                                       .dump());
+    CHECK(error_of(event) == error(1002, refusal));
+    const Reply destination =
+        admin.send("POST", "/client/v4/notifications/destinations", admin.edit, {},
+                   json{{"name", id_shaped}, {"url", "http://127.0.0.1:9/hook"}, {"secret", "0123456789abcdef"}}.dump());
+    CHECK(error_of(destination) == error(1002, refusal));
 }

@@ -273,6 +273,12 @@ TEST_CASE("api edge routes: counts beyond 2^40 are refused, and minutes far from
     reply = send(live);
     CHECK(reply.status == 400);
     CHECK(error_of(reply)["message"].get<std::string>().starts_with("rooms: each must be"));
+    // Past a double's range, the body is read as every admin body is (Request::json_body): 1001, naming the number.
+    live.replace(live.find("1099511627777"), 13, "1e400");
+    reply = send(live);
+    CHECK(reply.status == 400);
+    CHECK(error_of(reply)["code"] == 1001);
+    CHECK(error_of(reply)["message"].get<std::string>().starts_with("the request body has a number too large to read: 1e400 at byte "));
     CHECK(control.admitted_requests() == 0);
 
     // At the bound, pushed again and again: the stored sum grows and never wraps.

@@ -28,6 +28,8 @@ TEST_CASE("cli::diagnose_unknown_words suggests the command a typo most likely m
         {{"--data-dir", "x", "evnets", "list", "shop"}, "`evnets` is not a command of `wr` (did you mean `wr events list`?)"},
         {{"rooms", "stat", "shop"}, "`stat` is not a command of `wr rooms` (did you mean `wr rooms status`?)"},
         {{"frobnicate"}, "`frobnicate` is not a command of `wr`; `wr --help` lists them"},
+        {{"rom"}, "`rom` is not a command of `wr` (did you mean `wr rooms`?)"},
+        {{"ROOMS", "list"}, "`ROOMS` is not a command of `wr` (did you mean `wr rooms list`?)"},
         {{"rooms", "create", "--zone", "example.com", "--total-active-user", "500"},
          "--total-active-user is not an option of `wr rooms create` (did you mean --total-active-users?)"},
         {{"rooms", "update", "shop", "--total-active-users=500", "--queue-al"},

@@ -101,6 +101,12 @@ TEST_CASE("control::create_token wants a name of at most 255 characters") {
                          "name: must be at most 255 characters", wr::control::Error);
     CHECK(store.tokens().empty());
     CHECK_NOTHROW(store.create(std::string(255, 'n'), wr::model::TokenScope::read));
+    // Characters, not bytes: 255 two-byte characters pass, 256 do not.
+    std::string accents;
+    for (int i = 0; i < 255; ++i) accents += "é";
+    CHECK_NOTHROW(store.create(accents, wr::model::TokenScope::read));
+    CHECK_THROWS_WITH_AS(store.create(accents + "é", wr::model::TokenScope::read), "name: must be at most 255 characters",
+                         wr::control::Error);
 }
 
 TEST_CASE("control::authenticate accepts the exact secret and nothing else") {

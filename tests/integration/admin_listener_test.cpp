@@ -313,6 +313,23 @@ TEST_CASE("integration: a second wr serve on the same admin port refuses to star
     CHECK(time_health(first.admin_port, answer) < 2s);
 }
 
+TEST_CASE("integration: the admin log writes a request's path as one line: a forged line, an ESC and stray bytes come out as \\xHH") {
+    wr::test::TempDir data;
+    ServeProcess wr(data.path() / "data");
+    RawConnection connection(wr.admin_port);
+    REQUIRE(connection.send("GET /x%0a2026-11-28T00:00:00.000Z%20warn%20auth:%20FORGED%1b%ff HTTP/1.1\r\nHost: admin\r\n"
+                            "Connection: close\r\n\r\n"));
+    REQUIRE(connection.read_until_closed(2s));
+    CHECK(connection.received().starts_with("HTTP/1.1 404 Not Found\r\n"));
+    wr.process.send_signal(SIGTERM);
+    REQUIRE(wr.process.wait_exit(10s) == 0);
+    const std::string log = wr.process.rest_of_output();
+    CHECK(log.find("\n2026-11-28T00:00:00.000Z warn auth: FORGED") == std::string::npos); // no line of the client's
+    CHECK(log.find(" info admin: GET /x\\x0A2026-11-28T00:00:00.000Z warn auth: FORGED\\x1B\\xFF 404 ") != std::string::npos);
+    CHECK(log.find('\x1b') == std::string::npos);
+    CHECK(log.find('\xff') == std::string::npos);
+}
+
 TEST_CASE("integration: the admin listener speaks HTTP/1.1 as clients do: HEAD, pipelining, 100-continue, chunked bodies, bad heads") {
     TestServer wr;
     const std::string auth = "Authorization: Bearer " + wr.admin_token() + "\r\n";

@@ -329,18 +329,33 @@ TEST_CASE("integration: bodies that are too large, not JSON, or malformed") {
                                     {{"Authorization", auth}, {"Content-Type", "application/json"}});
     CHECK(large.status == 413);
     CHECK(large.body["errors"][0]["code"] == 1009);
+    CHECK(first_message(large) == "the request body is larger than 4194304 bytes (wr serve --max-body-bytes)");
 
     const HttpReply text = wr.send("POST", rooms_path(), "name=shop", {{"Authorization", auth}, {"Content-Type", "text/plain"}});
     CHECK(text.status == 415);
     const HttpReply broken = wr.send("POST", rooms_path(), "{\"name\":", {{"Authorization", auth}, {"Content-Type", "application/json"}});
     CHECK(broken.status == 400);
     CHECK(first_message(broken).starts_with("the request body is not valid JSON"));
+    // Media types are case-insensitive: a malformed body that says APPLICATION/JSON is a 400, not a 415.
+    const HttpReply shouted = wr.send("POST", rooms_path(), "{\"name\":", {{"Authorization", auth}, {"Content-Type", "APPLICATION/JSON"}});
+    CHECK(shouted.status == 400);
+    CHECK(shouted.body["errors"][0]["code"] == 1001);
+    // A number past a double's range is malformed input too, never a 500.
+    const HttpReply overflow = wr.send("POST", rooms_path(), R"({"total_active_users":1e400})",
+                                       {{"Authorization", auth}, {"Content-Type", "application/json"}});
+    CHECK(overflow.status == 400);
+    CHECK(overflow.body["errors"][0]["code"] == 1001);
     // Valid JSON is accepted whatever the declared type.
     const HttpReply typed = wr.send("POST", rooms_path(), k_room.dump(), {{"Authorization", auth}, {"Content-Type", "text/plain"}});
     CHECK(typed.status == 200);
     CHECK(wr.post(rooms_path(), json::array()).status == 400);
     CHECK(wr.send("PUT", "/client/v4/zones", "{}", {{"Authorization", auth}}).status == 405);
     CHECK(wr.get("/client/v4/nothing").status == 404);
+    // An id that is not UTF-8 is a 404 like any other, its bytes shown escaped.
+    const HttpReply stray = wr.get("/client/v4/zones/%ff");
+    CHECK(stray.status == 404);
+    CHECK(first_message(stray) == "zone '\\xFF' not found");
+    CHECK(wr.del(rooms_path() + "/settings").status == 405);
 }
 
 TEST_CASE("integration: token scopes and zones are enforced") {
@@ -589,6 +604,14 @@ TEST_CASE("integration: a preview stores the page and renders it at a public URL
     CHECK(wr.send("GET", path + "?queueing_method=random&waitTime=20", "", {}).text ==
           "<p>wait 20 (10 minutes to 30 minutes) fifo=false </p>");
     CHECK(wr.send("GET", path + "?queueing_method=lifo", "", {}).status == 400);
+    // Every bad parameter is a 400 that names its range, a language too.
+    const HttpReply language = wr.send("GET", path + "?language=xx", "", {});
+    CHECK(language.status == 400);
+    CHECK(language.text == "language: must be one of the 39 supported languages (en-US, de-DE, …)\n");
+    CHECK(wr.send("GET", path + "?language=de-DE", "", {}).status == 200);
+    const HttpReply long_wait = wr.send("GET", path + "?waitTime=2147483648", "", {});
+    CHECK(long_wait.status == 400);
+    CHECK(long_wait.text == "waitTime: must be a whole number of minutes from 0 to 999999\n");
     CHECK(wr.send("GET", "/preview/0123456789abcdef0123456789abcdef", "", {}).status == 404);
 
     // Turnstile is off in previews: its empty value is a false section, as in mustache.js.

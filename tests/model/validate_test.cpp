@@ -41,6 +41,13 @@ EventSettings valid_event() {
     return event;
 }
 
+// `count` characters of two bytes each.
+std::string accents(size_t count) {
+    std::string text;
+    for (size_t i = 0; i < count; ++i) text += "é";
+    return text;
+}
+
 std::vector<Route> numbered_routes(size_t count) {
     std::vector<Route> routes;
     for (size_t i = 0; i < count; ++i) routes.push_back({"shop.example.com", "/r" + std::to_string(i)});
@@ -66,6 +73,8 @@ TEST_CASE("model::validate_room names the field and the reason of each problem")
          {{"name", "settings is reserved: /zones/{zone_id}/waiting_rooms/settings is an API path"}}},
         {"name of the preview path", [](RoomSettings& r) { r.name = "preview"; },
          {{"name", "preview is reserved: /zones/{zone_id}/waiting_rooms/preview is an API path"}}},
+        {"name shaped like an id", [](RoomSettings& r) { r.name = "0123456789abcdef0123456789abcdef"; },
+         {{"name", wr::model::k_id_shaped_name}}},
         {"no host", [](RoomSettings& r) { r.host = ""; }, {{"host", "is required"}}},
         {"host with a scheme", [](RoomSettings& r) { r.host = "https://shop.example.com"; },
          {{"host", "must not include a scheme (write shop.example.com, not https://shop.example.com)"}}},
@@ -86,6 +95,8 @@ TEST_CASE("model::validate_room names the field and the reason of each problem")
         {"empty path", [](RoomSettings& r) { r.path = ""; }, {{"path", "must start with '/'"}}},
         {"relative path", [](RoomSettings& r) { r.path = "shop"; }, {{"path", "must start with '/'"}}},
         {"long path", [](RoomSettings& r) { r.path = "/" + std::string(2048, 'a'); },
+         {{"path", "must be at most 2048 characters"}}},
+        {"long path of two-byte characters", [](RoomSettings& r) { r.path = "/" + accents(2048); },
          {{"path", "must be at most 2048 characters"}}},
         {"path with a query", [](RoomSettings& r) { r.path = "/shop?x=1"; }, {{"path", "must not include a query or fragment"}}},
         {"path with a fragment", [](RoomSettings& r) { r.path = "/shop#top"; },
@@ -307,6 +318,9 @@ TEST_CASE("model::validate_room accepts the boundaries of every range") {
         {"name of 255 characters", [](RoomSettings& r) { r.name = std::string(255, 'n'); }},
         {"name with _ and -", [](RoomSettings& r) { r.name = "Shop_2-b"; }},
         {"path of 2048 characters", [](RoomSettings& r) { r.path = "/" + std::string(2047, 'p'); }},
+        {"path of 2048 two-byte characters", [](RoomSettings& r) { r.path = "/" + accents(2047); }},
+        {"name of 31 hex characters", [](RoomSettings& r) { r.name = "0123456789abcdef0123456789abcde"; }},
+        {"name of 32 uppercase hex characters", [](RoomSettings& r) { r.name = "0123456789ABCDEF0123456789ABCDEF"; }},
         {"path with encoded characters", [](RoomSettings& r) { r.path = "/a%2Fb/c.html"; }},
         {"100 routes",
          [](RoomSettings& r) {
@@ -358,6 +372,8 @@ TEST_CASE("model::validate_event names the field and the reason of each problem"
         {"name with a space", [](EventSettings& e) { e.name = "big launch"; },
          {{"name", "may contain only letters, digits, '_' and '-'"}}},
         {"long name", [](EventSettings& e) { e.name = std::string(256, 'e'); }, {{"name", "must be at most 255 characters"}}},
+        {"name shaped like an id", [](EventSettings& e) { e.name = "0123456789abcdef0123456789abcdef"; },
+         {{"name", wr::model::k_id_shaped_name}}},
         {"no start", [](EventSettings& e) { e.event_start_time = {}; }, {{"event_start_time", "is required"}}},
         {"no end", [](EventSettings& e) { e.event_end_time = {}; }, {{"event_end_time", "is required"}}},
         {"neither start nor end",
@@ -536,6 +552,8 @@ TEST_CASE("model::validate_zone wants a lowercase domain and an http(s) origin")
         {{"exa mple.com", "http://127.0.0.1:3000"}, {{"name", bad_name}}},
         {{"example.com.", "http://127.0.0.1:3000"}, {{"name", bad_name}}},
         {{"https://example.com", "http://127.0.0.1:3000"}, {{"name", bad_name}}},
+        {{"0123456789abcdef0123456789abcdef", "http://127.0.0.1:3000"}, {{"name", wr::model::k_id_shaped_name}}},
+        {{"0123456789abcdef0123456789abcdef.com", "http://127.0.0.1:3000"}, {}},
         {{"example.com", ""}, {{"origin", "is required"}}},
         {{"example.com", "ftp://127.0.0.1"}, {{"origin", bad_origin}}},
         {{"example.com", "127.0.0.1:3000"}, {{"origin", bad_origin}}},

@@ -45,3 +45,15 @@ TEST_CASE("util::did_you_mean phrases the guess, or says nothing") {
     CHECK(did_you_mean("log-levl", {"log-level", "edge-listen"}) == " (did you mean log-level?)");
     CHECK(did_you_mean("colour", {"log-level", "edge-listen"}) == "");
 }
+
+TEST_CASE("util::nearest_name ignores case and reads a name with letters left out") {
+    const std::vector<std::string> commands = {"serve", "zones", "rooms", "events", "rules", "settings", "tokens", "templates"};
+    CHECK(nearest_name("ROOMS", commands) == "rooms");
+    CHECK(nearest_name("Zones", commands) == "zones");
+    CHECK(nearest_name("rom", commands) == "rooms");
+    CHECK(nearest_name("tmpl", commands) == "templates");
+    CHECK(nearest_name("tes", commands) == std::nullopt); // tokens or templates: no guess
+    CHECK(nearest_name("om", commands) == std::nullopt);  // too short
+    const std::vector<std::string> states = {"fifo", "random", "queue-full", "queue-all", "unknown", "prequeue"};
+    CHECK(nearest_name("fifoo", states) == "fifo");
+}
