@@ -2,6 +2,7 @@
 #include "edge/access_log.h"
 
 #include "edge/turnstile.h"
+#include "util/utf8.h"
 
 #include <algorithm>
 #include <array>
@@ -163,11 +164,10 @@ public:
                 continue;
             }
             if (c >= 0x80) {
-                // A whole, valid UTF-8 sequence goes as it is.
-                const size_t length = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
-                bool valid = length > 0 && i + length <= text.size();
-                for (size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-                if (valid) {
+                // A well-formed UTF-8 sequence goes as it is; anything else (an overlong form, a
+                // surrogate, a code point past U+10FFFF) is escaped byte by byte.
+                const size_t length = util::utf8_sequence_length(text.substr(i));
+                if (length > 0) {
                     put(text.substr(i, length));
                     i += length;
                     continue;

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "util/broken_pipes.h"
+#include "util/log.h"
 
 namespace wr::util {
 namespace {
@@ -174,8 +175,11 @@ void LineWriter::run() {
         if (reopen) {
             try {
                 open_file();
-            } catch (const std::exception&) {
+                log_info("log", "reopened " + m_path);
+            } catch (const std::exception& error) {
                 // Keep writing to the file already open: losing the rotation beats losing lines.
+                // Said loudly, or the operator believes the rotation worked.
+                log_warn("log", std::string(error.what()) + "; lines still go to the file open before");
             }
         }
         if (m_stream) {

@@ -96,6 +96,37 @@ TEST_CASE("edge access log: a combined line is nginx's, and hostile bytes stay i
     CHECK(parsed["user_agent"] == "caf\xc3\xa9");
 }
 
+TEST_CASE("edge access log: a JSON line is well-formed UTF-8 whatever the bytes, ill-formed sequences escaped byte by byte") {
+    // What looks like a sequence but is not one by RFC 3629: surrogates, past U+10FFFF, overlong
+    // forms, leads that start nothing, a sequence cut short. Each byte becomes U+00XX.
+    const auto as_code_points = [](std::string_view bytes) {
+        std::string text;
+        for (const char c : bytes) {
+            const auto b = static_cast<unsigned char>(c);
+            if (b < 0x80) text += c;
+            else text += {static_cast<char>(0xc0 | (b >> 6)), static_cast<char>(0x80 | (b & 0x3f))};
+        }
+        return text;
+    };
+    AccessRecord record = sample();
+    for (const std::string ill : {"\xed\xa0\x80", "\xed\xbf\xbf", "\xf4\x90\x80\x80", "\xe0\x80\x80", "\xe0\x9f\xbf",
+                                  "\xf0\x80\x80\x80", "\xf0\x8f\xbf\xbf", "\xc0\x80", "\xc1\xbf", "\xf5\x80\x80\x80",
+                                  "\xf8\x88\x80\x80\x80", "\xff", "\xe2\x82", "\xf0\x9f\x98"}) {
+        record.user_agent = "a" + ill + "b";
+        const std::string json_line = line(record, AccessLogFormat::json);
+        json parsed;
+        REQUIRE_NOTHROW(parsed = json::parse(json_line)); // the library refuses ill-formed UTF-8
+        CHECK(parsed["user_agent"] == "a" + as_code_points(ill) + "b");
+    }
+    // The well-formed neighbours of those go as they are.
+    for (const std::string well : {"\xed\x9f\xbf", "\xee\x80\x80", "\xf4\x8f\xbf\xbf", "\xe0\xa0\x80", "\xf0\x90\x80\x80",
+                                   "\xf0\x9f\x98\x80", "\xc2\x80"}) {
+        record.user_agent = "a" + well + "b";
+        const std::string json_line = line(record, AccessLogFormat::json);
+        CHECK(json_line.ends_with(",\"user_agent\":\"a" + well + "b\"}\n"));
+    }
+}
+
 TEST_CASE("edge access log: every byte, at every place in a field, is escaped as one byte at a time would") {
     // The scan looks at eight bytes at once, gathered by overlapping loads in a field of up to 16
     // (one to three bytes, four to seven, eight to 16) and block by block in a longer one: a byte

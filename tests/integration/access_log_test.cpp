@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 #include "support/browser.h"
@@ -260,7 +261,7 @@ TEST_CASE("integration: when the access log cannot keep up, lines are dropped an
     ::close(reader);
 }
 
-TEST_CASE("integration: SIGUSR1 makes wr serve reopen its access log after rotation") {
+TEST_CASE("integration: SIGUSR1 makes wr serve reopen its access log after rotation, and a reopen that fails is said") {
     wr::test::TempDir dir;
     const auto file = dir.path() / "access.log";
     wr::test::BackgroundProcess wr({WR_BINARY, "serve", "--data-dir", (dir.path() / "data").string(), "--admin-listen", "127.0.0.1:0",
@@ -286,8 +287,24 @@ TEST_CASE("integration: SIGUSR1 makes wr serve reopen its access log after rotat
     const auto rotated = lines_of(dir.path() / "access.log.1");
     CHECK(rotated[0].find("GET /before") != std::string::npos);
     CHECK(rotated[1].find("GET /between") != std::string::npos);
+
+    // A path that cannot be opened (here a directory took its place): the writer keeps the file
+    // it has, and says so rather than letting the operator believe the rotation worked.
+    std::filesystem::rename(file, dir.path() / "access.log.2");
+    std::filesystem::create_directory(file);
+    wr.send_signal(SIGUSR1);
+    std::this_thread::sleep_for(300ms); // the signal is handled between requests, the reopen on the writer's thread
+    REQUIRE(send("/refused") == 421);
+    REQUIRE(eventually([&] {
+        const auto kept = lines_of(dir.path() / "access.log.2");
+        return !kept.empty() && kept.back().find("GET /refused") != std::string::npos;
+    }));
     wr.send_signal(SIGTERM);
     CHECK(wr.wait_exit(10s) == 0);
+    const std::string log = wr.rest_of_output();
+    CHECK(log.find("info log: reopened " + file.string()) != std::string::npos);
+    CHECK(log.find("warn log: cannot open " + file.string() + " for writing") != std::string::npos);
+    CHECK(log.find("lines still go to the file open before") != std::string::npos);
 }
 
 TEST_CASE("integration: --access-log - writes the lines to standard output") {
