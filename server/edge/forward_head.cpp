@@ -271,8 +271,13 @@ void write_interim_response(std::string& out, const net::MessageHead& response) 
     out.clear();
     status_line(out, 1, response);
     const ConnectionNames named(response);
-    for (const net::HeaderField& field : response.headers)
-        if (!hop_by_hop(classify(field.name), field.name, named)) header(out, field.name, field.value);
+    for (const net::HeaderField& field : response.headers) {
+        const Known kind = classify(field.name);
+        // A 1xx has no content (RFC 9110 §8.6, §15.2): a length on it is the origin's mistake,
+        // and a client or proxy ahead that believed it would take the real answer's head as body.
+        if (kind == Known::content_length || kind == Known::cf_waiting_room_command) continue;
+        if (!hop_by_hop(kind, field.name, named)) header(out, field.name, field.value);
+    }
     out += "\r\n";
 }
 

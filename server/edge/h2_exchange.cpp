@@ -522,10 +522,14 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
     const bool until_close = response.framing == net::BodyFraming::until_close;
     origin->in.consume(response.size);
     stream.out_end = !body;
-    respond(stream, body);
+    // The head goes once the bytes that came with it are known to start a valid body: a body
+    // broken from its first bytes gets the gateway's answer rather than a reset stream.
+    bool responded = !body;
+    if (responded) respond(stream, body);
 
     using Step = origin::ResponseReader::Step;
     bool failed = false;
+    bool invalid_before_head = false;
     bool complete = !body;
     std::vector<std::string_view> pieces;
     while (body) {
@@ -534,7 +538,12 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
         const Step step = stream.reader.read(origin->in.data(), origin->in.size(), consumed, pieces);
         if (step == Step::invalid) {
             failed = true;
+            invalid_before_head = !responded;
             break;
+        }
+        if (!responded) {
+            respond(stream, body);
+            responded = true;
         }
         // What the visitor took goes before more comes: a visitor slower than the origin never
         // empties the buffer, which would otherwise keep the whole answer.
@@ -582,6 +591,14 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
             break;
         }
         origin->in.commit(got);
+    }
+    if (invalid_before_head) {
+        co_await stop_upload(stream, *origin, upload_state);
+        stream.watch.origin = nullptr;
+        if (result.zone->upstream) result.zone->upstream->stats.record_error(model::OriginErrorKind::invalid);
+        if (result.room) result.room->stats->record_origin_error(now, model::OriginErrorKind::invalid);
+        if (!stream.closed) answer_error(stream, 502, "The site cannot be reached", "Please try again in a moment.", &result);
+        co_return;
     }
     if (failed && !stream.closed) {
         // Cut short: the visitor sees a stream that stops, never a well-framed wrong answer.

@@ -363,6 +363,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     using Step = origin::ResponseReader::Step;
     bool head_sent = false;
     bool failed = false;
+    bool invalid_before_head = false;
     bool complete = false;
     const bool chunked = out == net::BodyFraming::chunked;
     while (true) {
@@ -371,6 +372,7 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
         const Step step = m_reader.read(origin->in.data(), origin->in.size(), consumed, m_pieces);
         if (step == Step::invalid) {
             failed = true;
+            invalid_before_head = !head_sent;
             break;
         }
         complete = step == Step::end;
@@ -429,6 +431,13 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     const bool had_body = framing != net::BodyFraming::none;
     if (!failed && complete && upload_complete && !answered_early && !had_body && m_reader.reusable(origin->in.size()))
         m_worker.origins.release(std::move(origin));
+    if (invalid_before_head && m_upload.end != Upload::End::visitor_closed) {
+        // A body broken from its first bytes, which came with the head: nothing has gone to the
+        // visitor yet, so it gets the gateway's answer rather than a connection that just closes.
+        record_origin_error(result, now, model::OriginErrorKind::invalid);
+        co_return co_await answer_origin_failure(result, 502, "The site cannot be reached", "Please try again in a moment.", false,
+                                                 head_request);
+    }
     if (failed || !upload_complete) co_return false;
     co_return keep_alive;
 }

@@ -35,6 +35,8 @@ ResponseReader::Step ResponseReader::read(const char* data, size_t size, size_t&
         case net::HeadStatus::complete: {
             const net::MessageHead& head = m_parser.head();
             consumed = head.size;
+            // Three digits, the first 1 to 5 (RFC 9110 §15): a 099 or a 600 is no answer.
+            if (head.status < 100 || head.status > 599) break;
             if (head.status >= 100 && head.status < 200 && head.status != 101) {
                 if (++m_interim_count > k_max_interim) break;
                 m_interim_read = true;

@@ -164,7 +164,9 @@ TEST_CASE("edge::write_visitor_response keeps a HEAD answer's length, and a 101'
     CHECK(out == "HTTP/1.1 101 Switching Protocols\r\nSec-WebSocket-Accept: abc=\r\nSet-Cookie: c=1\r\nUpgrade: websocket\r\n"
                  "Connection: upgrade\r\n\r\n");
 
-    const std::string hints = "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\nConnection: close\r\n\r\n";
+    // A length on a 1xx (which has no content) and the room's command header stay behind.
+    const std::string hints = "HTTP/1.1 103 Early Hints\r\nContent-Length: 17\r\nLink: </a.css>; rel=preload\r\nConnection: close\r\n"
+                              "cf-waiting-room-command: revoke\r\n\r\n";
     wr::net::HttpParser interim_parser(wr::net::HttpParser::Kind::response);
     wr::edge::write_interim_response(out, parsed(interim_parser, hints));
     CHECK(out == "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n");

@@ -195,6 +195,28 @@ TEST_CASE("integration: an origin's 100 Continue reaches no visitor who did not 
     visitors_get_their_own_pages(shop.wr.edge_port(), "after-continue", 2);
 }
 
+TEST_CASE("integration: a length on an origin's 1xx is not passed on; a body broken from its first bytes gets 502, not a closed connection") {
+    ScriptedOrigin origin;
+    ShopInFront shop(origin);
+    RawConnection visitor(shop.wr.edge_port());
+    visitor.send("GET /hints-length HTTP/1.1\r\nHost: open.example.com\r\nConnection: close\r\n\r\n");
+    const auto deadline = std::chrono::steady_clock::now() + 3s;
+    while (!visitor.closed() && std::chrono::steady_clock::now() < deadline) visitor.read_some(100ms);
+    const std::string hinted = visitor.received();
+    CAPTURE(hinted);
+    REQUIRE(hinted.rfind("HTTP/1.1 103 Early Hints\r\n", 0) == 0);
+    const std::string interim = hinted.substr(0, hinted.find("\r\n\r\n"));
+    CHECK(interim.find("Link: </a.css>") != std::string::npos);
+    CHECK(interim.find("Content-Length") == std::string::npos);
+    CHECK(hinted.ends_with("\r\n\r\nok"));
+
+    const Answer broken = fetch(shop.wr.edge_port(), "GET", "open.example.com", "/bad-chunk");
+    CHECK(broken.head.rfind("HTTP/1.1 502 ", 0) == 0);
+    CHECK(broken.body.find("hello") == std::string::npos);
+    CHECK(h2_visit(shop.wr.edge_port(), "GET", "/bad-chunk") == "502 0\n");
+    visitors_get_their_own_pages(shop.wr.edge_port(), "after-bad-chunk", 2);
+}
+
 TEST_CASE("integration: two zones' origins never trade connections, however their requests interleave on one edge thread") {
     // A new connection is tagged with its zone's key after its connect, which suspends: requests
     // for another zone's origin run on the same thread meanwhile, and must not lend it their key.

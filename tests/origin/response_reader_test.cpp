@@ -114,4 +114,8 @@ TEST_CASE("origin::ResponseReader refuses what is not an answer, and a head larg
     CHECK_FALSE(read_all("garbage\r\n\r\n").reusable);
     const std::string huge = "HTTP/1.1 200 OK\r\nX-Big: " + std::string(wr::net::k_max_response_head, 'a') + "\r\n\r\n";
     CHECK(read_all(huge).steps.back() == Step::invalid);
+    // A status is three digits, the first 1 to 5: the edges of that range, either side.
+    for (const std::string status : {"000", "099", "600", "999"})
+        CHECK_MESSAGE(read_all("HTTP/1.1 " + status + " X\r\nContent-Length: 2\r\n\r\nok").steps.back() == Step::invalid, status);
+    CHECK(read_all("HTTP/1.1 100 X\r\n\r\nHTTP/1.1 599 X\r\nContent-Length: 2\r\n\r\nok").statuses == std::vector<int>{100, 599});
 }

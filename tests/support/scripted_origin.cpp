@@ -195,6 +195,12 @@ void ScriptedOrigin::serve(int descriptor) {
                 break;
             } else if (target == "/continue") {
                 send_all("HTTP/1.1 100 Continue\r\n\r\n" + answer("200 OK", "ok"));
+            } else if (target == "/hints-length") {
+                send_all("HTTP/1.1 103 Early Hints\r\nContent-Length: 17\r\nLink: </a.css>\r\n\r\n" + answer("200 OK", "ok"));
+            } else if (target == "/bad-chunk") {
+                send_all("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nhello\r\n0\r\n\r\n");
+                closing = true;
+                break;
             } else {
                 send_all(answer("404 Not Found", "no such page"));
             }

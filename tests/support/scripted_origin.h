@@ -11,6 +11,8 @@
 //   /unasked            a well-formed answer, then a forged one 30 ms later
 //   /close              "Connection: close" — and the connection left open
 //   /continue           "100 Continue" before the answer, to a request that did not ask for it
+//   /hints-length       "103 Early Hints" with a Content-Length (a 1xx has no content), then the answer
+//   /bad-chunk          200 chunked whose first chunk size is not a number, in the head's write
 //   /slow/<ms>/<id>     "you are <id>" after <ms> milliseconds (requests are kept in arrival_order())
 //   /siteverify-interim Turnstile's siteverify answering "100 Continue" first (tokens "good…" pass)
 //   /to-close           a body without a length, "the first part, " then 100 ms later "the end" and the close
