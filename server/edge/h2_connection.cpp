@@ -60,9 +60,13 @@ struct H2Callbacks {
         H2Stream* stream = stream_of(session, frame->hd.stream_id);
         if (!stream) return 0;
         // Past the limit the rest is dropped and the request answered 431; nghttp2 bounds the
-        // CONTINUATION frames that could carry more.
-        stream->fields.add(std::string_view(reinterpret_cast<const char*>(name), name_size),
-                           std::string_view(reinterpret_cast<const char*>(value), value_size));
+        // CONTINUATION frames that could carry more. Far past it, the stream is reset: nghttp2
+        // then decodes the rest of the block without checking or handing over its fields, so a
+        // block costs what its bytes cost, however large the values its fields point to.
+        if (!stream->fields.add(std::string_view(reinterpret_cast<const char*>(name), name_size),
+                                std::string_view(reinterpret_cast<const char*>(value), value_size)) &&
+            stream->fields.far_too_large())
+            return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
         return 0;
     }
 

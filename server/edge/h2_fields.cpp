@@ -25,11 +25,11 @@ void RequestFields::clear() {
 }
 
 bool RequestFields::add(std::string_view name, std::string_view value) {
-    if (m_too_large) return false;
     m_list_size += name.size() + value.size() + k_field_overhead;
     const bool crumb = name == "cookie";
     if (!crumb || !m_cookie_counted) ++m_counted_fields;
     m_cookie_counted = m_cookie_counted || crumb;
+    if (m_too_large) return false;
     if (m_list_size > k_max_list_size || m_counted_fields > k_max_fields) {
         m_too_large = true;
         return false;

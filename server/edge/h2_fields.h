@@ -33,6 +33,10 @@ public:
     // Keeps a field; false once the block is over a limit (the rest is dropped, not stored).
     bool add(std::string_view name, std::string_view value);
     bool too_large() const { return m_too_large; }
+    // Four times over a limit: no honest client's block, and one that references a long value in
+    // the HPACK table over and over could make the decoder check hundreds of MiB for a 16 KiB
+    // frame. Such a stream is reset instead of being decoded to its end and answered 431.
+    bool far_too_large() const { return m_list_size > 4 * k_max_list_size || m_counted_fields > 4 * k_max_fields; }
 
     // The request as an HTTP/1.1 head whose views point into this block (valid until clear()).
     // The body is framed by its content-length when it has one, else none when the HEADERS

@@ -88,6 +88,14 @@ TEST_CASE("h2 fields: a block over the list size or the field count is too large
     for (size_t i = 0; i < RequestFields::k_max_fields; ++i) CHECK(many.add("x", "1"));
     CHECK_FALSE(many.add("x", "1"));
     CHECK(many.too_large());
+    // Still counted, kept no more: four times over a limit it is far too large.
+    for (size_t i = RequestFields::k_max_fields + 1; i < 4 * RequestFields::k_max_fields; ++i) CHECK_FALSE(many.add("x", "1"));
+    CHECK_FALSE(many.far_too_large());
+    CHECK_FALSE(many.add("x", "1"));
+    CHECK(many.far_too_large());
+    CHECK_FALSE(fields.far_too_large());
+    CHECK_FALSE(fields.add("x-d", std::string(3 * RequestFields::k_max_list_size, 'd')));
+    CHECK(fields.far_too_large());
 
     // Cookie crumbs (a browser sends each cookie as a field) count as one field together.
     RequestFields crumbs;

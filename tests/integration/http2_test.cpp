@@ -376,6 +376,18 @@ TEST_CASE("integration: HTTP/2: headers too large are answered 431, bodies too l
     CHECK(out["results"][0]["status"] == 431);
     CHECK(out["results"][1]["status"] == 413);
     CHECK(out["results"][2]["status"] == 200);
+
+    // Four times over a limit the stream is reset rather than decoded to its end (the rest of the
+    // block is not checked field by field); the connection and its other streams go on.
+    json many = json::object();
+    for (int i = 0; i < 401; ++i) many["x-f" + std::to_string(i)] = "1";
+    const json far = h2_requests(shop.wr.edge_port(), json::array({
+        {{"path", "/"}, {"headers", many}},
+        {{"path", "/"}, {"headers", {{"cookie", cookie}}}},
+    }));
+    CHECK(far["results"][0]["status"] == 0);
+    CHECK_FALSE(far["results"][0]["error"].is_null()); // reset: no answer
+    CHECK(far["results"][1]["status"] == 200);
 }
 
 TEST_CASE("integration: HTTP/2: a GET whose END_STREAM comes in an empty DATA frame reaches the origin without a body") {
