@@ -141,7 +141,7 @@ int run_until_shutdown(App& app, const std::vector<std::string>& tls_files, TlsS
         }
         if (received == SIGUSR1) {
             app.reopen_logs();
-            util::log_info("serve", "received SIGUSR1: reopened the access log");
+            util::log_info("serve", "received SIGUSR1: reopening the access log");
             continue;
         }
         if (!tls) continue;
@@ -347,9 +347,10 @@ void add_serve_commands(CLI::App& root, Context& context) {
         ->envname("WR_ADMIN_TLS_KEY")
         ->check(CLI::ExistingFile);
     serve->add_option("--state", options->state,
-                      "Where admission counts live: memory (this process), redis://[:PASSWORD@]HOST:PORT/DB, "
-                      "redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER or redis-cluster://[:PASSWORD@]HOST:PORT[,HOST:PORT…] "
-                      "(shared by every node pointing there)")
+                      "Where admission counts live: memory (this process), redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], "
+                      "redis-sentinel://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]…]/MASTER[/DB] or "
+                      "redis-cluster://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]…] (shared by every node pointing there; "
+                      "ports default to 6379, Sentinels' to 26379)")
         ->envname("WR_STATE")
         ->group("Shared state")
         ->capture_default_str();

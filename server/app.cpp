@@ -70,6 +70,7 @@ analytics::StateMetrics state_metrics(const std::string& node, const state::Heal
     metrics.rooms_degraded = health.rooms_degraded;
     metrics.syncs = health.syncs;
     metrics.sync_failures = health.sync_failures;
+    metrics.room_sync_failures = health.room_sync_failures;
     metrics.outages = health.outages;
     for (size_t i = 0; i < state::SyncTimes::k_bounds_seconds.size(); ++i)
         metrics.sync_buckets.emplace_back(state::SyncTimes::k_bounds_seconds[i], health.sync_times.counts[i]);

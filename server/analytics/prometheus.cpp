@@ -178,6 +178,9 @@ std::string state_metrics_text(const StateMetrics& state) {
     out += "wr_state_syncs_total{" + node + "} " + std::to_string(state.syncs) + "\n";
     family(out, "wr_state_sync_failures_total", "counter", "Round trips to the shared state that failed.");
     out += "wr_state_sync_failures_total{" + node + "} " + std::to_string(state.sync_failures) + "\n";
+    family(out, "wr_state_room_sync_failures_total", "counter",
+           "Room-syncs that failed: every room of a round trip that failed, and a room that failed alone (a damaged key, a Cluster master away).");
+    out += "wr_state_room_sync_failures_total{" + node + "} " + std::to_string(state.room_sync_failures) + "\n";
     family(out, "wr_state_outages_total", "counter", "Times the shared state became unreachable.");
     out += "wr_state_outages_total{" + node + "} " + std::to_string(state.outages) + "\n";
     family(out, "wr_state_sync_duration_seconds", "histogram", "Time one round trip to the shared state takes, all active rooms together.");

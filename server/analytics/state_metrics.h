@@ -16,6 +16,7 @@ struct StateMetrics {
     int64_t rooms_degraded = 0;
     uint64_t syncs = 0;
     uint64_t sync_failures = 0;
+    uint64_t room_sync_failures = 0;
     uint64_t outages = 0;
     // Round-trip times: (upper bound in seconds, count in that bucket), then the count above them.
     std::vector<std::pair<double, uint64_t>> sync_buckets;
@@ -26,7 +27,7 @@ struct StateMetrics {
 
 // The families, in Prometheus text format: wr_state_connected, wr_state_failure_mode,
 // wr_state_degraded_rooms, wr_state_syncs_total, wr_state_sync_failures_total,
-// wr_state_outages_total and the histogram wr_state_sync_duration_seconds.
+// wr_state_room_sync_failures_total, wr_state_outages_total and the histogram wr_state_sync_duration_seconds.
 std::string state_metrics_text(const StateMetrics& state);
 
 } // namespace wr::analytics

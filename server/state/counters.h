@@ -45,6 +45,8 @@ struct Health {
     int64_t sync_interval_ms = 0;
     uint64_t syncs = 0;             // round trips that succeeded
     uint64_t sync_failures = 0;     // round trips that failed
+    uint64_t room_sync_failures = 0; // room-syncs that failed: with their round trip, or alone (a
+                                     // damaged key, a Cluster master away while the others answer)
     uint64_t outages = 0;           // times the store became unreachable
     int64_t rooms_synced = 0;       // rooms in the last round trip
     int64_t rooms_degraded = 0;     // rooms admitting under the failure mode now

@@ -255,6 +255,9 @@ void SharedCounters::sync_once() {
             pushed[i]->replica.sync_failed(maybe_applied, after);
         }
     }
+    uint64_t rooms_failed = failure.empty() ? 0 : pushes.size();
+    if (failure.empty())
+        for (const RoomReply& reply : replies) rooms_failed += reply.status == RoomReply::Status::failed ? 1 : 0;
     int64_t degraded = 0;
     uint64_t recovered = 0, lost = 0;
     for (const auto& [room_id, state] : rooms) {
@@ -266,6 +269,7 @@ void SharedCounters::sync_once() {
     {
         std::lock_guard lock(m_health_mutex);
         m_health.rooms_degraded = degraded;
+        m_health.room_sync_failures += rooms_failed;
         m_health.batches_recovered = recovered;
         m_health.batches_lost = lost;
     }

@@ -11,8 +11,9 @@ namespace wr::state {
 namespace {
 
 constexpr const char* k_forms =
-    "expected memory, redis://[:PASSWORD@]HOST:PORT/DB, redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER or "
-    "redis-cluster://HOST:PORT[,HOST:PORT…]";
+    "expected memory, redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], "
+    "redis-sentinel://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]…]/MASTER[/DB] or "
+    "redis-cluster://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]…]";
 
 int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';

@@ -204,6 +204,9 @@ TEST_CASE("shared state: a damaged key of one room fails that room alone: the ot
         const std::string name = "edge-" + std::to_string(i + 1);
         CHECK(metrics.value("wr_state_connected", {{"node", name}, {"backend", "redis"}}) == 1);
         CHECK(metrics.value("wr_state_degraded_rooms", {{"node", name}}) == 1);
+        // The round trips succeed: the room that fails alone is counted on its own.
+        CHECK(metrics.value("wr_state_sync_failures_total", {{"node", name}}) == 0);
+        CHECK(metrics.value("wr_state_room_sync_failures_total", {{"node", name}}) >= 1);
     }
     edges.nodes[0]->process.send_signal(SIGTERM);
     REQUIRE(edges.nodes[0]->process.wait_exit(10s) == 0);
@@ -238,8 +241,9 @@ TEST_CASE("shared state: a bad --state URL is one clear line and exit 1, before 
     };
     const Case cases[] = {
         {"redis://127.0.0.1:notaport/0", "wr: error: --state: 'notaport' is not a port (1 to 65535)\n"},
-        {"mysql://db/0", "wr: error: --state: expected memory, redis://[:PASSWORD@]HOST:PORT/DB, "
-                         "redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER or redis-cluster://HOST:PORT[,HOST:PORT…], not 'mysql://db/0'\n"},
+        {"mysql://db/0", "wr: error: --state: expected memory, redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], "
+                         "redis-sentinel://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]…]/MASTER[/DB] or "
+                         "redis-cluster://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]…], not 'mysql://db/0'\n"},
         {"redis-sentinel://127.0.0.1:26379", "wr: error: --state: no master name: redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER\n"},
         {"redis-cluster://127.0.0.1:7000/1", "wr: error: --state: redis-cluster:// takes no /DB or other path (a Redis Cluster has "
                                              "database 0 only), not '/1'\n"},

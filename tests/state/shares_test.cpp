@@ -149,8 +149,8 @@ TEST_CASE("state: --state takes memory, redis://, redis-sentinel:// and redis-cl
         const char* message;
     };
     const Bad bad[] = {
-        {"redis", "expected memory, redis://[:PASSWORD@]HOST:PORT/DB, redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER or redis-cluster://HOST:PORT[,HOST:PORT…], not 'redis'"},
-        {"http://10.0.0.5:6379", "expected memory, redis://[:PASSWORD@]HOST:PORT/DB, redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER or redis-cluster://HOST:PORT[,HOST:PORT…], not 'http://10.0.0.5:6379'"},
+        {"redis", "expected memory, redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], redis-sentinel://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]…]/MASTER[/DB] or redis-cluster://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]…], not 'redis'"},
+        {"http://10.0.0.5:6379", "expected memory, redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], redis-sentinel://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]…]/MASTER[/DB] or redis-cluster://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]…], not 'http://10.0.0.5:6379'"},
         {"redis://10.0.0.5:notaport/0", "'notaport' is not a port (1 to 65535)"},
         {"redis://10.0.0.5:70000", "'70000' is not a port (1 to 65535)"},
         {"redis://10.0.0.5:", "'10.0.0.5:': no port after ':'"},
