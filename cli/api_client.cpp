@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include "context.h"
+#include "net/client_error.h"
 
 namespace wr::cli {
 
@@ -21,7 +22,7 @@ std::string unreachable_message(const std::string& base_url, httplib::Error erro
                "(or WR_API_CA_FILE)";
     if (error == httplib::Error::SSLConnection)
         return "cannot open a TLS connection to the admin API at " + base_url + "; does it serve HTTPS (--admin-tls-cert)?";
-    return "cannot reach the admin API at " + base_url + " (" + httplib::to_string(error) +
+    return "cannot reach the admin API at " + base_url + " (" + net::client_error_text(error) +
            "); is `wr serve` running? Use --api or WR_API_URL to point elsewhere";
 }
 

@@ -71,10 +71,13 @@ Visit visit(httplib::Client& client, const LoadCommand& command, const std::stri
 
     // The room reaches the edge a moment after it is created: wait until a visit carries its cookie.
     const auto give_up = Clock::now() + std::chrono::seconds{command.wait_seconds};
-    while (visit(client, command, "").cookie.empty()) {
-        if (Clock::now() > give_up)
+    for (Visit first = visit(client, command, ""); first.cookie.empty(); first = visit(client, command, "")) {
+        if (Clock::now() > give_up) {
+            // Nothing listening is not a routing problem: say which it is.
+            if (!first.answered) throw CliError("nothing answers at the edge " + command.edge + " (is `wr serve` running there? --edge)");
             throw CliError("the edge at " + command.edge + " did not route " + command.host + command.path + " to a room within " +
                            std::to_string(command.wait_seconds) + " s");
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds{100});
     }
     std::cerr << "wr load: the edge routes " << command.host << command.path << " to a room; keeping " << command.queue
@@ -127,7 +130,7 @@ void add_load_command(CLI::App& root, Context&) {
     load->add_option("--browse", command->browse_seconds, "Admitted visitors browse for up to this many seconds, then leave")
         ->check(CLI::Range(0, 3600))->capture_default_str();
     load->add_option("--wait", command->wait_seconds, "Seconds to wait for the edge to route the room")->check(CLI::Range(1, 3600))->capture_default_str();
-    load->footer("Example (what make demo runs):\n  wr load --edge 127.0.0.1:8080 --host localhost --queue 200");
+    load->footer("Example (what make demo runs):\n  wr load --edge 127.0.0.1:8080 --host localhost --queue 100");
     load->callback([command] { run_load(*command); });
 }
 

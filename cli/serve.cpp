@@ -2,6 +2,7 @@
 #include <cctype>
 #include <charconv>
 #include <csignal>
+#include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <iostream>
@@ -103,6 +104,13 @@ std::chrono::milliseconds duration_flag(const std::string& text, const char* fla
     const std::chrono::milliseconds interval{value * scale};
     if (interval < low || interval > high) throw CliError(std::string(flag) + ": must be between " + range + ", not " + text);
     return interval;
+}
+
+// Commands that act on a server's data directory (keys rotate, migrate) never make one: a
+// mistyped --data-dir would otherwise succeed on a new, empty directory the server never reads.
+void require_data_directory(const std::filesystem::path& data_dir) {
+    if (!std::filesystem::is_directory(data_dir))
+        throw CliError("no data directory at " + data_dir.string() + "; give the --data-dir `wr serve` uses (it makes the directory)");
 }
 
 // Where a browser on this machine finds the console (the token itself is never logged).
@@ -300,12 +308,12 @@ void add_serve_commands(CLI::App& root, Context& context) {
         ->capture_default_str();
     serve->add_option("--notification-settle", options->notification_settle,
                       "How long a room's new state (queueing, a wait over a threshold) or a node's (shared state lost) must "
-                      "last before notifications announce it (0s: at once)")
+                      "last before notifications announce it (0s to 60m, written 30s, 2m or milliseconds; 0s: at once)")
         ->group("Notifications")
         ->capture_default_str();
     serve->add_option("--notification-retry", options->notification_retry,
                       "The wait before retrying a failed notification delivery; doubled after each failure (up to an hour), "
-                      "given up after 24 hours")
+                      "given up after 24 hours (100ms to 60m, written 10s, 2m or milliseconds)")
         ->group("Notifications")
         ->capture_default_str();
     serve->add_option("--audit-retention-days", options->audit_retention_days,
@@ -377,7 +385,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
                   "Global options, before or after serve (wr --help lists them all):\n"
                   "  --data-dir DIR   where wr keeps its database, cookie keys and first admin token (default wr-data)\n"
                   "  --config FILE    options from a TOML file: global ones at the top, serve's under [serve]\n"
-                  "Every option above can also come from the environment as WR_<NAME> (WR_EDGE_LISTEN).\n\n"
+                  "Every option above can also come from the environment as WR_<NAME> (WR_EDGE_LISTEN; --trusted-proxy is WR_TRUSTED_PROXIES).\n\n"
                   "Several nodes: a control node, and edges that take their configuration from it and share the rooms'\n"
                   "counts through Redis (the control node reads the whole room from there):\n"
                   "  wr serve --role control --admin-listen 0.0.0.0:9090 --admin-tls-cert admin.pem --admin-tls-key admin.key \\\n"
@@ -500,7 +508,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
                    "A running `wr serve` picks the new key up within a second. The newest " +
                    std::to_string(util::k_kept_keys) + " keys are kept.");
     rotate->callback([&context] {
-        util::create_private_directory(context.data_dir);
+        require_data_directory(context.data_dir);
         const util::KeyRing ring = util::KeyRing::rotate(context.data_dir / "cookie.key");
         std::cout << "new cookie key " << static_cast<int>(ring.current().id) << " in " << (context.data_dir / "cookie.key").string()
                   << "; " << ring.keys().size() << " key(s) open cookies\n";
@@ -509,6 +517,7 @@ void add_serve_commands(CLI::App& root, Context& context) {
     CLI::App* migrate = root.add_subcommand("migrate", "Bring the database in --data-dir to this binary's schema");
     migrate->footer("Example:\n  wr migrate --data-dir /var/lib/wr\n\n`wr serve` migrates on start; this runs the same step alone.");
     migrate->callback([&context] {
+        require_data_directory(context.data_dir);
         store::Database database(context.data_dir);
         const store::MigrationReport report = store::migrate(database);
         if (report.applied.empty()) {

@@ -45,7 +45,7 @@ void add_simulate_command(CLI::App& root, Context&) {
     sim->add_option("--scenario", command->scenario_file, "A JSON scenario (the same names, plus events and method_changes)")
         ->check(CLI::ExistingFile);
     sim->add_option("--users", s.users, "How many users arrive")->capture_default_str();
-    sim->add_option("--arrival", s.arrival, "uniform:30m, burst, poisson:RATE (per minute) or csv:FILE (offsets in seconds)")
+    sim->add_option("--arrival", s.arrival, "uniform:30m, burst, poisson:RATE (per minute), launch:RAMP,PEAK,TAIL (launch:5m,10m,15m), csv:FILE (offsets in seconds) or reference:DURATION (docs/simulation.md)")
         ->capture_default_str();
     sim->add_option("--browse", command->browse, "How long an admitted user keeps browsing (then leaves)")->capture_default_str();
     sim->add_option("--refresh", command->refresh, "How often a browsing user requests a page")->capture_default_str();

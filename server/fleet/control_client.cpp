@@ -4,6 +4,8 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "net/client_error.h"
+
 namespace wr::fleet {
 namespace {
 
@@ -20,14 +22,8 @@ std::string transport_message(httplib::Error error) {
     switch (error) {
     case httplib::Error::SSLServerVerification:
         return "its TLS certificate is not trusted (give its CA with --control-ca-file)";
-    case httplib::Error::SSLConnection:
-        return "the TLS handshake failed (is it serving HTTPS?)";
-    case httplib::Error::Connection:
-        return "connection refused or timed out";
-    case httplib::Error::Read:
-        return "no answer";
     default:
-        return httplib::to_string(error);
+        return net::client_error_text(error);
     }
 }
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "model/origin_url.h"
+#include "net/client_error.h"
 
 namespace wr::notify {
 namespace {
@@ -73,7 +74,7 @@ PostOutcome post_webhook(const std::string& url, const Headers& headers, const s
     const bool expired = deadline.finish();
     if (!result)
         return {std::nullopt, expired ? "no answer within " + std::to_string(timeout.count()) + " ms"
-                                      : "no answer: " + httplib::to_string(result.error())};
+                                      : "no answer: " + net::client_error_text(result.error())};
     PostOutcome outcome{result->status, ""};
     if (!outcome.delivered()) outcome.error = "the receiver answered " + std::to_string(result->status);
     return outcome;

@@ -66,7 +66,11 @@ void create_private_directory(const std::filesystem::path& path) {
         log_warn("data", "the data directory " + path.string() + " was mode " + was + "; made it 0700 (it holds tokens and keys)");
         return;
     }
-    if (path.has_parent_path() && !path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
+    if (path.has_parent_path() && !path.parent_path().empty()) {
+        std::error_code error;
+        std::filesystem::create_directories(path.parent_path(), error);
+        if (error) throw std::runtime_error("cannot create the data directory " + path.string() + ": " + error.message());
+    }
     if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
         throw std::runtime_error("cannot create the data directory " + path.string() + ": " + std::strerror(errno));
     // mkdir's mode is filtered by the umask; 0700 is what we mean.

@@ -77,7 +77,7 @@ TEST_CASE("integration: wr reports the API's message on stderr with exit 1, and 
 
     const ProcessResult unreachable = run_wr({"--api", "http://127.0.0.1:1", "--token", "x", "zones", "list"});
     CHECK(unreachable.exit_code == 1);
-    CHECK(unreachable.err.starts_with("wr: error: cannot reach the admin API at http://127.0.0.1:1"));
+    CHECK(unreachable.err.starts_with("wr: error: cannot reach the admin API at http://127.0.0.1:1 (connection refused or failed)"));
 
     const ProcessResult no_token = run_wr({"--api", "http://10.0.0.1:9090", "zones", "list"});
     CHECK(no_token.exit_code == 1);
@@ -464,7 +464,7 @@ TEST_CASE("integration: wr rooms status says what the origin guard does, from a 
     proxy.stop();
 }
 
-TEST_CASE("integration: wr migrate reports what it applied, then that the database is up to date") {
+TEST_CASE("integration: wr migrate reports what it applied, then that the database is up to date; it and keys rotate refuse a --data-dir that does not exist") {
     wr::test::TempDir data;
     const std::string newest = std::to_string(wr::store::embedded_migrations().back().version);
     const ProcessResult first = run_wr({"migrate", "--data-dir", data.path().string()});
@@ -474,6 +474,30 @@ TEST_CASE("integration: wr migrate reports what it applied, then that the databa
     CHECK(first.out.find("applied 0002_analytics.sql") != std::string::npos);
     const ProcessResult second = run_wr({"migrate", "--data-dir", data.path().string()});
     CHECK(second.out.find("is up to date (schema version " + newest + ")") != std::string::npos);
+
+    // A mistyped --data-dir is an error, not a new empty directory the server never reads.
+    const auto mistyped = data.path() / "mistyped";
+    for (const std::vector<std::string>& command : {std::vector<std::string>{"migrate"}, std::vector<std::string>{"keys", "rotate"}}) {
+        std::vector<std::string> arguments = command;
+        arguments.insert(arguments.end(), {"--data-dir", mistyped.string()});
+        const ProcessResult refused = run_wr(arguments);
+        CHECK(refused.exit_code == 1);
+        CHECK(refused.err == "wr: error: no data directory at " + mistyped.string() +
+                                 "; give the --data-dir `wr serve` uses (it makes the directory)\n");
+        CHECK_FALSE(std::filesystem::exists(mistyped));
+    }
+}
+
+TEST_CASE("integration: a data directory wr serve cannot make is named, with the reason") {
+    const ProcessResult serve = run_wr({"serve", "--data-dir", "/proc/no-such/wr", "--admin-listen", "127.0.0.1:0", "--edge-listen", "127.0.0.1:0"});
+    CHECK(serve.exit_code != 0);
+    CHECK(serve.err.find("cannot create the data directory /proc/no-such/wr: ") != std::string::npos);
+}
+
+TEST_CASE("integration: wr load says so when nothing answers at the edge, rather than blaming routing") {
+    const ProcessResult load = run_wr({"load", "--edge", "127.0.0.1:1", "--wait", "1"});
+    CHECK(load.exit_code == 1);
+    CHECK(load.err == "wr: error: nothing answers at the edge 127.0.0.1:1 (is `wr serve` running there? --edge)\n");
 }
 
 TEST_CASE("integration: every wr command has --help with an example") {

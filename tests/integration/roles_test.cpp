@@ -308,7 +308,7 @@ TEST_CASE("roles: a wrong token, a bad URL, an unreachable control node: one lin
     const auto away = edge("http://127.0.0.1:1", "wr_x", "away");
     CHECK(away.exit_code == 1);
     CHECK(one_line(away) == "wr: error: cannot get the configuration from the control node at http://127.0.0.1:1 (connection refused "
-                            "or timed out) and there is no cached copy in " +
+                            "or failed) and there is no cached copy in " +
                                 (data.path() / "away" / "edge-config.json").string() +
                                 "; start the control node first, or check --control-url");
 
