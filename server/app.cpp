@@ -211,7 +211,8 @@ void App::build_store_node() {
                                                                               const model::MinuteRecord& increment) {
         guard->add(room_id, node, increment);
     });
-    m_collector->on_round([this, guard = m_guard.get()](util::TimePoint drained_at) {
+    m_collector->on_round([this, guard = m_guard.get(), node = m_options.node_name](util::TimePoint drained_at) {
+        guard->heard(node); // after the round's drains, whether or not a room had answers
         m_origins->log_failures(m_clock.now());
         guard->round(drained_at);
     });

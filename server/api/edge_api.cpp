@@ -60,6 +60,7 @@ Reply edge_analytics(Services& services, Request& request) {
             }
         acknowledged = message->batch->sequence;
     }
+    if (services.guard) services.guard->heard(node);
     services.fleet->record(std::move(message->report), now);
     // wr's own: the origin guard's limits for the rooms it holds down, which the edge applies.
     Reply reply = ok({{"acknowledged", acknowledged}, {"guard", services.guard ? services.guard->json() : nlohmann::json::object()}});

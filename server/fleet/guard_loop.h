@@ -50,6 +50,8 @@ public:
     void add(const std::string& room_id, const std::string& node, const model::MinuteRecord& increment) {
         m_board.add(room_id, node, increment, m_clock.now());
     }
+    // `node` reported now (after its add() calls, if it had any): see GuardBoard::heard.
+    void heard(const std::string& node) { m_board.heard(node, m_clock.now()); }
     // The room's guard now; std::nullopt while the room has not been stepped.
     std::optional<origin::GuardView> view(const std::string& room_id) const;
     // The room's last decision whole, readings included; std::nullopt before its first step.

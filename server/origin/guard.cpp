@@ -110,6 +110,7 @@ Limits guard_floor(const model::OriginGuardSettings& settings, const Limits& con
 void GuardController::reset() {
     m_pool = {};
     m_measured = false;
+    m_last_quiet = false;
     m_readings = {};
     m_served_per_second = 0;
     m_capacity.reset();
@@ -144,12 +145,14 @@ GuardController::Judgement GuardController::judge(const model::OriginGuardSettin
         // Quiet: too little to judge the origin by, and too little for this room to overload it.
         // The pressure fades, so the limits return to the configured ones even if traffic stops.
         judgement.quiet = true;
+        m_last_quiet = true;
         m_readings.requests_per_second = m_measured ? smooth(m_readings.requests_per_second, demand, m_pool.seconds, k_demand_seconds) : demand;
         m_latency_ratio = smooth(m_latency_ratio, 0, m_pool.seconds, k_fall_seconds);
         m_error_ratio = smooth(m_error_ratio, 0, m_pool.seconds, k_fall_seconds);
         m_readings.error_rate = smooth(m_readings.error_rate, 0, m_pool.seconds, k_fall_seconds);
     } else {
         judgement.judged = true;
+        m_last_quiet = false;
         const double p95 = m_pool.timed_answers > 0 ? m_pool.p95_weighted / static_cast<double>(m_pool.timed_answers) : -1;
         const double error_rate = static_cast<double>(m_pool.errors) / static_cast<double>(requests);
         const double latency_ratio = p95 >= 0 ? p95 / std::max(1, settings.target_ttfb_ms) : 0;
@@ -380,6 +383,9 @@ std::string GuardController::explain(const model::OriginGuardSettings& settings,
     const std::string target = grouped(settings.target_ttfb_ms) + " ms";
     std::string origin;
     if (!m_measured) origin = "no origin measurements yet";
+    // A quiet window measures nothing: the last p95 is history, not the origin now.
+    else if (m_last_quiet) origin = r.p95_ttfb_ms >= 0 ? "origin quiet (too few requests to measure; last p95 " + grouped(r.p95_ttfb_ms) + " ms)"
+                                                       : "origin quiet (too few requests to measure)";
     else if (m_error_ratio > 1) origin = "origin errors " + percent(r.error_rate) + " over the " + percent(settings.max_error_rate) + " maximum";
     else if (m_latency_ratio > 1) origin = "origin p95 " + grouped(r.p95_ttfb_ms) + " ms over the " + target + " target";
     else if (r.p95_ttfb_ms >= 0) origin = "origin p95 " + grouped(r.p95_ttfb_ms) + " ms, target " + target;

@@ -110,6 +110,7 @@ private:
 
     Pool m_pool;
     bool m_measured = false;          // the smoothed readings hold something
+    bool m_last_quiet = false;        // the last window judged was quiet: the readings are not fresh
     GuardReadings m_readings;
     double m_latency_ratio = 0;       // smoothed p95 ÷ target
     double m_error_ratio = 0;         // smoothed error rate ÷ max_error_rate

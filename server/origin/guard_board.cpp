@@ -32,19 +32,28 @@ void GuardBoard::add(const std::string& room_id, const std::string& node, const 
     uint64_t errors = static_cast<uint64_t>(std::max<int64_t>(0, increment.origin_answers[4]));
     for (const int64_t count : increment.origin_errors) errors += static_cast<uint64_t>(std::max<int64_t>(0, count));
     if (answers == 0 && errors == 0 && increment.origin_time.empty()) return;
-    // A report with nothing from the origin leaves the node's last report where it was: the
-    // quiet time counts in the span of the next one, as it should (nothing was asked meanwhile).
     const std::lock_guard lock(m_mutex);
     Room& room = m_rooms[room_id];
     NodeFeed& feed = room.nodes[node];
     if (!feed.pending) {
         feed.pending = true;
+        // The counts cover the time since the node's last report, with or without this room in
+        // it: the steps since its last report of this room counted the quiet time already. A
+        // node not heard from at all meanwhile (cut off) has its counts spread over its silence.
         feed.since = feed.heard_at;
+        if (const auto last = m_node_heard.find(node); last != m_node_heard.end() && (!feed.since || last->second > *feed.since))
+            feed.since = std::min(last->second, at);
     }
     feed.answers += answers;
     feed.errors += errors;
     feed.heard_at = std::max(at, feed.heard_at.value_or(at));
     room.ttfb.merge(increment.origin_time);
+}
+
+void GuardBoard::heard(const std::string& node, util::TimePoint at) {
+    const std::lock_guard lock(m_mutex);
+    util::TimePoint& last = m_node_heard[node];
+    last = std::max(last, at);
 }
 
 std::vector<GuardBoard::RoomDecision> GuardBoard::step(const std::vector<RoomInput>& rooms, util::TimePoint now) {
@@ -81,6 +90,7 @@ std::vector<GuardBoard::RoomDecision> GuardBoard::step(const std::vector<RoomInp
         decisions.push_back({input.room_id, room.controller.update(input.settings, input.configured, sample, input.load, now), sample});
     }
     std::erase_if(m_rooms, [&present](const auto& entry) { return !present.contains(entry.first); });
+    std::erase_if(m_node_heard, [now](const auto& entry) { return now - entry.second > k_forget_node; });
     return decisions;
 }
 

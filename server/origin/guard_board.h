@@ -51,6 +51,11 @@ public:
 
     // What the room's origin did at `node` since that node's last report, received at `at`.
     void add(const std::string& room_id, const std::string& node, const model::MinuteRecord& increment, util::TimePoint at);
+    // `node` reported at `at` (after the add() calls of that report, if any): its next report's
+    // counts cover the time from here, whether or not this one had anything of a room's origin.
+    // Without it a room's first answers after a quiet spell would be spread over the whole spell,
+    // which the steps meanwhile already counted as quiet.
+    void heard(const std::string& node, util::TimePoint at);
     // One control step for each room given (rooms not given are forgotten): its sample is what
     // was added since its last step.
     std::vector<RoomDecision> step(const std::vector<RoomInput>& rooms, util::TimePoint now);
@@ -75,6 +80,7 @@ private:
 
     mutable std::mutex m_mutex;
     std::unordered_map<std::string, Room> m_rooms;
+    std::unordered_map<std::string, util::TimePoint> m_node_heard; // each node's last report
 };
 
 // The sample the controller reads from what was added over `interval`.

@@ -149,3 +149,31 @@ TEST_CASE("guard board: a node quiet for a while counts its quiet time, and one 
     board.add("r1", "edge-1", board_report(400, 0, 0, 100), k_board_start + 22s + 100ms);
     CHECK(board.step({room}, k_board_start + 28s)[0].sample.answers == 1600);
 }
+
+TEST_CASE("guard board: a burst after a quiet spell is read over the time since the node's last report, not the whole spell") {
+    // The node keeps reporting (every 2 s) while its room is quiet; the steps meanwhile count the
+    // quiet time. Its first answers after the spell came within its last 2 s: the step must see
+    // them at that rate, not spread over three minutes (the oracle: 60 answers over 2 s, held
+    // over the step's 4 s, is 120, at most four times the count).
+    GuardBoard board;
+    const GuardBoard::RoomInput room{"r1", board_guard_on(), k_board_configured, k_board_load};
+    board.add("r1", "edge-1", board_report(20, 0, 0, 100), k_board_start + 2s);
+    board.heard("edge-1", k_board_start + 2s);
+    board.step({room}, k_board_start + 4s);
+    auto at = 4s;
+    for (auto report = 4s; report <= 180s; report += 2s) {
+        board.heard("edge-1", k_board_start + report); // reports without this room's origin in them
+        if (report >= at + 4s) {
+            at = report;
+            CHECK(board.step({room}, k_board_start + at)[0].sample.answers == 0);
+        }
+    }
+    board.add("r1", "edge-1", board_report(60, 0, 0, 400), k_board_start + 182s);
+    board.heard("edge-1", k_board_start + 182s);
+    CHECK(board.step({room}, k_board_start + 184s)[0].sample.answers == 120);
+    // A node not heard from at all (cut off) still has its counts spread over its silence.
+    board.add("r1", "edge-2", board_report(40, 0, 0, 100), k_board_start + 186s);
+    for (auto step = 188s; step <= 224s; step += 4s) board.step({room}, k_board_start + step);
+    board.add("r1", "edge-2", board_report(40, 0, 0, 100), k_board_start + 226s);
+    CHECK(board.step({room}, k_board_start + 228s)[0].sample.answers == 4); // 40 over 40 s, held over 4 s
+}

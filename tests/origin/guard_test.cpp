@@ -260,6 +260,24 @@ TEST_CASE("origin guard: over the latency target, the effective limits go down a
     for (const GuardDecision& decision : decisions) check_bounds(decision, settings, k_configured);
 }
 
+TEST_CASE("origin guard: once its windows go quiet, the reason says so rather than quote the last p95 as the origin now") {
+    GuardController guard;
+    TimePoint now = k_start;
+    const OriginGuardSettings settings = guard_on();
+    const RoomLoad load{2000, 450, 800, 1500};
+    const auto slow = feed(guard, settings, k_configured, sample(300, 1240), load, now, 3);
+    REQUIRE(slow.back().reason.starts_with("origin p95 1,2"));
+    // Then nothing: windows that take half a minute to fill, with too few requests to measure.
+    const OriginSample none{k_step, 0, 0, -1};
+    const auto quiet = feed(guard, settings, k_configured, none, load, now, 12 * 10);
+    CHECK(quiet.back().reason.starts_with("origin quiet (too few requests to measure; last p95 1,2"));
+    CHECK(quiet.back().reason.find("over the") == std::string::npos);
+    CHECK(quiet.back().readings.p95_ttfb_ms > 1000); // the status keeps the last measurement
+    // And measured again once there is traffic.
+    const auto back = feed(guard, settings, k_configured, sample(300, 200), load, now, 12);
+    CHECK(back.back().reason.starts_with("origin p95 "));
+}
+
 TEST_CASE("origin guard: errors alone trigger it, with a healthy latency") {
     GuardController guard;
     TimePoint now = k_start;
