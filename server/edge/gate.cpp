@@ -81,7 +81,7 @@ std::string bad_host_page(std::string_view request_id) {
 
 std::string ambiguous_path_page(std::string_view request_id) {
     return "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>400 Bad Request</title><h1>400 Bad Request</h1>"
-           "<p>This address could be read as another one (an encoded slash before a dot segment, <code>;</code> parameters that "
+           "<p>This address could be read as another one (an encoded slash or <code>;</code> parameters that "
            "change where it leads, or a backslash); this site does not accept it.</p>" +
            request_id_line(request_id) + "</html>\n";
 }
@@ -155,29 +155,36 @@ const RoomConfig* Gate::route(const Snapshot& snapshot, const IncomingRequest& r
         result.body = own_page(misdirected_page(route.host, request.request_id));
         return nullptr;
     }
-    const SplitTarget target = split_target(request.target);
-    if (ambiguous_path(target.path)) {
+    const auto refuse_ambiguous = [&]() -> const RoomConfig* {
         result.zone = nullptr;
+        result.room = nullptr;
         result.status = 400;
         result.decision = Decision::bad_request;
         result.body = own_page(ambiguous_path_page(request.request_id));
         return nullptr;
-    }
+    };
+    const SplitTarget target = split_target(request.target);
+    if (ambiguous_path(target.path)) return refuse_ambiguous();
     normalize_path_into(target.path, route.path, route.scratch);
     route.query = target.query;
     result.room = snapshot.config->find_room(route.host, route.path);
-    // A servlet container drops ";parameters" before it routes ("/shop;x/checkout" is its
-    // "/shop/checkout"): when that reading lands in another room than routing's, the path is
-    // refused like the other ambiguous ones. Rare, so the common path pays one scan.
+    // Origins may read a path otherwise than routing does; when such a reading lands in another
+    // room than routing's, the path is refused like the other ambiguous ones. Rare, so the common
+    // path pays a scan or two. A servlet container drops ";parameters" before it routes
+    // ("/shop;x/checkout" is its "/shop/checkout").
     if (route.path.find(';') != std::string::npos) {
         strip_path_parameters_into(route.path, route.scratch);
-        if (snapshot.config->find_room(route.host, route.scratch) != result.room) {
-            result.zone = nullptr;
-            result.room = nullptr;
-            result.status = 400;
-            result.body = own_page(ambiguous_path_page());
-            return nullptr;
-        }
+        if (snapshot.config->find_room(route.host, route.scratch) != result.room) return refuse_ambiguous();
+    }
+    // Some servers decode an encoded slash and then collapse the slashes (Python's http.server
+    // serves "/%2Fcheckout/" as "/checkout/"; nginx matches its locations on the decoded path).
+    if (route.path.find("%2F") != std::string::npos) {
+        std::string slashes = route.path;
+        for (size_t at = slashes.find("%2F"); at != std::string::npos; at = slashes.find("%2F", at + 1)) slashes.replace(at, 3, "/");
+        std::string decoded;
+        std::string scratch;
+        normalize_path_into(slashes, decoded, scratch);
+        if (snapshot.config->find_room(route.host, decoded) != result.room) return refuse_ambiguous();
     }
     return result.room;
 }

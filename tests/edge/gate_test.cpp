@@ -166,6 +166,30 @@ TEST_CASE("gate: a ;parameter that would route a path to another room, as servle
     CHECK(gate.handle(snapshot, get("/blog;v=2/post"), k_now).action == GateResult::Action::proxy);
 }
 
+TEST_CASE("gate: an encoded slash that would route a path to another room, as servers that decode it read it, is refused with 400") {
+    const Snapshot snapshot = shop([](ZoneConfig&, RoomConfig& room) {
+        room.settings.path = "/shop/checkout";
+        room.settings.queue_all = true;
+    });
+    wr::state::MemoryCounters counters;
+    Gate gate(counters, 1);
+    // Python's http.server serves "/%2Fshop/checkout/" as "/shop/checkout/" (and nginx routes on
+    // the decoded path): routing must not send them round the room.
+    for (const std::string target : {"/%2Fshop/checkout/", "/%2F/shop/checkout", "/shop%2Fcheckout", "/shop%2fcheckout/pay",
+                                     "/%2Fshop%2F%2Fcheckout"}) {
+        CAPTURE(target);
+        const GateResult result = gate.handle(snapshot, get(target), k_now);
+        CHECK(result.action == GateResult::Action::respond);
+        CHECK(result.status == 400);
+    }
+    // Encoded slashes that leave the room the same pass as before: the room's queue, or the origin.
+    const GateResult inside = gate.handle(snapshot, get("/shop/checkout/a%2Fb"), k_now);
+    CHECK(inside.action == GateResult::Action::respond);
+    CHECK(inside.status == 200);
+    CHECK(gate.handle(snapshot, get("/files/a%2Fb"), k_now).action == GateResult::Action::proxy);
+    CHECK(gate.handle(snapshot, get("/%2Fblog/post"), k_now).action == GateResult::Action::proxy);
+}
+
 namespace {
 
 class OneCrawlerDns final : public Resolver {
