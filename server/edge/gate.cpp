@@ -368,7 +368,9 @@ void Gate::queue_response(const Snapshot& snapshot, const RoomConfig& room, cons
         result.decision = Decision::turnstile_challenge;
     }
     if (!reject) {
-        if ((outcome.counted || infinite) && !outcome.held) {
+        // The infinite queue's ticket goes back when the real queue's would: at a check-in that counts.
+        const bool infinite_checked_in = infinite && outcome.ticket.last_check_in == now;
+        if ((outcome.counted || infinite_checked_in) && !outcome.held) {
             set_cookie(result.set_cookie, &snapshot, room, &outcome.ticket, seconds_until(now, queue::ticket_expiry(outcome.ticket, phase.policy)),
                        request.https);
         }

@@ -257,7 +257,10 @@ Outcome check_in(Ledger& ledger, const Policy& policy, const std::optional<Ticke
     if (has_ticket && presented->infinite_queue) {
         outcome.verdict = Verdict::queue;
         outcome.ticket = *presented;
-        outcome.ticket.last_check_in = now;
+        // As in the real queue, a check-in before the interval is over moves nothing: the page's
+        // Refresh counts down to the next and its lastUpdated stays (a bot must not tell them apart).
+        if (now + k_early_tolerance >= presented->last_check_in + std::chrono::seconds{presented->refresh_interval_seconds})
+            outcome.ticket.last_check_in = now;
         outcome.estimate = infinite_queue_estimate(presented->session_id, now - presented->arrived);
         return outcome;
     }

@@ -585,6 +585,10 @@ TEST_CASE("queue: the infinite queue never admits, never counts, and its estimat
         bot = outcome.ticket;
     }
     CHECK(previous == 1);
+    // A check-in before its interval is over moves nothing, as in the real queue: the same last
+    // check-in (so the page's Refresh counts down and its lastUpdated stays).
+    const TimePoint early = bot.last_check_in + std::chrono::seconds{bot.refresh_interval_seconds / 2};
+    CHECK(wr::queue::check_in(ledger, policy, bot, early, random).ticket.last_check_in == bot.last_check_in);
     CHECK(ledger.waiting_users(k_1554 + 24h) == 0);
     CHECK(ledger.active_users(k_1554 + 24h, policy.session_duration) == 0);
     // Even in a passthrough room, the flag keeps the bot out.
