@@ -213,6 +213,17 @@ Decision Gate::bypasses(const RoomConfig& room, const IncomingRequest& request, 
     return Decision::none;
 }
 
+std::optional<queue::Ticket> Gate::open_ticket(std::string_view header, const RoomConfig& room, const Snapshot& snapshot) {
+    constexpr int k_most_tried = 4;
+    for (int tried = 0; tried < k_most_tried; ++tried) {
+        const auto value = find_cookie(header, room.cookie_name);
+        if (!value) break;
+        if (auto ticket = m_codec.open(*value, room.id, *snapshot.keys)) return ticket;
+        header.remove_prefix(static_cast<size_t>(value->data() + value->size() - header.data()));
+    }
+    return std::nullopt;
+}
+
 bool Gate::turnstile_applies(const Phase& phase) const {
     return phase.turnstile_mode != model::TurnstileMode::off && m_services.turnstile && m_services.turnstile->active();
 }
@@ -258,9 +269,7 @@ void Gate::handle(const Snapshot& snapshot, const IncomingRequest& request, util
     }
 
     const Phase& phase = room->phase_at(now);
-    std::optional<queue::Ticket> ticket;
-    if (const auto value = find_cookie(request.cookie_header, room->cookie_name))
-        ticket = m_codec.open(*value, room->id, *snapshot.keys);
+    std::optional<queue::Ticket> ticket = open_ticket(request.cookie_header, *room, snapshot);
     const bool challenging = turnstile_applies(phase);
     if (challenging && !(ticket && (ticket->turnstile_answered || ticket->admitted()))) {
         if (auto token = take_turnstile_token(request.target)) {
@@ -307,9 +316,7 @@ GateResult Gate::answer_turnstile(const Snapshot& snapshot, const IncomingReques
     const Phase& phase = room->phase_at(now);
     room->stats->record_turnstile(now, passed ? analytics::TurnstileOutcome::success : analytics::TurnstileOutcome::failure);
 
-    std::optional<queue::Ticket> ticket;
-    if (const auto value = find_cookie(request.cookie_header, room->cookie_name))
-        ticket = m_codec.open(*value, room->id, *snapshot.keys);
+    std::optional<queue::Ticket> ticket = open_ticket(request.cookie_header, *room, snapshot);
     if (ticket && queue::ticket_expiry(*ticket, phase.policy) <= now) ticket.reset();
 
     const bool to_infinite_queue = !passed && phase.turnstile_action == model::TurnstileAction::infinite_queue;

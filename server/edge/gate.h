@@ -122,6 +122,10 @@ private:
     std::optional<queue::Outcome> check_in(const RoomConfig& room, const Phase& phase, const std::optional<queue::Ticket>& ticket,
                                            const IncomingRequest& request, util::TimePoint now, bool hold_new);
     bool turnstile_applies(const Phase& phase) const;
+    // The room's ticket from the first cookie of its name that opens for it (at most a few are
+    // tried): a browser may send several of one name — a sibling subdomain can set one for the
+    // parent domain — and a stranger's first must not knock the visitor out of line.
+    std::optional<queue::Ticket> open_ticket(std::string_view cookie_header, const RoomConfig& room, const Snapshot& snapshot);
     void queue_response(const Snapshot& snapshot, const RoomConfig& room, const Phase& phase, const queue::Outcome& outcome,
                         const IncomingRequest& request, util::TimePoint now, GateResult& result);
     void too_many_joins(const RoomConfig& room, std::string_view request_id, util::TimePoint now, GateResult& result) const;

@@ -323,6 +323,26 @@ TEST_CASE("gate: a page being sent keeps its text when its render-cache slot is 
     CHECK(*sent == "the first page");
 }
 
+TEST_CASE("gate: a visitor's cookie counts behind others of its name that do not open for the room (planted by a sibling subdomain)") {
+    using wr::edge::Decision;
+    const Snapshot open = shop([](ZoneConfig&, RoomConfig&) {});
+    wr::state::MemoryCounters counters;
+    Gate gate(counters, 1);
+    const GateResult first = gate.handle(open, get("/"), k_now);
+    REQUIRE(first.decision == Decision::admitted);
+    const std::string cookie = first.set_cookie.substr(0, first.set_cookie.find(';'));
+    const std::string name = cookie.substr(0, cookie.find('='));
+    for (const std::string& header : {name + "=garbage; " + cookie, name + "=\"x\"; other=1; " + name + "=AAAA; " + cookie,
+                                      "a=1; " + cookie + "; " + name + "=later"}) {
+        CAPTURE(header);
+        IncomingRequest again = get("/");
+        again.cookie_header = header;
+        const GateResult result = gate.handle(open, again, k_now);
+        CHECK(result.decision == Decision::admitted);
+        CHECK_FALSE(result.new_visitor);
+    }
+}
+
 TEST_CASE("gate: names its decision for the access log, and whether the visitor was new") {
     using wr::edge::Decision;
     wr::util::FakeClock clock(k_now);
