@@ -283,16 +283,22 @@ void AdminServer::reload_tls() {
 
 int AdminServer::bind() {
     Listener& listener = *m_listener;
-    const auto failed = [this] {
-        return std::runtime_error("cannot listen on " + m_options.host + ":" + std::to_string(m_options.port) +
-                                  " for the admin API (in use, or not a local address)");
+    // Said as the edge says it: which of the two it is, with the system's words.
+    const auto failed = [this](const error_code& why) {
+        const std::string reason = why == asio::error::address_in_use          ? "another process serves it (" + why.message() + ")"
+                                   : why == std::errc::address_not_available ? "not an address of this machine (" + why.message() + ")"
+                                   : why                                        ? why.message()
+                                                                                : "no address";
+        return std::runtime_error("cannot listen on " + m_options.host + ":" + std::to_string(m_options.port) + " for the admin API: " +
+                                  reason);
     };
     // A name (localhost) is accepted as well as an address, as it always was.
     net::DnsResolver resolver(listener.io.get_executor());
     error_code ec;
     const auto endpoints = resolver.resolve(m_options.host, std::to_string(m_options.port),
                                             tcp::resolver::passive | tcp::resolver::numeric_service, ec);
-    if (ec) throw failed();
+    if (ec) throw failed(ec);
+    error_code last;
     for (const auto& entry : endpoints) {
         error_code attempt;
         listener.acceptor.open(entry.endpoint().protocol(), attempt);
@@ -304,10 +310,11 @@ int AdminServer::bind() {
             m_port = listener.acceptor.local_endpoint().port();
             return m_port;
         }
+        last = attempt;
         error_code ignored;
         listener.acceptor.close(ignored);
     }
-    throw failed();
+    throw failed(last);
 }
 
 void AdminServer::start() {

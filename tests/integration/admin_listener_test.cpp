@@ -307,7 +307,7 @@ TEST_CASE("integration: a second wr serve on the same admin port refuses to star
     CHECK(second.exit_code == 1);
     // Its last word, on one line (the lines before it are its log of opening its own store).
     CHECK(second.err.ends_with("\nwr: error: cannot listen on 127.0.0.1:" + std::to_string(first.admin_port) +
-                               " for the admin API (in use, or not a local address)\n"));
+                               " for the admin API: another process serves it (Address already in use)\n"));
     // The first one still answers.
     std::string answer;
     CHECK(time_health(first.admin_port, answer) < 2s);
