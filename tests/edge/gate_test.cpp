@@ -143,51 +143,44 @@ TEST_CASE("gate: a request without a Host header, or with two, is malformed (400
     }
 }
 
-TEST_CASE("gate: a ;parameter that would route a path to another room, as servlet containers read it, is refused with 400") {
-    // Two rooms on one host: /shop/checkout queues everyone, the rest of the site has room to spare.
+namespace {
+
+// Two rooms on one host: /shop/checkout queues everyone, the rest of the site has room to spare.
+// Each of `refused` is read by some origin as a path in the checkout room while routing reads it
+// elsewhere: 400. `in_room` stays in the room as both read it (its queue page), and `elsewhere`
+// outside it (to the origin).
+void check_other_readings(const std::vector<std::string>& refused, const std::string& in_room, const std::vector<std::string>& elsewhere) {
     const Snapshot snapshot = shop([](ZoneConfig&, RoomConfig& room) {
         room.settings.path = "/shop/checkout";
         room.settings.queue_all = true;
     });
     wr::state::MemoryCounters counters;
     Gate gate(counters, 1);
-    // Tomcat reads "/shop;x/checkout" as "/shop/checkout": routing must not send it round the room.
-    for (const std::string target : {"/shop;x/checkout", "/shop;/checkout/pay", "/shop;jsessionid=1/checkout/"}) {
+    for (const std::string& target : refused) {
         CAPTURE(target);
         const GateResult result = gate.handle(snapshot, get(target), k_now);
         CHECK(result.action == GateResult::Action::respond);
         CHECK(result.status == 400);
     }
-    // Parameters that leave the room the same pass as before: the room's queue, or the origin.
-    const GateResult session = gate.handle(snapshot, get("/shop/checkout/cart;jsessionid=1"), k_now);
-    CHECK(session.action == GateResult::Action::respond);
-    CHECK(session.status == 200);
-    CHECK(gate.handle(snapshot, get("/shop/cart;jsessionid=1"), k_now).action == GateResult::Action::proxy);
-    CHECK(gate.handle(snapshot, get("/blog;v=2/post"), k_now).action == GateResult::Action::proxy);
+    const GateResult inside = gate.handle(snapshot, get(in_room), k_now);
+    CHECK(inside.action == GateResult::Action::respond);
+    CHECK(inside.status == 200);
+    for (const std::string& target : elsewhere) CHECK(gate.handle(snapshot, get(target), k_now).action == GateResult::Action::proxy);
+}
+
+} // namespace
+
+TEST_CASE("gate: a ;parameter that would route a path to another room, as servlet containers read it, is refused with 400") {
+    // Tomcat reads "/shop;x/checkout" as "/shop/checkout": routing must not send it round the room.
+    check_other_readings({"/shop;x/checkout", "/shop;/checkout/pay", "/shop;jsessionid=1/checkout/"}, "/shop/checkout/cart;jsessionid=1",
+                         {"/shop/cart;jsessionid=1", "/blog;v=2/post"});
 }
 
 TEST_CASE("gate: an encoded slash that would route a path to another room, as servers that decode it read it, is refused with 400") {
-    const Snapshot snapshot = shop([](ZoneConfig&, RoomConfig& room) {
-        room.settings.path = "/shop/checkout";
-        room.settings.queue_all = true;
-    });
-    wr::state::MemoryCounters counters;
-    Gate gate(counters, 1);
     // Python's http.server serves "/%2Fshop/checkout/" as "/shop/checkout/" (and nginx routes on
     // the decoded path): routing must not send them round the room.
-    for (const std::string target : {"/%2Fshop/checkout/", "/%2F/shop/checkout", "/shop%2Fcheckout", "/shop%2fcheckout/pay",
-                                     "/%2Fshop%2F%2Fcheckout"}) {
-        CAPTURE(target);
-        const GateResult result = gate.handle(snapshot, get(target), k_now);
-        CHECK(result.action == GateResult::Action::respond);
-        CHECK(result.status == 400);
-    }
-    // Encoded slashes that leave the room the same pass as before: the room's queue, or the origin.
-    const GateResult inside = gate.handle(snapshot, get("/shop/checkout/a%2Fb"), k_now);
-    CHECK(inside.action == GateResult::Action::respond);
-    CHECK(inside.status == 200);
-    CHECK(gate.handle(snapshot, get("/files/a%2Fb"), k_now).action == GateResult::Action::proxy);
-    CHECK(gate.handle(snapshot, get("/%2Fblog/post"), k_now).action == GateResult::Action::proxy);
+    check_other_readings({"/%2Fshop/checkout/", "/%2F/shop/checkout", "/shop%2Fcheckout", "/shop%2fcheckout/pay", "/%2Fshop%2F%2Fcheckout"},
+                         "/shop/checkout/a%2Fb", {"/files/a%2Fb", "/%2Fblog/post"});
 }
 
 namespace {
