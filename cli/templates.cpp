@@ -1,15 +1,12 @@
 // `wr templates preview`: a queue page rendered locally in any state, to stdout, a file, or a
 // local server that reloads the browser when the template file changes.
-#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <filesystem>
 #include <httplib.h>
 #include <iostream>
 #include <map>
-#include <string_view>
 #include <thread>
-#include <vector>
 
 #include "commands.h"
 #include "edge/gate.h"
@@ -69,16 +66,9 @@ page::Overrides parse_variables(const std::vector<std::string>& variables) {
 page::PreviewOptions options_for(const std::string& state, const std::string& language, const TemplateSource& source,
                                  const page::Overrides& overrides) {
     const auto options = page::preview_state(state);
-    if (!options) {
-        std::vector<std::string> names;
-        const std::string_view all = page::preview_state_names();
-        for (size_t start = 0; start < all.size();) {
-            const size_t comma = std::min(all.find(", ", start), all.size());
-            names.emplace_back(all.substr(start, comma - start));
-            start = comma + 2;
-        }
-        throw CliError("--state " + state + ": expected one of " + std::string(all) + util::did_you_mean(state, names));
-    }
+    if (!options)
+        throw CliError("--state " + state + ": expected one of " + page::preview_state_names() +
+                       util::did_you_mean(state, page::preview_states()));
     page::PreviewOptions chosen = *options;
     chosen.language = language;
     if (source.event && chosen.event != "none") {

@@ -2,10 +2,8 @@
 // accepted whatever its declared type; anything else is 400, or 415 when it says it is not JSON.
 #include "api/request.h"
 
-#include <algorithm>
-#include <cctype>
-
 #include "control/error.h"
+#include "util/ascii_case.h"
 #include "util/escape.h"
 
 namespace wr::api {
@@ -14,8 +12,7 @@ namespace {
 // Media types are case-insensitive (RFC 9110 §8.3.1): APPLICATION/JSON is JSON.
 bool declares_non_json(const std::string& content_type) {
     if (content_type.empty()) return false;
-    std::string media = content_type.substr(0, content_type.find(';'));
-    std::transform(media.begin(), media.end(), media.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string media = util::lowercase(content_type.substr(0, content_type.find(';')));
     return media.find("json") == std::string::npos;
 }
 

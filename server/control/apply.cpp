@@ -272,7 +272,7 @@ private:
             const std::string rule_path = path + ".rules[" + std::to_string(i) + "]";
             model::RuleSettings settings;
             at_path(rule_path, [&] {
-                if (!rules[i].is_object()) throw Error::invalid("", "must be an object (a rule)");
+                if (!rules[i].is_object()) throw Error::invalid("", "must be a JSON object (a rule)");
                 if (auto errors = model::read_rule_settings(rules[i], model::BodyMode::replace, settings); !errors.empty())
                     throw Error::invalid(std::move(errors));
             });

@@ -11,6 +11,7 @@
 #include "model/validate.h"
 #include "store/rooms_store.h"
 #include "store/zones_store.h"
+#include "util/ascii_case.h"
 #include "util/secure.h"
 
 namespace wr::control {
@@ -27,7 +28,7 @@ ZoneNames zone_names(const std::vector<model::Zone>& zones, std::string_view own
 }
 
 std::optional<std::string> owner_of(std::string_view host, const ZoneNames& names) {
-    const std::string lower = model::lowercase(host);
+    const std::string lower = util::lowercase(host);
     const auto owner = model::owning_zone_name(lower, [&](std::string_view name) { return names.contains(name); });
     return owner ? std::optional<std::string>(*owner) : std::nullopt;
 }

@@ -8,6 +8,7 @@
 #include "model/host_owner.h"
 #include "model/validate.h"
 #include "origin/registry.h"
+#include "util/ascii_case.h"
 #include "util/log.h"
 
 namespace wr::edge {
@@ -75,7 +76,7 @@ void EdgeConfig::index() {
         }
     }
     const auto route = [&](const std::string& host, const std::string& path, const RoomConfig* room) {
-        const std::string lower = model::lowercase(host);
+        const std::string lower = util::lowercase(host);
         if (!claim(lower, room->zone)) return;
         m_zones_by_host[lower] = room->zone;
         m_routes_by_host[lower].push_back({path, room});

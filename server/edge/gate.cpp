@@ -43,6 +43,11 @@ page::QueueView queue_view(const RoomConfig& room, const Phase& phase, const que
 
 } // namespace
 
+void record_origin_error(const GateResult& result, util::TimePoint now, model::OriginErrorKind kind) {
+    if (result.zone->upstream) result.zone->upstream->stats.record_error(kind);
+    if (result.room) result.room->stats->record_origin_error(now, kind);
+}
+
 PageText own_page(std::string text) { return std::make_shared<const std::string>(std::move(text)); }
 
 // No owner: the catalog's pages live as long as the program, so sharing one counts nothing.

@@ -86,6 +86,9 @@ struct GateResult {
     void reset();
 };
 
+// A proxied request the origin gave no usable answer: counted for the zone and for the room.
+void record_origin_error(const GateResult& result, util::TimePoint now, model::OriginErrorKind kind);
+
 class Gate {
 public:
     Gate(state::Counters& counters, uint64_t seed, GateServices services = {});

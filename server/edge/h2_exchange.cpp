@@ -487,8 +487,7 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
                                             : timed_out                                   ? model::OriginErrorKind::timeout
                                             : read == HeadRead::invalid                   ? model::OriginErrorKind::invalid
                                                                                           : model::OriginErrorKind::reset;
-        if (result.zone->upstream) result.zone->upstream->stats.record_error(kind);
-        if (result.room) result.room->stats->record_origin_error(now, kind);
+        record_origin_error(result, now, kind);
         if (timed_out)
             co_return answer_error(stream, 504, "The site is taking too long", "It did not answer in time. Please try again in a moment.", &result);
         co_return answer_error(stream, 502, "The site cannot be reached", "Please try again in a moment.", &result);
@@ -595,8 +594,7 @@ net::Task<> H2Connection::proxy(std::shared_ptr<H2Stream> holder, GateResult& re
     if (invalid_before_head) {
         co_await stop_upload(stream, *origin, upload_state);
         stream.watch.origin = nullptr;
-        if (result.zone->upstream) result.zone->upstream->stats.record_error(model::OriginErrorKind::invalid);
-        if (result.room) result.room->stats->record_origin_error(now, model::OriginErrorKind::invalid);
+        record_origin_error(result, now, model::OriginErrorKind::invalid);
         if (!stream.closed) answer_error(stream, 502, "The site cannot be reached", "Please try again in a moment.", &result);
         co_return;
     }

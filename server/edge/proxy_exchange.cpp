@@ -75,12 +75,6 @@ net::Task<typename VisitorConnection<Stream>::ResponseHeadRead> VisitorConnectio
 }
 
 template <typename Stream>
-void VisitorConnection<Stream>::record_origin_error(const GateResult& result, util::TimePoint now, model::OriginErrorKind kind) {
-    if (result.zone->upstream) result.zone->upstream->stats.record_error(kind);
-    if (result.room) result.room->stats->record_origin_error(now, kind);
-}
-
-template <typename Stream>
 net::Task<bool> VisitorConnection<Stream>::answer_origin_failure(const GateResult& result, int status, std::string_view title,
                                                                  std::string_view text, bool keep_alive, bool head_request,
                                                                  int retry_after_seconds) {
@@ -452,7 +446,6 @@ template <typename Stream> net::Task<bool> VisitorConnection<Stream>::proxy(Gate
     template void VisitorConnection<Stream>::start_upload(origin::OriginConnection&, net::BodyFraming, const origin::ConnectionCap*);      \
     template net::Task<> VisitorConnection<Stream>::stop_upload(origin::OriginConnection&);                                                 \
     template net::Task<> VisitorConnection<Stream>::wait_for_upload();                                                       \
-    template void VisitorConnection<Stream>::record_origin_error(const GateResult&, util::TimePoint, model::OriginErrorKind);   \
     template net::Task<bool> VisitorConnection<Stream>::answer_origin_failure(const GateResult&, int, std::string_view,         \
                                                                               std::string_view, bool, bool, int);
 WR_INSTANTIATE(net::Socket)

@@ -69,9 +69,8 @@ private:
     // Ends an upload that is still running (the origin answered without reading it all), then waits.
     net::Task<> stop_upload(origin::OriginConnection& origin);
     net::Task<> wait_for_upload();
-    // The origin gave no answer: counted for the zone and the room, and answered with wr's page,
+    // The origin gave no answer (counted with record_origin_error): answered with wr's page,
     // which carries the visitor's cookie (and Retry-After when > 0).
-    void record_origin_error(const GateResult& result, util::TimePoint now, model::OriginErrorKind kind);
     net::Task<bool> answer_origin_failure(const GateResult& result, int status, std::string_view title, std::string_view text,
                                           bool keep_alive, bool head_request, int retry_after_seconds = 0);
     // edge/tunnel.cpp: bytes both ways until either side closes or the tunnel idles too long.

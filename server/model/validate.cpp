@@ -9,6 +9,7 @@
 #include "expr/parser.h"
 #include "model/origin_url.h"
 #include "model/template_syntax.h"
+#include "util/ascii_case.h"
 #include "util/secure.h"
 #include "util/time_format.h"
 #include "util/utf8.h"
@@ -95,15 +96,10 @@ void check_origin_guard(FieldErrors& errors, const OriginGuardSettings& guard, i
                           "must not exceed new_users_per_minute (" + std::to_string(new_users_per_minute) + ")"});
 }
 
-bool same_route(const Route& a, const Route& b) { return a.path == b.path && lowercase(a.host) == lowercase(b.host); }
+bool same_route(const Route& a, const Route& b) { return a.path == b.path && util::lowercase(a.host) == util::lowercase(b.host); }
 
 } // namespace
 
-std::string lowercase(std::string_view text) {
-    std::string result(text);
-    std::transform(result.begin(), result.end(), result.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return result;
-}
 
 bool is_valid_name(std::string_view name) {
     return !name.empty() && name.size() <= k_max_name_length &&
@@ -125,8 +121,8 @@ bool is_valid_hostname(std::string_view host) {
 }
 
 bool host_in_zone(std::string_view host, std::string_view zone_name) {
-    const std::string h = lowercase(host);
-    const std::string zone = lowercase(zone_name);
+    const std::string h = util::lowercase(host);
+    const std::string zone = util::lowercase(zone_name);
     return h == zone || (h.size() > zone.size() && h.ends_with(zone) && h[h.size() - zone.size() - 1] == '.');
 }
 
@@ -134,7 +130,7 @@ FieldErrors validate_zone(const ZoneSettings& zone) {
     FieldErrors errors;
     if (zone.name.empty())
         errors.push_back({"name", "is required"});
-    else if (zone.name != lowercase(zone.name) || !is_valid_hostname(zone.name))
+    else if (zone.name != util::lowercase(zone.name) || !is_valid_hostname(zone.name))
         errors.push_back({"name", "must be a lowercase domain name such as example.com"});
     else if (util::is_id(zone.name))
         errors.push_back({"name", k_id_shaped_name});
@@ -147,7 +143,7 @@ FieldErrors validate_zone(const ZoneSettings& zone) {
         const std::string field = "hosts[" + std::to_string(i) + "]";
         const std::string& host = zone.hosts[i];
         const std::string_view name = std::string_view(host).starts_with("*.") ? std::string_view(host).substr(2) : std::string_view(host);
-        if (host != lowercase(host) || !is_valid_hostname(name))
+        if (host != util::lowercase(host) || !is_valid_hostname(name))
             errors.push_back({field, "must be a lowercase host name such as www.example.com, or *.example.com for every name under it"});
         else if (!zone.name.empty() && !host_in_zone(name, zone.name))
             errors.push_back({field, host + " is not inside the zone " + zone.name});

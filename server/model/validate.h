@@ -33,8 +33,6 @@ inline constexpr const char* k_id_shaped_name =
 bool is_valid_hostname(std::string_view host);
 // True when host is the zone's domain or a subdomain of it (case-insensitive).
 bool host_in_zone(std::string_view host, std::string_view zone_name);
-// Hosts compare case-insensitively; routes are keyed by the lowercased host.
-std::string lowercase(std::string_view text);
 
 // True when the two events' occupied windows intersect.
 bool events_overlap(const EventSettings& a, const EventSettings& b);

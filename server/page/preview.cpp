@@ -94,8 +94,16 @@ std::optional<PreviewOptions> preview_state(std::string_view name) {
     return options;
 }
 
-const char* preview_state_names() {
-    return "fifo, random, queue-full, queue-all, unknown, prequeue, prequeue-shuffle, event, reject, passthrough";
+const std::vector<std::string>& preview_states() {
+    static const std::vector<std::string> names{"fifo",     "random",           "queue-full", "queue-all", "unknown",
+                                                "prequeue", "prequeue-shuffle", "event",      "reject",    "passthrough"};
+    return names;
+}
+
+std::string preview_state_names() {
+    std::string line;
+    for (const std::string& name : preview_states()) line += (line.empty() ? "" : ", ") + name;
+    return line;
 }
 
 } // namespace wr::page

@@ -45,6 +45,8 @@ std::vector<std::string> apply_overrides(const Overrides& overrides, PreviewOpti
 // The named states of `wr templates preview --state`: fifo, random, queue-full, queue-all,
 // unknown, prequeue, prequeue-shuffle, event, reject, passthrough. nullopt for another name.
 std::optional<PreviewOptions> preview_state(std::string_view name);
-const char* preview_state_names();
+// Those names, in that order; and the same as one line ("fifo, random, …").
+const std::vector<std::string>& preview_states();
+std::string preview_state_names();
 
 } // namespace wr::page

@@ -3,6 +3,7 @@
 #include "store/rooms_store.h"
 
 #include "model/validate.h"
+#include "util/ascii_case.h"
 
 namespace wr::store {
 namespace {
@@ -77,7 +78,7 @@ void write_routes(Connection& connection, const model::Room& room) {
         insert.bind(1, room.id);
         insert.bind(2, position);
         insert.bind(3, route.host);
-        insert.bind(4, model::lowercase(route.host));
+        insert.bind(4, util::lowercase(route.host));
         insert.bind(5, route.path);
         insert.exec();
     };
@@ -199,7 +200,7 @@ std::optional<RouteOwner> find_route_owner(Connection& connection, std::string_v
     SQLite::Statement query(connection,
                             "SELECT r.id, r.name FROM room_routes rr JOIN waiting_rooms r ON r.id = rr.room_id "
                             "WHERE rr.host_key = ? AND rr.path = ? AND rr.room_id != ?");
-    query.bind(1, model::lowercase(host));
+    query.bind(1, util::lowercase(host));
     query.bind(2, std::string(path));
     query.bind(3, std::string(except_room_id));
     if (!query.executeStep()) return std::nullopt;

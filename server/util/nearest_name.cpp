@@ -2,18 +2,10 @@
 #include "util/nearest_name.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "util/ascii_case.h"
 
 namespace wr::util {
-namespace {
-
-std::string lowercase(std::string_view text) {
-    std::string lower(text);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return lower;
-}
-
-} // namespace
 
 size_t edit_distance(std::string_view a, std::string_view b) {
     // Three rows are enough: a swap looks two rows back.

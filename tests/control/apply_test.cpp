@@ -410,7 +410,7 @@ TEST_CASE("control::apply_document names the document path of every error") {
         {"a million rules", with_room_field("rules", json(std::vector<int>(1000000, 1))),
          {"zones[0].waiting_rooms[0].rules: a waiting room may have at most 100 rules; the document gives 1000000"}},
         {"a rule that is not an object", with_room_field("rules", json::array({1})),
-         {"zones[0].waiting_rooms[0].rules[0]: must be an object (a rule)"}},
+         {"zones[0].waiting_rooms[0].rules[0]: must be a JSON object (a rule)"}},
         {"events that are not an array",
          [] {
              json changed = document();

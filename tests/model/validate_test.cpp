@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/validate.h"
+#include "util/ascii_case.h"
 #include "support/field_errors.h"
 #include "support/test_server.h"
 #include "support/timestamps.h"
@@ -676,7 +677,7 @@ TEST_CASE("model::host_in_zone is true for the zone and its subdomains, whatever
         CAPTURE(c.zone);
         CHECK(wr::model::host_in_zone(c.host, c.zone) == c.expected);
     }
-    CHECK(wr::model::lowercase("Shop.EXAMPLE.com") == "shop.example.com");
+    CHECK(wr::util::lowercase("Shop.EXAMPLE.com") == "shop.example.com");
 }
 
 TEST_CASE("model::events_overlap compares half-open windows, prequeue included") {
