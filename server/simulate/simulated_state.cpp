@@ -71,7 +71,8 @@ public:
         m_store_clock.set(now);
         const state::RoomReply reply = m_store.exchange("reader", {reader.begin_sync(k_room, now, true)}, m_timing).at(0);
         queue::Ledger ledger;
-        for (const queue::LedgerChange& change : reply.changed) ledger.apply(change);
+        for (const queue::LedgerChange& change : reply.changes) ledger.apply(change);
+        for (const auto& [minute, seed] : reply.seeds) ledger.apply({queue::LedgerChange::Kind::release_seed, minute, seed, 0});
         return ledger;
     }
 

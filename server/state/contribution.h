@@ -13,10 +13,10 @@
 
 namespace wr::state {
 
-// "<first minute> a<offset>=<users> … m<offset>=<admissions> …": the active and admitted counts
-// of `changes` (the others are left out), a few hundred bytes at most.
+// The active and admitted counts of `changes` (the others are left out) as one record of
+// count_log.h: a byte or three a minute, about a hundred bytes for a room busy for half an hour.
 std::string encode_contribution(const ChangeSet& changes);
-// nullopt when `text` is not what encode_contribution writes; "" is an empty contribution.
-std::optional<ChangeSet> decode_contribution(std::string_view text);
+// nullopt when `bytes` is not what encode_contribution writes; "" is an empty contribution.
+std::optional<ChangeSet> decode_contribution(std::string_view bytes);
 
 } // namespace wr::state

@@ -6,7 +6,8 @@
 #include <optional>
 #include <set>
 
-#include "state/store_fields.h"
+#include "state/count_log.h"
+#include "state/store_keys.h"
 
 namespace wr::state {
 namespace {
@@ -14,7 +15,6 @@ namespace {
 using Kind = queue::LedgerChange::Kind;
 
 int64_t minute_of_ms(int64_t ms) { return static_cast<int64_t>(std::floor(static_cast<double>(ms) / 60000.0)); }
-int64_t slot_of_ms(int64_t ms) { return static_cast<int64_t>(std::floor(static_cast<double>(ms) / 10000.0)); }
 
 template <typename Map, typename Key>
 void add(Map& counts, const Key& key, int64_t delta) {
@@ -78,7 +78,7 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
     constexpr int64_t k_node_forgotten_ms = 3600000;
     RoomReply reply;
     const int64_t now_minute = minute_of_ms(push.now_ms);
-    const int64_t now_slot = slot_of_ms(push.now_ms);
+    reply.grant.minute = now_minute;
     // Keys that outlived their time to live are gone, as in Redis.
     if (const auto it = m_rooms.find(push.room_id); it != m_rooms.end() && it->second.expires_ms <= store_ms) m_rooms.erase(it);
     if (push.read_only && !m_rooms.contains(push.room_id)) {
@@ -93,8 +93,8 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
         m_last_generation = std::max({room.generation + 1, store_ms * 1000, m_last_generation + 1});
         room.generation = m_last_generation;
     };
-    if (room.epoch.empty()) {
-        room.epoch = std::to_string(store_ms) + "." + std::to_string(++m_epochs);
+    if (room.epoch == 0) {
+        room.epoch = store_ms * 1000 + static_cast<int64_t>(++m_epochs % 1000);
         next_generation();
     }
     reply.epoch = room.epoch;
@@ -119,7 +119,7 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
     const uint64_t stored_sequence = own ? own->sequence : 0;
     reply.stored_sequence_before = stored_sequence;
     if (!push.read_only) {
-        if (push.epoch != room.epoch && !push.epoch.empty()) {
+        if (push.epoch != room.epoch && push.epoch != 0) {
             // The state this node knew is gone: every node pushes all it counts again.
             reply.status = RoomReply::Status::epoch_changed;
             room.failover_ms = store_ms;
@@ -131,22 +131,38 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
         }
     }
 
+    // The merger: this node if the room has none alive.
+    bool merger = false;
+    if (reply.status == RoomReply::Status::ok && !push.read_only) {
+        merger = room.merger == node_id || room.merger.empty() || room.merger_seen_ms + timing.node_liveness_ms <= store_ms;
+        if (merger) {
+            room.merger = node_id;
+            room.merger_seen_ms = store_ms;
+        }
+    }
+    const auto raw_end = [&room] { return room.raw_base + static_cast<int64_t>(room.raw.size()); };
+    const auto digest_end = [&room] { return room.digest_base + static_cast<int64_t>(room.digests.size()); };
+    const int64_t digest_end_before = digest_end();
+    int64_t own_last_record = own ? own->last_record : -1;
+
     // The node's batches, each applied once.
     uint64_t last = stored_sequence;
     std::set<queue::ClientAddress> pushed_joins;
-    const int64_t version_before = room.version;
-    std::vector<std::string> mine;
+    bool pruned_now = false;
     if (reply.status == RoomReply::Status::ok && !push.read_only) {
         std::vector<std::string> order;
         std::map<std::string, int64_t> deltas;
         std::vector<std::pair<uint64_t, int64_t>> revocations;
+        std::string record;
         for (const PushedBatch& batch : push.batches) {
             const bool fresh = batch.sequence > stored_sequence;
+            if (fresh) append_record(record, batch.changes);
             for (const queue::LedgerChange& change : batch.changes) {
                 if (!fresh) continue;
-                if (const auto field = field_of(change)) {
-                    if (!deltas.contains(*field)) order.push_back(*field);
-                    deltas[*field] += change.delta;
+                if (is_admission_count(change)) {
+                    const std::string field = admission_field(change);
+                    if (!deltas.contains(field)) order.push_back(field);
+                    deltas[field] += change.delta;
                 } else if (change.kind == Kind::revoked) {
                     revocations.emplace_back(static_cast<uint64_t>(change.key), change.minute);
                 } else if (change.kind == Kind::release_seed && (change.key == now_minute || change.key == now_minute - 1)) {
@@ -159,30 +175,57 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
             }
             last = std::max(last, batch.sequence);
         }
-        if (!order.empty()) {
-            ++room.version;
-            for (const std::string& field : order) {
-                room.counts[field] += deltas[field];
-                room.versions[field] = room.version;
+        // A count for a minute no ledger keeps any more, pushed in the sync that prunes, is not
+        // written back after the prune took it.
+        const bool pruning = room.pruned_minute < now_minute;
+        for (const std::string& field : order)
+            if (!pruning || std::stoll(field.substr(1)) >= now_minute - k_admission_minutes_kept) room.admission_counts[field] += deltas[field];
+
+        // The merger's digest of the raw records from where the last one ended: the raw log up
+        // to there goes.
+        if (merger && push.digest_to > push.digest_from && push.digest_from == room.digested && push.digest_to <= raw_end()) {
+            std::string digest;
+            append_record(digest, push.digest);
+            if (!digest.empty()) room.digests.push_back(std::move(digest));
+            room.raw.erase(room.raw.begin(), room.raw.begin() + (push.digest_to - room.raw_base));
+            room.raw_base = room.digested = push.digest_to;
+        }
+        // A snapshot as of the digests this node read, if none is as recent: digests older than
+        // the previous snapshot go.
+        if (push.snapshot && push.generation == room.generation && push.version > room.snapshot_at && push.version <= digest_end_before) {
+            if (room.snapshot_at > room.digest_base) {
+                room.digests.erase(room.digests.begin(), room.digests.begin() + (room.snapshot_at - room.digest_base));
+                room.digest_base = room.snapshot_at;
             }
-            mine = order;
+            room.snapshot_at = push.version;
+            room.snapshot_asked_ms = 0;
+            room.snapshot.clear();
+            append_record(room.snapshot, *push.snapshot);
+        }
+        if (merger && digest_end() - room.snapshot_at >= k_snapshot_digests && room.snapshot_asked_ms + k_snapshot_retry_ms <= store_ms) {
+            reply.snapshot_wanted = true;
+            room.snapshot_asked_ms = store_ms;
+        }
+        // The node's changes into the raw log.
+        if (!record.empty()) {
+            own_last_record = raw_end();
+            room.raw.push_back(std::move(record));
         }
         for (const auto& revocation : revocations) room.revoked.push_back(revocation);
         room.revocations_pushed += static_cast<int64_t>(revocations.size());
 
-        // Once a minute: counts no ledger keeps any more, seeds of past minutes, node runs gone
-        // for an hour and revocations past their cookies' end go; the time to live is set again.
-        if (room.pruned_minute < now_minute) {
-            for (auto it = room.counts.begin(); it != room.counts.end();) {
-                if (field_expired(it->first, now_minute, now_slot)) {
-                    room.versions.erase(it->first);
-                    it = room.counts.erase(it);
-                } else {
-                    ++it;
+        // Once a minute: admission counts no ledger keeps any more, seeds of past minutes, node
+        // runs gone for an hour and revocations past their cookies' end go; the time to live is
+        // set again.
+        if (pruning) {
+            if (room.pruned_minute > 0) {
+                for (int64_t minute = std::max(room.pruned_minute - 32, now_minute - 100); minute <= now_minute - 32; ++minute) {
+                    room.admission_counts.erase("a" + std::to_string(minute));
+                    room.admission_counts.erase("m" + std::to_string(minute));
                 }
+                std::erase_if(room.seeds, [now_minute](const auto& seed) { return seed.first < now_minute - 1; });
             }
-            std::erase_if(room.seeds, [now_minute](const auto& seed) { return seed.first < now_minute - 1; });
-            std::erase_if(room.nodes, [store_ms](const auto& entry) { return entry.second.seen_ms < store_ms - k_node_forgotten_ms; });
+            std::erase_if(room.nodes, [&](const auto& entry) { return entry.first != node_id && entry.second.seen_ms < store_ms - k_node_forgotten_ms; });
             int popped = 0;
             while (popped < 1000 && !room.revoked.empty() && room.revoked.front().second <= push.now_ms) {
                 room.revoked.pop_front();
@@ -190,14 +233,14 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
             }
             room.revocation_base += popped;
             room.pruned_minute = now_minute;
-            room.expires_ms = store_ms + k_room_ttl_seconds * 1000;
+            pruned_now = true;
         }
     }
 
     if (!push.read_only && reply.status == RoomReply::Status::ok) {
         const auto count = [&](const std::string& field) {
-            const auto it = room.counts.find(field);
-            return it == room.counts.end() ? int64_t{0} : it->second;
+            const auto it = room.admission_counts.find(field);
+            return it == room.admission_counts.end() ? int64_t{0} : it->second;
         };
         int64_t active_users = 0;
         for (int64_t minute = now_minute - std::min<int64_t>(push.session_minutes, 31); minute <= now_minute; ++minute)
@@ -234,7 +277,7 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
         reply.live_nodes = request.others_live + 1;
         // Held: the grant, or what the node may admit before the answer reaches it, if more.
         NodeEntry fresh{last, store_ms, push.share_weight_milli, std::max(reply.grant.total, push.in_flight_allowance),
-                        std::max(reply.grant.this_minute, push.in_flight_allowance), now_minute, true,
+                        std::max(reply.grant.this_minute, push.in_flight_allowance), now_minute, true, own_last_record,
                         // A push without batches leaves the contribution as it was.
                         push.batches.empty() && own ? own->contribution : push.contribution};
         others.add(fresh, 1);
@@ -242,27 +285,33 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
         room.nodes[node_id] = std::move(fresh);
     }
 
-    // What changed since the node last read (everything, for a node new to this incarnation of
-    // the state).
-    reply.version = room.version;
+    // The digests this node has not read (everything, from the snapshot on, for a node new to
+    // this incarnation of the state or behind the digests kept), and the merger's raw records.
+    reply.version = digest_end();
     reply.generation = room.generation;
-    const int64_t since = push.generation != room.generation || push.version > room.version ? 0 : push.version;
-    if (reply.status == RoomReply::Status::ok && since != room.version) {
-        std::vector<std::pair<int64_t, std::string>> changed;
-        if (since == version_before && !mine.empty()) {
-            for (const std::string& field : mine) changed.emplace_back(room.version, field);
-        } else {
-            for (const auto& [field, version] : room.versions)
-                if (version > since) changed.emplace_back(version, field);
-            std::sort(changed.begin(), changed.end());
+    reply.digested = room.digested;
+    reply.own_last_record = own_last_record;
+    reply.merger = merger;
+    if (reply.status == RoomReply::Status::ok) {
+        int64_t from = push.version;
+        if (push.generation != room.generation || push.version < room.digest_base || push.version > digest_end()) {
+            reply.whole = true;
+            read_records(room.snapshot, reply.changes);
+            from = room.snapshot_at;
         }
-        for (const auto& [version, field] : changed) {
-            const auto count = room.counts.find(field);
-            if (const auto change = change_of(field, count == room.counts.end() ? 0 : count->second)) reply.changed.push_back(*change);
-        }
+        for (int64_t i = from; i < digest_end(); ++i) read_records(room.digests[static_cast<size_t>(i - room.digest_base)], reply.changes);
     }
-    for (const int64_t minute : {now_minute - 1, now_minute})
-        if (const auto seed = room.seeds.find(minute); seed != room.seeds.end()) reply.changed.push_back({Kind::release_seed, minute, seed->second, 0});
+    if (merger)
+        for (size_t i = 0; i < room.raw.size() && i < static_cast<size_t>(k_raw_per_read); ++i, ++reply.raw_records)
+            read_records(room.raw[i], reply.raw);
+
+    // The seeds, to a node that asks for them or brings one.
+    const bool pushes_seeds = std::any_of(push.batches.begin(), push.batches.end(), [](const PushedBatch& batch) {
+        return std::any_of(batch.changes.begin(), batch.changes.end(), [](const queue::LedgerChange& change) { return change.kind == Kind::release_seed; });
+    });
+    if (push.want_seeds || (pushes_seeds && !push.read_only))
+        for (const int64_t minute : {now_minute - 1, now_minute})
+            if (const auto seed = room.seeds.find(minute); seed != room.seeds.end()) reply.seeds.emplace_back(minute, seed->second);
 
     // A cursor into another generation's list (a failover: the copy may hold fewer revocations,
     // and later ones take the places this node read up to) reads the list from its start again.
@@ -279,7 +328,7 @@ RoomReply MemoryStore::exchange_one(const std::string& node_id, const RoomPush& 
         reply.joins.emplace_back(address, it == minute.end() ? 0 : it->second);
     }
     std::erase_if(room.joins, [now_minute](const auto& entry) { return entry.first < now_minute - 1; });
-    if (room.expires_ms == 0) room.expires_ms = store_ms + k_room_ttl_seconds * 1000;
+    if (room.expires_ms == 0 || pruned_now) room.expires_ms = store_ms + k_room_ttl_seconds * 1000;
     return reply;
 }
 

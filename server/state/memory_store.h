@@ -41,6 +41,7 @@ private:
         int64_t held_minute = 0;
         int64_t held_of_minute = 0;
         bool counted = false;      // in the room's sums (until it expires and a scan takes it out)
+        int64_t last_record = -1;  // its last record in the raw log
         std::string contribution;
     };
     // The sums of the node entries in force.
@@ -53,21 +54,31 @@ private:
         void add(const NodeEntry& entry, int sign);
     };
     struct RoomState {
-        std::string epoch;
+        int64_t epoch = 0;
         std::string server;         // the server that last wrote the room
         int64_t generation = 0;
         int64_t failover_ms = 0;    // when the room's state was found to come from elsewhere
         int64_t failover_seen_ms = 0; // the last sync the state it came with had seen
         int64_t pending = 0;        // nodes live before that, not heard from since
-        int64_t version = 0;
         int64_t pruned_minute = 0;
         int64_t scanned_ms = 0;
         int64_t revocation_base = 0;
         int64_t revocations_pushed = 0;
+        // The raw log from raw_base on (digested up to `digested`), the digests from digest_base
+        // on, the snapshot as of snapshot_at digests, and the merger.
+        std::deque<std::string> raw;
+        int64_t raw_base = 0;
+        int64_t digested = 0;
+        std::deque<std::string> digests;
+        int64_t digest_base = 0;
+        std::string snapshot;
+        int64_t snapshot_at = 0;
+        int64_t snapshot_asked_ms = 0;
+        std::string merger;
+        int64_t merger_seen_ms = 0;
         std::map<int64_t, int64_t> seeds;
         Sums sums;
-        std::map<std::string, int64_t> counts;
-        std::map<std::string, int64_t> versions; // field → the version that last changed it
+        std::map<std::string, int64_t> admission_counts; // a<minute>, m<minute>
         std::map<std::string, NodeEntry> nodes;
         std::deque<std::pair<uint64_t, int64_t>> revoked;
         std::map<int64_t, std::map<queue::ClientAddress, int64_t>> joins; // minute → address → joins

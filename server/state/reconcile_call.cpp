@@ -3,11 +3,15 @@
 
 #include <hiredis/hiredis.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <optional>
 #include <set>
 
-#include "state/store_fields.h"
+#include "state/count_log.h"
+#include "state/store_keys.h"
 #include "util/embedded_files.h"
 
 namespace wr::state {
@@ -76,19 +80,36 @@ uint64_t unsigned_in(std::string_view text, const char* what) {
     malformed(what);
 }
 
-// Numbers travel packed, as reconcile.lua's struct formats read them: little-endian 64-bit.
+// Numbers travel packed as reconcile.lua's struct formats read them: IEEE 754 doubles,
+// little-endian (struct's 'd' is the cheapest of its formats to read and write in Lua, and every
+// number the two exchange is an integer below 2^53, exact in a double).
 void append_packed(std::string& out, int64_t value) {
-    for (int i = 0; i < 8; ++i) out += static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff);
+    const double number = static_cast<double>(value);
+    uint64_t bits = 0;
+    std::memcpy(&bits, &number, sizeof bits);
+    for (int i = 0; i < 8; ++i) out += static_cast<char>((bits >> (8 * i)) & 0xff);
 }
 
+// nullopt for anything but 8 bytes holding an integer a double holds exactly.
 std::optional<int64_t> unpacked(std::string_view bytes) {
     if (bytes.size() != 8) return std::nullopt;
-    uint64_t value = 0;
-    for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<uint8_t>(bytes[static_cast<size_t>(i)]);
-    return static_cast<int64_t>(value);
+    uint64_t bits = 0;
+    for (int i = 7; i >= 0; --i) bits = (bits << 8) | static_cast<uint8_t>(bytes[static_cast<size_t>(i)]);
+    double number = 0;
+    std::memcpy(&number, &bits, sizeof number);
+    constexpr double k_exact = 9007199254740992.0; // 2^53
+    if (!(number >= -k_exact && number <= k_exact) || number != std::floor(number)) return std::nullopt;
+    return static_cast<int64_t>(number);
 }
 
 } // namespace
+
+int64_t node_number(std::string_view node_id) {
+    // FNV-1a, cut to 52 bits (exact in a Lua number) and never 0 (no merger).
+    uint64_t hash = 14695981039346656037ull;
+    for (const char c : node_id) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+    return static_cast<int64_t>((hash & ((uint64_t{1} << 52) - 1)) | 1);
+}
 
 std::string reply_text(const redisReply* reply) {
     if (!reply) return "";
@@ -103,12 +124,21 @@ std::string_view reconcile_script() {
     return text ? *text : std::string_view{};
 }
 
+// The field of digest `index`, as reconcile.lua's digest_field names it: 'd' and the index in
+// four bytes, little-endian.
+std::string digest_field(int64_t index) {
+    std::string out = "d";
+    for (int i = 0; i < 4; ++i) out += static_cast<char>((static_cast<uint64_t>(index) >> (8 * i)) & 0xff);
+    return out;
+}
+
 // One EVALSHA covering `pushes` (rooms of one server, synced at one moment): the keys and
 // arguments in the order reconcile.lua reads them.
 std::vector<std::string> script_call(const std::string& sha, const std::string& server, const std::string& node_id,
                                      const std::vector<const RoomPush*>& pushes, const StoreTiming& timing) {
     std::vector<std::string> keys, arguments;
     arguments = {node_id,
+                 std::to_string(node_number(node_id)),
                  std::to_string(pushes.empty() ? 0 : pushes.front()->now_ms),
                  std::to_string(timing.node_liveness_ms),
                  std::to_string(timing.grant_validity_ms),
@@ -116,30 +146,27 @@ std::vector<std::string> script_call(const std::string& sha, const std::string& 
                  server,
                  std::to_string(pushes.size())};
     for (const RoomPush* push : pushes) {
-        const std::string prefix = "wr:{" + push->room_id + "}:";
-        std::set<int64_t> join_minutes;
-        for (const PushedBatch& batch : push->batches)
-            for (const JoinChange& join : batch.joins) join_minutes.insert(join.minute);
-        for (const char* name : {"state", "nodes", "chg", "rev"}) keys.push_back(prefix + name);
-        for (const int64_t minute : join_minutes) keys.push_back(prefix + "joins:" + std::to_string(minute));
-        std::string header;
-        for (const int64_t value : {static_cast<int64_t>(4 + join_minutes.size()), int64_t{push->read_only}, push->total_active_users,
-                                    push->new_users_per_minute, push->session_minutes, push->demand_rate_milli, push->share_weight_milli,
-                                    push->in_flight_allowance, push->revocation_cursor, static_cast<int64_t>(push->acknowledged_sequence),
-                                    push->version, push->generation, static_cast<int64_t>(join_minutes.size()),
-                                    static_cast<int64_t>(push->batches.size())})
-            append_packed(header, value);
-        arguments.push_back(std::move(header));
-        arguments.push_back(push->epoch);
+        keys.push_back(room_key_prefix(push->room_id) + "counts");
+        const size_t header_at = arguments.size();
+        arguments.emplace_back(); // the room's header, once its number of arguments is known
+        arguments.push_back(digest_field(push->version));
         arguments.push_back(push->contribution);
-        for (const int64_t minute : join_minutes) arguments.push_back(std::to_string(minute));
+        std::string snapshot;
+        if (push->snapshot) append_record(snapshot, *push->snapshot);
+        arguments.push_back(std::move(snapshot));
+        std::string digest;
+        append_record(digest, push->digest);
+        arguments.push_back(std::move(digest));
         for (const PushedBatch& batch : push->batches) {
-            std::vector<std::string> fields, revocations, seeds;
-            std::string deltas;
+            std::vector<std::string> revocations, seeds;
+            std::string admissions;
+            int64_t n_admissions = 0;
             for (const queue::LedgerChange& change : batch.changes) {
-                if (const auto field = field_of(change)) {
-                    fields.push_back(*field);
-                    append_packed(deltas, change.delta);
+                if (is_admission_count(change)) {
+                    append_packed(admissions, change.kind == Kind::active ? 0 : 1);
+                    append_packed(admissions, change.key);
+                    append_packed(admissions, change.delta);
+                    ++n_admissions;
                 } else if (change.kind == Kind::revoked) {
                     revocations.push_back(std::to_string(static_cast<uint64_t>(change.key)));
                     revocations.push_back(std::to_string(change.minute));
@@ -149,18 +176,27 @@ std::vector<std::string> script_call(const std::string& sha, const std::string& 
                 }
             }
             std::string counts;
-            for (const int64_t value : {static_cast<int64_t>(batch.sequence), static_cast<int64_t>(fields.size()),
-                                        static_cast<int64_t>(revocations.size() / 2), static_cast<int64_t>(seeds.size() / 2),
-                                        static_cast<int64_t>(batch.joins.size())})
+            for (const int64_t value : {static_cast<int64_t>(batch.sequence), n_admissions, static_cast<int64_t>(revocations.size() / 2),
+                                        static_cast<int64_t>(seeds.size() / 2), static_cast<int64_t>(batch.joins.size())})
                 append_packed(counts, value);
             arguments.push_back(std::move(counts));
-            arguments.push_back(std::move(deltas));
-            arguments.insert(arguments.end(), std::make_move_iterator(fields.begin()), std::make_move_iterator(fields.end()));
+            arguments.push_back(std::move(admissions));
+            std::string record;
+            append_record(record, batch.changes);
+            arguments.push_back(std::move(record));
             arguments.insert(arguments.end(), revocations.begin(), revocations.end());
             arguments.insert(arguments.end(), seeds.begin(), seeds.end());
             for (const JoinChange& join : batch.joins)
                 arguments.insert(arguments.end(), {std::to_string(join.minute), hex_of(join.address), std::to_string(join.delta)});
         }
+        std::string& header = arguments[header_at];
+        for (const int64_t value : {static_cast<int64_t>(arguments.size() - header_at), int64_t{push->read_only}, push->total_active_users,
+                                    push->new_users_per_minute, push->session_minutes, push->demand_rate_milli, push->share_weight_milli,
+                                    push->in_flight_allowance, push->revocation_cursor, static_cast<int64_t>(push->acknowledged_sequence),
+                                    push->version, push->generation, static_cast<int64_t>(push->batches.size()),
+                                    int64_t{push->snapshot.has_value()}, push->digest_from, push->digest_to, push->epoch,
+                                    int64_t{push->want_seeds}})
+            append_packed(header, value);
     }
     std::vector<std::string> out = {"EVALSHA", sha, std::to_string(keys.size())};
     out.insert(out.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));
@@ -171,56 +207,74 @@ std::vector<std::string> script_call(const std::string& sha, const std::string& 
 namespace {
 
 RoomReply parse_room(const redisReply* reply) {
-    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements < 17) malformed("not the 17 fields of a room");
-    RoomReply out;
-    const std::string status = reply_text(element(reply, 0, REDIS_REPLY_STRING, "status"));
-    if (status == "failed") {
-        out.status = RoomReply::Status::failed;
-        out.error = reply_text(reply->element[16]);
-        return out;
+    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements < 2) malformed("not the answer of a room");
+    const redisReply* numbers = element(reply, 0, REDIS_REPLY_STRING, "numbers");
+    constexpr size_t k_numbers = 22;
+    if (numbers->len != 8 * k_numbers) malformed("numbers of " + std::to_string(numbers->len) + " bytes");
+    int64_t number[k_numbers];
+    for (size_t i = 0; i < k_numbers; ++i) {
+        const auto value = unpacked(std::string_view(numbers->str + 8 * i, 8));
+        if (!value) malformed("a number that is not an integer");
+        number[i] = *value;
     }
-    if (status == "epoch") out.status = RoomReply::Status::epoch_changed;
-    else if (status == "lost") out.status = RoomReply::Status::lost;
-    else if (status != "ok") malformed("status '" + status + "'");
-    out.epoch = reply_text(element(reply, 1, REDIS_REPLY_STRING, "epoch"));
-    out.stored_sequence_before = static_cast<uint64_t>(integer_of(reply->element[2], "last batch"));
-    out.version = integer_of(reply->element[3], "version");
-    out.generation = integer_of(reply->element[4], "generation");
+    RoomReply out;
+    switch (number[0]) {
+    case 0: break;
+    case 1: out.status = RoomReply::Status::epoch_changed; break;
+    case 2: out.status = RoomReply::Status::lost; break;
+    case 3:
+        out.status = RoomReply::Status::failed;
+        out.error = reply_text(element(reply, 1, REDIS_REPLY_STRING, "error"));
+        return out;
+    default: malformed("status " + std::to_string(number[0]));
+    }
+    out.epoch = number[1];
+    out.stored_sequence_before = static_cast<uint64_t>(number[2]);
+    out.version = number[3];
+    out.generation = number[4];
+    out.revocation_cursor = number[5];
+    out.grant = Grant{number[6], number[7], number[8]};
+    out.share = static_cast<double>(number[9]) / 1e6;
+    out.live_nodes = number[10];
+    out.whole = number[11] != 0;
+    out.snapshot_wanted = number[12] != 0;
+    out.earlier_release = number[13] != 0;
+    out.merger = number[14] != 0;
+    out.digested = number[15];
+    out.own_last_record = number[16];
+    const int64_t digests = number[17], raw = number[18], seeds = number[19], revocations = number[20], joins = number[21];
+    if (std::min({digests, raw, seeds, revocations, joins}) < 0 ||
+        2 + digests + raw + 2 * seeds + revocations + 2 * joins != static_cast<int64_t>(reply->elements))
+        malformed("an answer of " + std::to_string(reply->elements) + " parts for what its numbers count");
+    out.stored_contribution = reply_text(element(reply, 1, REDIS_REPLY_STRING, "contribution"));
 
-    const auto pairs = [&](size_t index, const char* what, auto&& each) {
-        const redisReply* list = element(reply, index, REDIS_REPLY_ARRAY, what);
-        if (list->elements % 2 != 0) malformed(what);
-        for (size_t i = 0; i < list->elements; i += 2) each(reply_text(list->element[i]), list->element[i + 1]);
+    size_t at = 2;
+    // Records: the digests (after the snapshot, when whole) and the merger's raw ones.
+    const auto records = [&](int64_t count, const char* what, std::vector<queue::LedgerChange>& into) {
+        for (int64_t i = 0; i < count; ++i, ++at) {
+            const redisReply* item = reply->element[at];
+            if (item->type != REDIS_REPLY_STRING || !read_records(std::string_view(item->str, item->len), into))
+                malformed(std::string(what) + " that are not records of count changes");
+        }
     };
-    pairs(5, "changed counts", [&](const std::string& field, const redisReply* count) {
-        // A count the store dropped meanwhile comes back empty: zero.
-        const std::string bytes = reply_text(count);
-        const auto value = bytes.empty() ? std::optional<int64_t>{0} : unpacked(bytes);
-        const auto change = value ? change_of(field, *value) : std::nullopt;
-        if (!change) malformed("count field '" + field + "'");
-        out.changed.push_back(*change);
-    });
-    pairs(6, "seeds", [&](const std::string& minute, const redisReply* seed) {
-        out.changed.push_back({Kind::release_seed, number_in(minute, "seed minute"), number_in(reply_text(seed), "seed"), 0});
-    });
-    const redisReply* revocations = element(reply, 7, REDIS_REPLY_ARRAY, "revocations");
-    for (size_t i = 0; i < revocations->elements; ++i) {
-        const std::string entry = reply_text(revocations->element[i]);
+    records(digests, "digests", out.changes);
+    records(raw, "raw records", out.raw);
+    out.raw_records = raw;
+    for (int64_t i = 0; i < seeds; ++i, at += 2)
+        out.seeds.emplace_back(integer_of(reply->element[at], "seed minute"), number_in(reply_text(reply->element[at + 1]), "seed"));
+    for (int64_t i = 0; i < revocations; ++i, ++at) {
+        const std::string entry = reply_text(reply->element[at]);
         const size_t colon = entry.rfind(':');
         if (colon == std::string::npos) malformed("revocation '" + entry + "'");
         out.revocations.emplace_back(unsigned_in(std::string_view(entry).substr(0, colon), "session"),
                                      number_in(std::string_view(entry).substr(colon + 1), "revocation end"));
     }
-    out.revocation_cursor = integer_of(reply->element[8], "revocation cursor");
-    pairs(9, "joins", [&](const std::string& hex, const redisReply* joins) {
+    for (int64_t i = 0; i < joins; ++i, at += 2) {
+        const std::string hex = reply_text(reply->element[at]);
         const auto address = address_of(hex);
         if (!address) malformed("address '" + hex + "'");
-        out.joins.emplace_back(*address, integer_of(joins, "joins"));
-    });
-    out.grant = Grant{integer_of(reply->element[10], "grant"), integer_of(reply->element[11], "grant"), integer_of(reply->element[12], "grant")};
-    out.share = static_cast<double>(integer_of(reply->element[13], "share")) / 1e6;
-    out.live_nodes = integer_of(reply->element[14], "live nodes");
-    out.stored_contribution = reply_text(element(reply, 15, REDIS_REPLY_STRING, "contribution"));
+        out.joins.emplace_back(*address, integer_of(reply->element[at + 1], "joins"));
+    }
     return out;
 }
 

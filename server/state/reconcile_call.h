@@ -16,6 +16,10 @@ namespace wr::state {
 // A call holds its server for its length: a hundred rooms take about a millisecond.
 inline constexpr size_t k_rooms_per_call = 100;
 
+// The number a node run goes by as a room's merger (from its id: the script keeps a number, not
+// a name, in the room's header).
+int64_t node_number(std::string_view node_id);
+
 // A string, status or error answer's text, an integer's digits; "" for anything else.
 std::string reply_text(const redisReply* reply);
 

@@ -145,17 +145,29 @@ RoomPush RoomReplica::begin_sync(const std::string& room_id, util::TimePoint now
     push.room_id = room_id;
     push.read_only = read_only;
     push.epoch = m_epoch;
+    // The store's release seed of this minute, once this node draws its own (only rooms that
+    // release places at random do), until the store's is in.
+    push.want_seeds = m_view_seed_minute >= queue::minute_of(now) && m_store_seed_minute < queue::minute_of(now);
     push.now_ms = now.time_since_epoch().count();
     push.total_active_users = m_policy.total_active_users;
     push.new_users_per_minute = m_policy.new_users_per_minute;
     push.session_minutes = m_policy.session_duration.count();
     push.revocation_cursor = m_revocation_cursor;
-    push.version = m_sent_version = m_version;
-    push.generation = m_sent_generation = m_generation;
+    push.version = m_version;
+    push.generation = m_generation;
     push.in_flight_allowance = std::clamp<int64_t>(allowance(m_policy, now), 0, std::max<int64_t>(0, m_policy.total_active_users));
     m_read_only_in_flight = read_only;
     m_sent_at = now;
     if (read_only) return push;
+    // The store asked for this node's copy of the counts, as of the digests read last; and the
+    // room's merger sends the raw records it got, summed.
+    if (m_snapshot_wanted && m_generation > 0) push.snapshot = m_global.changes();
+    m_snapshot_wanted = false;
+    if (m_digest) {
+        push.digest_from = m_digest->from;
+        push.digest_to = m_digest->to;
+        push.digest = m_digest->changes;
+    }
 
     // Demand since the last push, as a rate, averaged.
     const util::Milliseconds elapsed = m_last_push ? now - *m_last_push : m_settings.sync_interval;
@@ -222,8 +234,10 @@ void RoomReplica::start_over(const RoomReply& reply, util::TimePoint now) {
     m_contribution.replay_counts_onto(m_view);
     for (const Batch& batch : m_batches)
         if (batch.counted) batch.changes.unreplay_counts_from(m_view);
+    for (Batch& batch : m_history) drop_from_view(batch); // in m_contribution
     m_batches.clear();
     m_history.clear();
+    m_digest.reset();
     m_contribution.clear();
     if (!everything.empty()) m_batches.push_back(Batch{++m_last_sequence, std::move(everything)});
     m_acknowledged_sequence = 0;
@@ -244,9 +258,13 @@ void RoomReplica::send_again_what_was_lost(const RoomReply& reply, util::TimePoi
     // Revocations and seeds: all again, since applying one twice changes nothing.
     missing.merge(m_contribution.revocations_and_seeds());
     // The rest from the batches kept: those the store acknowledged after the one it has.
-    for (const Batch& batch : m_history)
-        if (batch.sequence > stored) missing.merge(batch.changes.other_counts());
+    for (Batch& batch : m_history)
+        if (batch.sequence > stored) {
+            missing.merge(batch.changes.other_counts());
+            drop_from_view(batch); // the batch below sends it again
+        }
     std::erase_if(m_history, [stored](const Batch& batch) { return batch.sequence > stored; });
+    m_digest.reset();
     missing.prune(now);
     m_recovered_batches += static_cast<int64_t>(m_acknowledged_sequence - std::min(stored, m_acknowledged_sequence));
     if (m_trimmed_through > stored) m_lost_batches += static_cast<int64_t>(m_trimmed_through - stored);
@@ -281,15 +299,16 @@ void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
         for (size_t i = 0; i < m_batches_in_flight && !m_batches.empty(); ++i) {
             Batch batch = std::move(m_batches.front());
             m_batches.pop_front();
-            // In the global counts from now on (the answer's changed counts include it).
-            batch.changes.unreplay_counts_from(m_view);
+            // In the view until a digest covers the store's record of it.
             m_acknowledged_sequence = batch.sequence;
             if (!batch.counted) m_contribution.merge(batch.changes);
             batch.acknowledged = now;
+            batch.record = reply.own_last_record;
+            batch.in_view = true;
             m_history.push_back(std::move(batch));
         }
         m_batches_in_flight = 0;
-        while (!m_history.empty() && now - m_history.front().acknowledged > k_history) {
+        while (!m_history.empty() && !m_history.front().in_view && now - m_history.front().acknowledged > k_history) {
             m_trimmed_through = m_history.front().sequence;
             m_history.pop_front();
         }
@@ -309,11 +328,19 @@ void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
         m_cold_admissions = 0;
         m_failed_since_reply = false;
         m_last_reply = now;
-        if (!reply.epoch.empty()) m_epoch = reply.epoch;
+        m_snapshot_wanted = reply.snapshot_wanted;
+        m_digest.reset();
+        if (reply.merger && reply.raw_records > 0) {
+            ChangeSet summed;
+            for (const queue::LedgerChange& change : reply.raw) summed.record(change);
+            m_digest = Digest{reply.digested, reply.digested + reply.raw_records, summed.changes()};
+        }
+        if (reply.epoch != 0) m_epoch = reply.epoch;
     }
     m_last_read = now;
 
     take_counts(reply);
+    drop_digested(reply.digested);
     for (const auto& [session, until] : reply.revocations) {
         m_revocations[session] = until;
         m_view.apply({Kind::revoked, static_cast<int64_t>(session), until, 0});
@@ -344,27 +371,36 @@ void RoomReplica::end_sync(const RoomReply& reply, util::TimePoint now) {
 
 }
 
+void RoomReplica::drop_from_view(Batch& batch) {
+    if (!batch.in_view) return;
+    batch.changes.unreplay_counts_from(m_view);
+    batch.in_view = false;
+}
+
+void RoomReplica::drop_digested(int64_t digested) {
+    for (Batch& batch : m_history)
+        if (batch.record < digested) drop_from_view(batch);
+}
+
 void RoomReplica::take_counts(const RoomReply& reply) {
-    // A whole copy (a new generation of the store's state, or one older than this node's):
-    // the old counts leave the view first.
-    if (reply.generation != m_sent_generation || reply.version < m_sent_version) {
+    // Every count there is (a new generation of the store's state, or a node new to it): the old
+    // counts leave the view first.
+    if (reply.whole) {
         m_global.unreplay_counts_from(m_view);
         m_global.clear();
     }
-    for (const queue::LedgerChange& change : reply.changed) {
-        if (change.kind == Kind::release_seed) {
-            // The first seed any node pushed for a minute is the minute's; an older minute's
-            // does not replace the one the view holds.
-            if (change.key >= m_view_seed_minute) {
-                m_view_seed_minute = change.key;
-                m_view.apply(change);
-            }
-            continue;
+    for (const queue::LedgerChange& change : reply.changes) {
+        m_global.record(change);
+        m_view.apply(change);
+    }
+    // The first seed any node pushed for a minute is the minute's; an older minute's does not
+    // replace the one the view holds.
+    for (const auto& [minute, seed] : reply.seeds) {
+        m_store_seed_minute = std::max(m_store_seed_minute, minute);
+        if (minute >= m_view_seed_minute) {
+            m_view_seed_minute = minute;
+            m_view.apply({Kind::release_seed, minute, seed, 0});
         }
-        const int64_t delta = change.delta - m_global.count(change);
-        if (delta == 0) continue;
-        m_global.set_count(change);
-        m_view.apply({change.kind, change.key, change.minute, delta});
     }
     m_version = reply.version;
     m_generation = reply.generation;

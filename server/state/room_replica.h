@@ -86,6 +86,16 @@ private:
         bool frozen = false;  // may have reached the store, or sends again what it lost: its content stays as it is
         bool counted = false; // sends again what the store lost: already in m_contribution
         util::TimePoint acknowledged{};
+        // Acknowledged: the store's raw log holds it at or before this record; until a digest
+        // covers that record its changes stay in the view.
+        int64_t record = -1;
+        bool in_view = false;
+    };
+    // The merger's next digest: the raw records from `from` to `to`, summed.
+    struct Digest {
+        int64_t from = 0;
+        int64_t to = 0;
+        std::vector<queue::LedgerChange> changes;
     };
     // Fans the view's journal out to what needs it.
     struct Recorder final : queue::LedgerJournal {
@@ -96,31 +106,37 @@ private:
     // The store lost room state after acknowledging it: what it lacks goes again.
     void start_over(const RoomReply& reply, util::TimePoint now);
     void send_again_what_was_lost(const RoomReply& reply, util::TimePoint now);
-    // The global counts an answer brings, into m_global and the view.
+    // The count changes an answer brings, into m_global and the view.
     void take_counts(const RoomReply& reply);
+    // Acknowledged batches that a digest now covers leave the view (m_global has them).
+    void drop_digested(int64_t digested);
+    void drop_from_view(Batch& batch);
     // This node run's admission counts once the batches waiting to go are in.
     ChangeSet contribution_with_batches(util::TimePoint now) const;
     bool counts_as_demand(const queue::Outcome& outcome) const;
 
     ReplicaSettings m_settings;
     Recorder m_recorder;
-    // The global counts as of the last answer, kept up to date by the counts each answer says
-    // changed, with the version and generation of the store's state they were read from.
+    // The global counts as of the last answer, kept up to date by the count changes each answer
+    // brings, with the place in the store's log and the generation of the state they were read
+    // from.
     ChangeSet m_global;
     int64_t m_view_seed_minute = -1;    // the minute of the seed the view holds
     int64_t m_version = 0;
     int64_t m_generation = 0;
-    int64_t m_sent_version = 0;
-    int64_t m_sent_generation = 0;
-    // Always m_global + the revocations and seeds known + every batch in m_batches + m_open:
-    // kept so by each change rather than rebuilt, since a room's counts run to hundreds.
+    bool m_snapshot_wanted = false; // the store asked for m_global as of m_version
+    std::optional<Digest> m_digest; // this node is the room's merger: what it sends next
+    // Always m_global + the revocations and seeds known + every batch in m_batches, those of
+    // m_history still in view, and m_open: kept so by each change rather than rebuilt, since a
+    // room's counts run to hundreds.
     queue::Ledger m_view;
     ChangeSet m_open;        // changes since the last push was sealed
     ChangeSet m_since_basis; // changes since the push of the grant in force was sent
     ChangeSet m_in_flight;   // changes since the push now on its way was sent
     std::deque<Batch> m_batches;  // sealed, not acknowledged, oldest first
-    // Acknowledged recently: the waiting users, arrivals and browsing in them go again if a
-    // failover lost them (the admission counts come from the store's copy of the contribution).
+    // Acknowledged recently: in the view until a digest covers them, and the waiting users,
+    // arrivals and browsing in them go again if a failover lost them (the admission counts come
+    // from the store's copy of the contribution).
     std::deque<Batch> m_history;
     uint64_t m_trimmed_through = 0; // the last batch dropped from m_history by age
     ChangeSet m_contribution;       // everything acknowledged that still counts, for a store that lost it
@@ -128,7 +144,8 @@ private:
     uint64_t m_acknowledged_sequence = 0;
     std::optional<util::TimePoint> m_pushed_ok_at; // the last push the store answered ok
     size_t m_batches_in_flight = 0;
-    std::string m_epoch;
+    int64_t m_epoch = 0;
+    int64_t m_store_seed_minute = -1; // the minute of the last release seed the store handed
     bool m_resync = false;
     std::map<uint64_t, int64_t> m_revocations; // known globally: session id → until (ms)
     int64_t m_revocation_cursor = 0;

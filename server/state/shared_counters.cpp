@@ -287,10 +287,20 @@ void SharedCounters::note_room(const std::string& room_id, Room& room, const Roo
             util::log_warn("state", "room " + room_id + ": " + health().store + " failed its sync: " + reply.error + "; it goes on " +
                                         failure_words(m_options.failure_mode) + " until it syncs again; the other rooms are not affected");
         room.failing = reply.error;
-    } else if (!room.failing.empty()) {
+        return;
+    }
+    if (!room.failing.empty()) {
         util::log_info("state", "room " + room_id + ": syncing again");
         room.failing.clear();
     }
+    // A rolling upgrade across the change of the shared state's format: the two releases keep
+    // their counts apart until every edge runs this one (docs/operations.md).
+    if (reply.earlier_release && !room.earlier_release)
+        util::log_warn("state", "room " + room_id + ": edges of an earlier wr release sync it too, in the shared state's earlier format; "
+                                "the two groups do not share counts (each admits up to the room's limits) until every edge runs this release");
+    else if (!reply.earlier_release && room.earlier_release)
+        util::log_info("state", "room " + room_id + ": no edge of an earlier release syncs it any more");
+    room.earlier_release = reply.earlier_release;
 }
 
 void SharedCounters::note_success(util::TimePoint now, double seconds, size_t rooms) {

@@ -54,6 +54,7 @@ private:
         RoomReplica replica;
         util::TimePoint watched_until{}; // figures() asked for it lately
         std::string failing;             // why the store failed this room alone ("" while it does not)
+        bool earlier_release = false;    // nodes of an earlier release sync it in their own format
     };
     std::shared_ptr<Room> room(const std::string& room_id);
     void run();

@@ -183,7 +183,7 @@ TEST_CASE("shared state: a damaged key of one room fails that room alone: the ot
 
     // The shop's state key becomes a string: every script call on the shop fails.
     const std::string shop_id = edges.nodes[0]->api("GET", "/client/v4/zones/example.com/waiting_rooms/shop")["result"]["id"];
-    CHECK(redis.cli({"SET", "wr:{" + shop_id + "}:state", "damaged"}) == "OK");
+    CHECK(redis.cli({"SET", "wr:{" + shop_id + "}:counts", "damaged"}) == "OK");
     std::this_thread::sleep_for(300ms);
 
     // The news room holds its limits as if nothing happened: 240 arrivals, 200 places.

@@ -4,11 +4,15 @@
 // failover to a copy that lagged, or a state lost and made anew, every node reads what it must.
 // A failover is played on Redis by putting back a copy of the room's keys taken earlier (DUMP,
 // RESTORE), as written by another server — what a promoted replica that lagged holds.
+//
+// Count changes reach readers through the room's merger: a node's push lands in the raw log, the
+// merger gets it at its next sync and sends its digest at the one after, and readers read digests.
 #include <doctest/doctest.h>
 
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,6 +44,20 @@ const std::string k_script_room = "00112233445566778899aabbccddeeff";
 
 std::string room_key(const std::string& name) { return "wr:{" + k_script_room + "}:" + name; }
 
+// The room's header (`_m`, packed doubles, reconcile.lua's HEADER) and its values; the third is
+// the server that wrote the room last.
+constexpr size_t k_header_server = 2;
+std::vector<double> header_values(const std::string& packed) {
+    std::vector<double> values(packed.size() / 8);
+    std::memcpy(values.data(), packed.data(), values.size() * 8);
+    return values;
+}
+std::string packed_header(const std::vector<double>& values) {
+    std::string packed(values.size() * 8, '\0');
+    std::memcpy(packed.data(), values.data(), packed.size());
+    return packed;
+}
+
 // The room's keys as they are now, put back later as another server's: a failover to a replica
 // that had copied everything up to now and nothing after.
 class RedisRoomCopy {
@@ -47,7 +65,7 @@ public:
     explicit RedisRoomCopy(int port) : m_context(redisConnect("127.0.0.1", port), redisFree) { REQUIRE(m_context); }
     void take() {
         m_dumps.clear();
-        for (const char* name : {"state", "nodes", "chg", "rev"}) {
+        for (const char* name : k_names) {
             auto* reply = static_cast<redisReply*>(redisCommand(m_context.get(), "DUMP %s", room_key(name).c_str()));
             REQUIRE(reply);
             if (reply->type == REDIS_REPLY_STRING) m_dumps[name] = std::string(reply->str, reply->len);
@@ -55,14 +73,23 @@ public:
         }
     }
     void put_back() {
-        for (const char* name : {"state", "nodes", "chg", "rev"}) {
+        for (const char* name : k_names) {
             command({"DEL", room_key(name)});
             if (const auto it = m_dumps.find(name); it != m_dumps.end()) command({"RESTORE", room_key(name), "0", it->second});
         }
-        command({"HSET", room_key("state"), "_s", "another-server"});
+        // Written by another server.
+        auto* reply = static_cast<redisReply*>(redisCommand(m_context.get(), "HGET %s _m", room_key("counts").c_str()));
+        REQUIRE(reply);
+        REQUIRE(reply->type == REDIS_REPLY_STRING);
+        std::vector<double> header = header_values(std::string(reply->str, reply->len));
+        freeReplyObject(reply);
+        REQUIRE(header.size() > k_header_server);
+        header[k_header_server] += 1;
+        command({"HSET", room_key("counts"), "_m", packed_header(header)});
     }
 
 private:
+    static constexpr const char* k_names[] = {"counts", "members", "revoked"};
     void command(const std::vector<std::string>& words) {
         std::vector<const char*> argv;
         std::vector<size_t> lengths;
@@ -169,20 +196,36 @@ TEST_CASE("state script: a push of thousands of counts, and a read of all of the
         CAPTURE(side.name);
         const auto now = stores.clock.now();
         const int64_t slot = wr::queue::check_in_slot_of(now);
-        // 9,000 waiting counts in one batch: more than Lua unpacks in one call (about 8,000
-        // values), what a node that was cut off for a while in a large shuffled room sends.
+        // 9,000 waiting counts in one batch: what a node that was cut off for a while in a large
+        // shuffled room sends.
         std::vector<wr::queue::LedgerChange> changes;
         for (int64_t bucket = 0; bucket < 9000; ++bucket)
             changes.push_back({wr::queue::LedgerChange::Kind::waiting, bucket * 1000, slot - bucket % 3, 1 + bucket % 5});
-        const auto pushed = first_push(side.store, "big", now, std::move(changes));
+        const auto pushed = first_push(side.store, "big", now, changes);
         REQUIRE(pushed.error == "");
         CHECK(pushed.status == wr::state::RoomReply::Status::ok);
-        CHECK(pushed.changed.size() == 9000);
+        // The room's first node is its merger: it gets its own record back, whole, and sends it
+        // as the digest.
+        REQUIRE(pushed.merger);
+        CHECK(pushed.raw_records == 1);
+        CHECK(pushed.raw == changes);
+        wr::state::RoomPush digest;
+        digest.room_id = k_script_room;
+        digest.now_ms = now.time_since_epoch().count();
+        digest.epoch = pushed.epoch;
+        digest.version = pushed.version;
+        digest.generation = pushed.generation;
+        digest.acknowledged_sequence = 1;
+        digest.digest_from = pushed.digested;
+        digest.digest_to = pushed.digested + pushed.raw_records;
+        digest.digest = pushed.raw;
+        REQUIRE(side.store.exchange("big", {digest}, wr::state::StoreTiming{}).at(0).status == wr::state::RoomReply::Status::ok);
         // A reader new to the room reads every one.
         const auto read = read_as_newcomer(side.store, now);
         REQUIRE(read.error == "");
+        CHECK(read.whole);
         int64_t users = 0, counts = 0;
-        for (const auto& change : read.changed)
+        for (const auto& change : read.changes)
             if (change.kind == wr::queue::LedgerChange::Kind::waiting) {
                 users += change.delta;
                 ++counts;
@@ -194,29 +237,19 @@ TEST_CASE("state script: a push of thousands of counts, and a read of all of the
     }
 }
 
-TEST_CASE("state script: a count for a time no ledger keeps any more, pushed in the sync that prunes, is dropped by both stores") {
-    BothStores stores;
-    for (ScriptStore& side : stores.each()) {
-        CAPTURE(side.name);
-        const auto now = stores.clock.now();
-        const int64_t slot = wr::queue::check_in_slot_of(now);
-        // A node cut off for a while sends a waiting count of a slot long past beside a current
-        // one, in the room's first sync (which prunes: the minute's first).
-        const auto pushed = first_push(side.store, "late", now,
-                                       {{wr::queue::LedgerChange::Kind::waiting, 1000, slot - 100, 3},
-                                        {wr::queue::LedgerChange::Kind::waiting, 2000, slot, 2}});
-        REQUIRE(pushed.error == "");
-        REQUIRE(pushed.status == wr::state::RoomReply::Status::ok);
-        int64_t told = 0;
-        for (const auto& change : pushed.changed) told += change.delta;
-        CHECK(told == 2);
-        // A reader new to the room reads the current count only.
-        const auto read = read_as_newcomer(side.store, now);
-        REQUIRE(read.error == "");
-        REQUIRE(read.changed.size() == 1);
-        CHECK(read.changed[0].minute == slot);
-        CHECK(read.changed[0].delta == 2);
-    }
+TEST_CASE("state script: an admission count for a minute no ledger keeps any more, pushed in the sync that prunes, is not kept") {
+    OneNodeOnRedis one(9);
+    const auto now = one.at;
+    const int64_t minute = wr::queue::minute_of(now);
+    // A node cut off for a while sends the active users of a minute long past beside this
+    // minute's, in the room's first sync (which prunes: the minute's first).
+    const auto pushed = first_push(one.store, "late", now,
+                                   {{wr::queue::LedgerChange::Kind::active, minute - 40, 0, 3},
+                                    {wr::queue::LedgerChange::Kind::active, minute, 0, 2}});
+    REQUIRE(pushed.error == "");
+    REQUIRE(pushed.status == wr::state::RoomReply::Status::ok);
+    CHECK(one.redis.cli({"HEXISTS", room_key("counts"), "a" + std::to_string(minute - 40)}) == "0");
+    CHECK(one.redis.cli({"HEXISTS", room_key("counts"), "a" + std::to_string(minute)}) == "1");
 }
 
 TEST_CASE("state script: every key of a room gets its time to live from the sync that makes it") {
@@ -227,38 +260,80 @@ TEST_CASE("state script: every key of a room gets its time to live from the sync
     REQUIRE(admitted.newly_admitted);
     REQUIRE(one.node.revoke(one.policy, admitted.ticket, one.at));
     REQUIRE(one.sync().status == wr::state::RoomReply::Status::ok);
-    for (const char* name : {"state", "nodes", "chg", "rev"}) {
+    for (const char* name : {"counts", "members", "revoked"}) {
         CAPTURE(name);
         const int ttl = std::stoi(redis.cli({"TTL", room_key(name)}));
         CHECK(ttl > 0); // -1: kept for ever; -2: not made at all
         CHECK(ttl <= wr::state::k_room_ttl_seconds);
     }
     // A key emptied and made again later in the minute (the prune took its last member) gets one too.
-    redis.cli({"DEL", room_key("chg"), room_key("rev")});
+    redis.cli({"DEL", room_key("revoked")});
     REQUIRE(one.node.revoke(one.policy, one.visit().ticket, one.at));
     REQUIRE(one.sync().status == wr::state::RoomReply::Status::ok);
-    CHECK(std::stoi(redis.cli({"TTL", room_key("chg")})) > 0);
-    CHECK(std::stoi(redis.cli({"TTL", room_key("rev")})) > 0);
+    CHECK(std::stoi(redis.cli({"TTL", room_key("revoked")})) > 0);
 }
 
-TEST_CASE("state script: damaged values in a room's keys are dropped by the minute's prune, not a room that fails on every sync") {
+TEST_CASE("state script: damaged node entries and revocations are dropped by the minute's prune, not a room that fails on every sync") {
     OneNodeOnRedis one(5);
     auto& redis = one.redis;
     one.sync();
-    // A count field no node writes, a node entry too short to be one, a revocation without its end.
-    redis.cli({"HSET", room_key("state"), "wjunk", "x", "q17", "y"});
-    redis.cli({"HSET", room_key("nodes"), "ghost", "zz"});
-    redis.cli({"RPUSH", room_key("rev"), "no-end"});
+    // A member without an entry, a member whose entry is too short to be one, a revocation
+    // without its end, and a field no node writes.
+    redis.cli({"SADD", room_key("members"), "ghost", "short"});
+    redis.cli({"HSET", room_key("counts"), "nshort", "zz", "wjunk", "x"});
+    redis.cli({"RPUSH", room_key("revoked"), "no-end"});
     one.at += std::chrono::minutes{1}; // the next minute: its first sync prunes
     one.visit();
     const auto reply = one.sync();
     CHECK(reply.error == "");
     CHECK(reply.status == wr::state::RoomReply::Status::ok);
-    CHECK(redis.cli({"HEXISTS", room_key("state"), "wjunk"}) == "0");
-    CHECK(redis.cli({"HEXISTS", room_key("state"), "q17"}) == "0");
-    CHECK(redis.cli({"HEXISTS", room_key("nodes"), "ghost"}) == "0");
-    CHECK(redis.cli({"LLEN", room_key("rev")}) == "0");
+    CHECK(redis.cli({"SISMEMBER", room_key("members"), "ghost"}) == "0");
+    CHECK(redis.cli({"SISMEMBER", room_key("members"), "short"}) == "0");
+    CHECK(redis.cli({"HEXISTS", room_key("counts"), "nshort"}) == "0");
+    CHECK(redis.cli({"LLEN", room_key("revoked")}) == "0");
     CHECK(one.sync().status == wr::state::RoomReply::Status::ok);
+}
+
+TEST_CASE("state script: a digest gone from the room's hash makes the node read everything, not count less") {
+    BothStores stores;
+    std::vector<ScriptStore> sides = stores.each();
+    ScriptStore& side = sides.front(); // the script: the twin cannot lose one field
+    const auto policy = roomy_policy();
+    wr::util::SeededRandom random(17);
+    wr::state::RoomReplica node(wr::state::ReplicaSettings{}), watcher(wr::state::ReplicaSettings{});
+    auto at = stores.clock.now();
+    for (int i = 0; i < 5; ++i) {
+        node.check_in(policy, std::nullopt, at, random, wr::queue::Arrival::join);
+        sync_with(side.store, "node", node, at);
+    }
+    sync_with(side.store, "node", node, at);
+    sync_with(side.store, "watcher", watcher, at, true);
+    REQUIRE(watcher.figures(policy, at).active_users == 5);
+    for (int i = 0; i < 3; ++i) {
+        node.check_in(policy, std::nullopt, at, random, wr::queue::Arrival::join);
+        sync_with(side.store, "node", node, at);
+    }
+    sync_with(side.store, "node", node, at);
+    // The watcher's next digest is damaged away.
+    std::string field = "d";
+    const auto next = static_cast<uint32_t>(watcher.begin_sync(k_script_room, at, true).version);
+    for (int i = 0; i < 4; ++i) field += static_cast<char>((next >> (8 * i)) & 0xff);
+    watcher.sync_failed(false, at);
+    {
+        std::unique_ptr<redisContext, decltype(&redisFree)> context(redisConnect("127.0.0.1", stores.redis.port()), redisFree);
+        const std::string key = room_key("counts");
+        const char* argv[] = {"HDEL", key.c_str(), field.data()};
+        const size_t lengths[] = {4, key.size(), field.size()};
+        auto* deleted = static_cast<redisReply*>(redisCommandArgv(context.get(), 3, argv, lengths));
+        REQUIRE(deleted);
+        CHECK(deleted->integer == 1);
+        freeReplyObject(deleted);
+    }
+    const auto reply = sync_with(side.store, "watcher", watcher, at, true);
+    CHECK(reply.whole);
+    // Whole means the snapshot and every digest kept: all but the one lost.
+    CHECK(watcher.figures(policy, at).active_users >= 5);
+    CHECK(watcher.figures(policy, at).active_users <= 8);
 }
 
 TEST_CASE("state script: after a failover to a copy that lagged, a node reads the revocations pushed since, wherever they land in the list") {
@@ -312,6 +387,7 @@ TEST_CASE("state script: a node that read a state since lost reads the new one w
             node.check_in(policy, std::nullopt, at, random, wr::queue::Arrival::join);
             sync_with(side.store, "node", node, at);
         }
+        sync_with(side.store, "node", node, at); // the merger's digest of its last changes
         const auto first = sync_with(side.store, "watcher", watcher, at, true);
         CHECK(watcher.figures(policy, at).active_users == 30);
         // The store restarts empty; the node pushes what it counts again, then admits more, so
@@ -321,8 +397,10 @@ TEST_CASE("state script: a node that read a state since lost reads the new one w
             node.check_in(policy, std::nullopt, at, random, wr::queue::Arrival::join);
             sync_with(side.store, "node", node, at);
         }
+        sync_with(side.store, "node", node, at);
         const auto second = sync_with(side.store, "watcher", watcher, at, true);
         REQUIRE(second.version > first.version); // read as changes, the new state's would start past the old
+        CHECK(second.whole);
         CHECK(watcher.figures(policy, at).active_users == node.figures(policy, at).active_users);
         CHECK(watcher.figures(policy, at).queued_users == node.figures(policy, at).queued_users);
     }
@@ -363,14 +441,16 @@ TEST_CASE("state script: the Lua script and its C++ twin give the same answers")
         CHECK(a.error == b.error);
         CHECK(a.status == b.status);
         CHECK(a.stored_sequence_before == b.stored_sequence_before);
-        auto sorted = [](std::vector<wr::queue::LedgerChange> counts) {
-            std::sort(counts.begin(), counts.end(), [](const auto& x, const auto& y) {
-                return std::tie(x.kind, x.key, x.minute, x.delta) < std::tie(y.kind, y.key, y.minute, y.delta);
-            });
-            return counts;
-        };
-        CHECK(sorted(a.changed) == sorted(b.changed));
+        CHECK(a.whole == b.whole);
+        CHECK(a.changes == b.changes);
         CHECK(a.version == b.version);
+        CHECK(a.merger == b.merger);
+        CHECK(a.raw_records == b.raw_records);
+        CHECK(a.raw == b.raw);
+        CHECK(a.digested == b.digested);
+        CHECK(a.own_last_record == b.own_last_record);
+        CHECK(a.snapshot_wanted == b.snapshot_wanted);
+        CHECK(a.seeds == b.seeds);
         CHECK((a.generation != generations[i].first) == (b.generation != generations[i].second));
         generations[i] = {a.generation, b.generation};
         CHECK(a.revocations == b.revocations);
@@ -431,13 +511,14 @@ TEST_CASE("state script: the Lua script and its C++ twin give the same answers")
         REQUIRE(b.verdict == wr::queue::Verdict::admit);
     }
     for (int i = 0; i < 3; ++i) sync(i, later);
-    for (int i = 0; i < 3; ++i) sync(i, later); // everyone's renewals, back from the store
+    for (int i = 0; i < 3; ++i) sync(i, later); // everyone's renewals with the merger, which digests them
+    for (int i = 0; i < 3; ++i) sync(i, later); // at its next sync
     REQUIRE(!admitted.empty());
     int64_t browsed_ms = 0;
     // The store's counts whole, as a node new to the room reads them.
     wr::state::RoomReplica reader(wr::state::ReplicaSettings{});
     const auto whole = store.exchange("reader", {reader.begin_sync(room, later, true)}, timing).at(0);
-    for (const auto& count : whole.changed)
+    for (const auto& count : whole.changes)
         if (count.kind == wr::queue::LedgerChange::Kind::browsed) browsed_ms += count.delta;
     int64_t since_admission_ms = 0;
     for (const auto& [ticket, twin_ticket] : admitted) since_admission_ms += (later - ticket.last_check_in).count();
@@ -468,7 +549,7 @@ TEST_CASE("state script: a copy of the room without this node's entry (its first
     REQUIRE(sync(at).status == wr::state::RoomReply::Status::ok); // acknowledged: the node holds a batch number the store has
 
     // The copy a failover promoted has the room (another node made it) but never had this node.
-    CHECK(redis.cli({"HDEL", "wr:{" + room + "}:nodes", "node-1"}) == "1");
+    CHECK(redis.cli({"HDEL", "wr:{" + room + "}:counts", "nnode-1"}) == "1");
     at += std::chrono::seconds{1};
     const auto lost = sync(at);
     CHECK(lost.error == "");
@@ -477,6 +558,59 @@ TEST_CASE("state script: a copy of the room without this node's entry (its first
     // The node sends everything again, and the room goes on.
     at += std::chrono::seconds{1};
     CHECK(sync(at).status == wr::state::RoomReply::Status::ok);
+}
+
+} // TEST_SUITE
+
+TEST_SUITE("integration") {
+
+TEST_CASE("state script: digests and raw records do not pile up: the room's hash stays small over a long run, and a newcomer reads it whole") {
+    OneNodeOnRedis one(21);
+    wr::state::RoomReplica second(wr::state::ReplicaSettings{});
+    int snapshots = 0;
+    size_t largest = 0;
+    // Six minutes of two nodes syncing every 250 ms, changes every time: about 1,400 digests.
+    for (int step = 0; step < 1440; ++step) {
+        one.visit();
+        second.check_in(one.policy, std::nullopt, one.at, one.random, wr::queue::Arrival::join);
+        const auto push = one.node.begin_sync(k_script_room, one.at);
+        snapshots += push.snapshot.has_value();
+        one.node.end_sync(one.store.exchange("node-1", {push}, wr::state::StoreTiming{}).at(0), one.at);
+        sync_with(one.store, "node-2", second, one.at);
+        if (step % 60 == 0) largest = std::max<size_t>(largest, std::stoul(one.redis.cli({"HLEN", room_key("counts")})));
+        one.at += std::chrono::milliseconds{250};
+    }
+    CHECK(snapshots >= 4);
+    // Two snapshots' worth of digests at most, and the admission counts of half an hour.
+    CHECK(largest < 2 * 240 + 2 * 32 + 64);
+    for (int i = 0; i < 3; ++i) {
+        one.sync();
+        sync_with(one.store, "node-2", second, one.at);
+    }
+    wr::state::RoomReplica newcomer(wr::state::ReplicaSettings{});
+    const auto reply = sync_with(one.store, "newcomer", newcomer, one.at, true);
+    CHECK(reply.whole);
+    CHECK(newcomer.figures(one.policy, one.at).active_users == one.node.figures(one.policy, one.at).active_users);
+    CHECK(newcomer.figures(one.policy, one.at).active_users > 0);
+}
+
+TEST_CASE("state script: edges of the release before, still syncing a room in the earlier format, are reported to this release's nodes") {
+    OneNodeOnRedis one(23);
+    one.sync();
+    // The earlier format's node entry: packed 64-bit integers, its last sync second.
+    const int64_t now_ms = one.at.time_since_epoch().count();
+    std::string entry;
+    for (const int64_t value : {int64_t{3}, now_ms})
+        for (int i = 0; i < 8; ++i) entry += static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff);
+    std::unique_ptr<redisContext, decltype(&redisFree)> context(redisConnect("127.0.0.1", one.redis.port()), redisFree);
+    const std::string key = room_key("nodes");
+    const char* argv[] = {"HSET", key.c_str(), "edge-old-1", entry.data()};
+    const size_t lengths[] = {4, key.size(), 10, entry.size()};
+    freeReplyObject(redisCommandArgv(context.get(), 4, argv, lengths));
+    CHECK_FALSE(one.sync().earlier_release); // looked for once a minute
+    one.at += std::chrono::minutes{1};
+    CHECK(one.sync().earlier_release);
+    CHECK(one.sync().earlier_release); // for two minutes of the store's time after the sighting
 }
 
 } // TEST_SUITE

@@ -47,10 +47,10 @@ TEST_CASE("cluster: a key's slot is the CRC16 (XMODEM) of its hash tag, as the C
     CHECK(wr::state::key_slot("foo{}{bar}") == 8363);    // an empty first tag: the whole key
     CHECK(wr::state::key_slot("foo{{bar}}zap") == 4015); // the tag is "{bar"
     CHECK(wr::state::key_slot("foo{bar}{zap}") == 5061); // the first tag only: "bar"
-    CHECK(wr::state::key_slot("wr:{shop}:state") == 3808);
+    CHECK(wr::state::key_slot("wr:{shop}:counts") == 3808);
     // Every key of a room is under the room id as tag: one slot holds the room.
-    CHECK(wr::state::key_slot("wr:{shop}:joins:123") == wr::state::key_slot("wr:{shop}:state"));
-    CHECK(wr::state::key_slot("wr:{shop}:nodes") == wr::state::key_slot("shop"));
+    CHECK(wr::state::key_slot("wr:{shop}:joined:123") == wr::state::key_slot("wr:{shop}:counts"));
+    CHECK(wr::state::key_slot("wr:{shop}:members") == wr::state::key_slot("shop"));
 }
 
 TEST_CASE("cluster: the slot map names each slot's master from CLUSTER SLOTS, replicas aside") {

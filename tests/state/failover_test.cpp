@@ -60,7 +60,7 @@ struct FailingOverStore {
         RoomReplica reader(wr::state::ReplicaSettings{});
         const auto replies = store.exchange("reader", {reader.begin_sync(k_failover_room, clock.now(), true)}, timing);
         int64_t total = 0;
-        for (const LedgerChange& change : replies.at(0).changed)
+        for (const LedgerChange& change : replies.at(0).changes)
             if (change.kind == kind) total += change.delta;
         return total;
     }

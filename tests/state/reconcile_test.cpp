@@ -80,6 +80,12 @@ struct ReplicaCluster {
     void sync_all() {
         for (size_t i = 0; i < replicas.size(); ++i) sync(static_cast<int>(i));
     }
+    // Three rounds with nothing new: the room's merger gets every node's changes by the end of
+    // the first, hands its digest of them to the store in the second, and every node has read
+    // it by the end of the third (a node that syncs before the merger reads it a round later).
+    void settle() {
+        for (int round = 0; round < 3; ++round) sync_all();
+    }
     // The store's counts, read as a node that serves none of the room would.
     wr::queue::RoomFigures global(const Policy& policy) {
         RoomReplica reader(wr::state::ReplicaSettings{});
@@ -311,6 +317,7 @@ TEST_CASE("state: a store that lost everything gets every node's counts again, e
     for (int i = 0; i < 12; ++i) admitted += cluster.visit(i % 3, policy).newly_admitted;
     for (int i = 0; i < 4; ++i) cluster.visit(i % 2, limits(200, 200)); // admitted too, more of them
     cluster.sync_all();
+    cluster.settle();
     const int64_t before = cluster.global(policy).active_users;
     CHECK(before == admitted + 4);
     cluster.store.lose_everything(); // a restart without persistence
@@ -318,6 +325,7 @@ TEST_CASE("state: a store that lost everything gets every node's counts again, e
     cluster.clock.advance(250ms);
     cluster.sync_all();
     cluster.sync_all();
+    cluster.settle();
     CHECK(cluster.global(policy).active_users == before);
     for (auto& replica : cluster.replicas) CHECK(replica->figures(policy, cluster.clock.now()).active_users == before);
 }
@@ -330,7 +338,7 @@ TEST_CASE("state: writes a failover lost after acknowledging them are sent again
         RoomReplica reader(wr::state::ReplicaSettings{});
         const auto replies = cluster.store.exchange("reader", {reader.begin_sync(k_room_id, cluster.clock.now(), true)}, cluster.timing);
         int64_t total = 0;
-        for (const auto& change : replies.at(0).changed)
+        for (const auto& change : replies.at(0).changes)
             if (change.kind == kind) total += change.delta;
         return total;
     };
@@ -340,17 +348,20 @@ TEST_CASE("state: writes a failover lost after acknowledging them are sent again
     CHECK(cluster.visit(0, policy).newly_admitted);
     CHECK(cluster.visit(0, policy).verdict == Verdict::queue);
     CHECK(cluster.sync(0));
+    CHECK(cluster.sync(0)); // and digested (node 0 is the room's merger)
     const MemoryStore::Snapshot replica = cluster.store.snapshot_for_test();
     for (int batch = 0; batch < 2; ++batch) {
         cluster.clock.advance(250ms);
         CHECK(cluster.visit(0, policy).verdict == Verdict::queue);
         CHECK(cluster.sync(0)); // acknowledged by the master…
     }
+    CHECK(cluster.sync(0));
     REQUIRE(stored(Kind::arrived) == 3);
     cluster.store.restore_for_test(replica); // …which dies; the replica never had the last two
     CHECK(stored(Kind::arrived) == 1);
     cluster.clock.advance(250ms);
     cluster.sync(0); // finds them missing, and sends them again
+    cluster.sync(0);
     cluster.sync(0);
     CHECK(cluster.replicas[0]->recovered_batches() == 2);
     CHECK(cluster.replicas[0]->lost_batches() == 0);
@@ -428,6 +439,7 @@ TEST_CASE("state: order holds across nodes: a new arrival anywhere waits behind 
     for (Ticket& ticket : waiting) ticket = cluster.visit(1, full, ticket).ticket;
     cluster.clock.advance(30s);
     cluster.sync_all();
+    cluster.settle();
     // Two more slots open (the limit rises to 202): a new arrival at node 0 is not let in ahead.
     const Policy two_more = limits(202, 200);
     cluster.visit(0, two_more);
@@ -484,8 +496,8 @@ TEST_CASE("state: the random queue's release seed of a minute is the first one a
         wr::state::RoomPush push = cluster.replicas[node]->begin_sync(k_room_id, cluster.clock.now());
         push.batches.push_back({1000, {{Kind::release_seed, minute, seed, 0}}, {}});
         const auto replies = cluster.store.exchange("node-" + std::to_string(node), {push}, cluster.timing);
-        for (const auto& change : replies.at(0).changed)
-            if (change.kind == Kind::release_seed && change.key == minute) return change.minute;
+        for (const auto& [at, seed] : replies.at(0).seeds)
+            if (at == minute) return seed;
         return int64_t{0};
     };
     CHECK(push_seed(0, 111) == 111);
@@ -500,6 +512,7 @@ TEST_CASE("state: when the store is away, local-share admits this node's share o
     const double share = cluster.replicas[0]->share();
     REQUIRE(share == doctest::Approx(0.5).epsilon(0.1));
     const auto expected = static_cast<int>(std::floor(share * 200 + 1e-9)); // its share of new_users_per_minute
+    cluster.settle();
     const int64_t before = cluster.global(policy).active_users;
     cluster.flaky.mode = FlakyStore::Mode::down;
     cluster.clock.set(wr::queue::minute_start(wr::queue::minute_of(cluster.clock.now()) + 1) + 1s); // a fresh minute
@@ -642,4 +655,98 @@ TEST_CASE("state: the refresh of a visitor short of a grant is two sync interval
     const Outcome waiting = cluster.visit(0, policy);
     REQUIRE(waiting.verdict == Verdict::queue);
     CHECK(waiting.ticket.refresh_interval_seconds == 6);
+}
+
+TEST_CASE("state: a node's change reaches the other nodes through the merger within three syncs, and its own view at once") {
+    ReplicaCluster cluster(3);
+    const Policy policy = limits(1000, 1000);
+    cluster.sync_all(); // node 0 synced first: the room's merger
+    // Node 2 admits; its own view counts the visitors at once and keeps them through its push.
+    for (int i = 0; i < 4; ++i) REQUIRE(cluster.visit(2, policy).newly_admitted);
+    CHECK(cluster.replicas[2]->figures(policy, cluster.clock.now()).active_users == 4);
+    cluster.sync(2); // into the raw log
+    CHECK(cluster.replicas[2]->figures(policy, cluster.clock.now()).active_users == 4);
+    CHECK(cluster.replicas[1]->figures(policy, cluster.clock.now()).active_users == 0);
+    cluster.sync(0); // the merger gets node 2's record…
+    cluster.sync(1);
+    CHECK(cluster.replicas[1]->figures(policy, cluster.clock.now()).active_users == 0);
+    cluster.sync(0); // …and hands its digest over
+    cluster.sync(1);
+    cluster.sync(2);
+    for (auto& replica : cluster.replicas) CHECK(replica->figures(policy, cluster.clock.now()).active_users == 4);
+}
+
+TEST_CASE("state: a merger that stops syncing is replaced within a liveness, one back later digests nothing twice, and no count is lost") {
+    ReplicaCluster cluster(3);
+    const Policy policy = limits(100000, 100000);
+    const auto liveness = std::chrono::milliseconds{cluster.timing.node_liveness_ms};
+    int admitted = 0;
+    const auto round = [&](std::initializer_list<int> nodes) {
+        for (const int node : nodes) admitted += cluster.visit(node, policy).newly_admitted;
+        cluster.clock.advance(250ms);
+        for (const int node : nodes) cluster.sync(node);
+    };
+    for (int i = 0; i < 8; ++i) round({0, 1, 2});
+    // Node 0, the merger, stops syncing (its last push in the raw log, not digested yet): for a
+    // liveness no one digests, then node 1 or 2 takes over from where node 0's digests ended.
+    admitted += cluster.visit(0, policy).newly_admitted;
+    cluster.sync(0);
+    for (auto at = cluster.clock.now() + liveness + 500ms; cluster.clock.now() < at;) round({1, 2});
+    for (int i = 0; i < 4; ++i) round({1, 2});
+    for (int i = 0; i < 3; ++i) { // settled, without node 0
+        cluster.sync(1);
+        cluster.sync(2);
+    }
+    CHECK(cluster.global(policy).active_users == admitted);
+    for (int node : {1, 2}) CHECK(cluster.replicas[node]->figures(policy, cluster.clock.now()).active_users == admitted);
+    // Node 0 comes back with the digest it owed: the room has another merger now, and its
+    // digest is refused rather than counted again.
+    for (int i = 0; i < 4; ++i) round({0, 1, 2});
+    cluster.settle();
+    CHECK(cluster.global(policy).active_users == admitted);
+    for (int node = 0; node < 3; ++node) {
+        CAPTURE(node);
+        CHECK(cluster.replicas[node]->figures(policy, cluster.clock.now()).active_users == admitted);
+    }
+}
+
+TEST_CASE("state: once digests pile up the merger sends a snapshot, and a node new to the room reads it and the digests after it") {
+    ReplicaCluster cluster(2);
+    const Policy policy = limits(100000, 100000);
+    wr::util::SeededRandom traffic(5);
+    std::vector<Ticket> waiting;
+    int snapshots = 0;
+    // Ten minutes of traffic at 250 ms: about 2,400 digests, ten times what calls for a snapshot.
+    for (int step = 0; step < 2400; ++step) {
+        for (int node = 0; node < 2; ++node) {
+            const Outcome outcome = cluster.visit(node, traffic.chance(0.5) ? limits(0, 0) : policy);
+            if (outcome.verdict == Verdict::queue && waiting.size() < 50) waiting.push_back(outcome.ticket);
+        }
+        if (!waiting.empty()) {
+            Ticket& ticket = waiting[traffic.next() % waiting.size()];
+            ticket = cluster.visit(static_cast<int>(traffic.next() % 2), limits(0, 0), ticket).ticket; // a check-in
+        }
+        cluster.clock.advance(250ms);
+        for (int node = 0; node < 2; ++node) {
+            const wr::state::RoomPush push = cluster.replicas[node]->begin_sync(k_room_id, cluster.clock.now());
+            snapshots += push.snapshot.has_value();
+            const auto replies = cluster.store.exchange("node-" + std::to_string(node), {push}, cluster.timing);
+            cluster.replicas[node]->end_sync(replies.at(0), cluster.clock.now());
+        }
+    }
+    CHECK(snapshots >= 8);
+    cluster.settle();
+    // A node new to the room counts what those who were there all along count.
+    RoomReplica newcomer(wr::state::ReplicaSettings{});
+    const auto now = cluster.clock.now();
+    const auto reply = cluster.store.exchange("newcomer", {newcomer.begin_sync(k_room_id, now, true)}, cluster.timing).at(0);
+    CHECK(reply.whole);
+    newcomer.end_sync(reply, now);
+    const auto seen = newcomer.figures(policy, now);
+    const auto there = cluster.replicas[0]->figures(policy, now);
+    CHECK(seen.active_users == there.active_users);
+    CHECK(seen.queued_users == there.queued_users);
+    CHECK(seen.queued_users > 0);
+    CHECK(seen.max_estimated_minutes == there.max_estimated_minutes);
+    CHECK(seen.admitted_last_minute == there.admitted_last_minute);
 }
