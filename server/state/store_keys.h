@@ -26,10 +26,10 @@ std::string admission_field(const queue::LedgerChange& change);
 inline constexpr int64_t k_admission_minutes_kept = queue::k_active_retention_minutes;
 
 // The logs (reconcile.lua holds the same numbers): the merger is asked for a snapshot once
-// k_snapshot_digests digests came after the last (a minute of them at the default interval), and
-// again if it sent none within k_snapshot_retry_ms; it gets at most k_raw_per_read raw records a
-// sync.
-inline constexpr int64_t k_snapshot_digests = 240;
+// k_snapshot_digests digests came after the last (ten seconds of them at the default interval: a
+// small hash, and a short read for a node new to the room), and again if it sent none within
+// k_snapshot_retry_ms; it gets at most k_raw_per_read raw records a sync.
+inline constexpr int64_t k_snapshot_digests = 40;
 inline constexpr int64_t k_snapshot_retry_ms = 2000;
 inline constexpr int64_t k_raw_per_read = 2000;
 

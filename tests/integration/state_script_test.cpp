@@ -20,6 +20,7 @@
 #include "state/memory_store.h"
 #include "state/redis_store.h"
 #include "state/room_replica.h"
+#include "state/store_keys.h"
 #include "support/redis_server.h"
 #include "util/random.h"
 
@@ -569,7 +570,8 @@ TEST_CASE("state script: digests and raw records do not pile up: the room's hash
     wr::state::RoomReplica second(wr::state::ReplicaSettings{});
     int snapshots = 0;
     size_t largest = 0;
-    // Six minutes of two nodes syncing every 250 ms, changes every time: about 1,400 digests.
+    // Six minutes of two nodes syncing every 250 ms, changes every time: about 1,400 digests, a
+    // snapshot asked for every 40 (wr::state::k_snapshot_digests).
     for (int step = 0; step < 1440; ++step) {
         one.visit();
         second.check_in(one.policy, std::nullopt, one.at, one.random, wr::queue::Arrival::join);
@@ -580,9 +582,10 @@ TEST_CASE("state script: digests and raw records do not pile up: the room's hash
         if (step % 60 == 0) largest = std::max<size_t>(largest, std::stoul(one.redis.cli({"HLEN", room_key("counts")})));
         one.at += std::chrono::milliseconds{250};
     }
-    CHECK(snapshots >= 4);
-    // Two snapshots' worth of digests at most, and the admission counts of half an hour.
-    CHECK(largest < 2 * 240 + 2 * 32 + 64);
+    CHECK(snapshots >= 20);
+    // Two snapshots' worth of digests at most, the raw records not deleted yet, and the
+    // admission counts of half an hour.
+    CHECK(largest < 2 * wr::state::k_snapshot_digests + 64 + 2 * 32 + 16);
     for (int i = 0; i < 3; ++i) {
         one.sync();
         sync_with(one.store, "node-2", second, one.at);
