@@ -23,28 +23,30 @@
 --   - What grants need is kept as numbers: active users and admissions by minute, and in the
 --     header the active users of the session window and the admissions of the minute, kept up
 --     to date by each change (the window's fields are read only when it moves).
---   - The header is one packed value; the release seeds are read only by a push that brings one
---     or asks for them; numbers travel and rest packed as doubles (struct's 'd', the cheapest of
---     its formats to read and write: integers are exact in them up to 2^53);
---     field names are made once per call and scratch tables once per call; the nodes' demand and
+--   - The header is two packed values, the part most pushes move apart from the part few do (a
+--     number packed costs about what a field looked up does); the release seeds are read only by
+--     a push that brings one or asks for them; numbers travel and rest packed as doubles
+--     (struct's 'd', the cheapest of its formats to read and write: integers are exact in them
+--     up to 2^53); field names are made once per call and scratch tables once per call; the nodes' demand and
 --     reservations are running sums (each node's part released by the node at its next sync or,
 --     once expired, by a scan of the node entries once per liveness); and pruning and the keys'
 --     time to live happen once a minute (a key a sync makes gets its time to live at once).
 --
 -- Keys of a room (all under the room id as hash tag, so one Cluster slot holds them):
---   counts  hash: _m the header, packed {generation (bumped whenever the state may differ from
---           what nodes read: a new epoch, another server), epoch (names this incarnation of the
---           state), server (from the run id of the server that wrote it last), minute last
---           pruned, when node entries were last scanned, revocations popped, revocations pushed,
---           when a failover was found, the newest sync the state it came with had seen, nodes
---           live then not heard from since, the raw log's end, the digests' first, their end,
---           the raw log digested up to, the snapshot's place among the digests, when a snapshot
---           was last asked for, the merger (its number), when it last synced, when nodes of an
---           earlier release were last seen, the active users of the window, the window's last
---           minute, its length in minutes, the admissions of minute …, that minute, and the sums
---           of the node entries in force: demand (thousandths), how many, places held against
---           total_active_users, places held against new users of minute …, that minute}; _r<minute>
---           release seed; _p the snapshot (records); r<index> the raw log's records and d<index>
+--   counts  hash: the header in two packed parts — _c {generation (bumped whenever the state may
+--           differ from what nodes read: a new epoch, another server), epoch (names this
+--           incarnation of the state), server (from the run id of the server that wrote it last),
+--           minute last pruned, revocations popped, revocations pushed, when a failover was found,
+--           the newest sync the state it came with had seen, nodes live then not heard from since,
+--           the digests' first, the snapshot's place among the digests, when a snapshot was last
+--           asked for, the merger (its number), when nodes of an earlier release were last seen,
+--           the session window's last minute, its length in minutes, the minute of the admissions
+--           below}, written when it changes, and _h {the sums of the node entries in force: demand
+--           (thousandths), how many, places held against total_active_users, places held against
+--           new users of minute …, that minute; the active users of the window, the admissions of
+--           the minute, the raw log's end, when the merger last synced, the digests' end, the raw
+--           log digested up to, when node entries were last scanned}, written by every push;
+--           _r<minute> release seed; _p the snapshot (records); r<index> the raw log's records and d<index>
 --           the digests (the index packed in 4 bytes); a<minute> active users and m<minute>
 --           admissions (packed counts); n<node> per node run: packed {last batch, seen ms,
 --           weight, held total, held minute, its minute, in the sums (1/0), its last record in
@@ -101,7 +103,8 @@ local pack, unpack_struct = struct.pack, struct.unpack
 local ROOM = '<dddddddddddddddddd'
 local BATCH = '<ddddd'
 local DELTA = '<ddd'
-local HEADER = '<ddddddddddddddddddddddddddddd'
+local HOT = '<dddddddddddd'
+local COLD = '<ddddddddddddddddd'
 local ENTRY = '<dddddddd'
 local ENTRY_SIZE = 64
 local COUNT = '<d'
@@ -109,30 +112,24 @@ local ANSWER = '<dddddddddddddddddddddd'
 local OK, EPOCH_CHANGED, LOST, FAILED = 0, 1, 2, 3 -- statuses
 
 -- Field names, made once for every room of the call. Their places in the HMGET answer:
-local HEADER_AT, ENTRY_AT, DIGEST_AT = 1, 2, 3
-local n_fixed = 3
+local HOT_AT, COLD_AT, ENTRY_AT, DIGEST_AT = 1, 2, 3, 4
+local n_fixed = 4
 local entry_field = 'n' .. node
 local contribution_field = 'k' .. node
 local seed_fields = {'_r' .. (now_minute - 1), '_r' .. now_minute}
 -- minute -> 'a<minute>' and 'm<minute>', made when a room of the call first needs them (making
 -- text of a number costs a printf).
 local active_names, admitted_names = {}, {}
-local function active_name(minute)
-  local name = active_names[minute]
+local function named(names, letter, minute)
+  local name = names[minute]
   if not name then
-    name = 'a' .. minute
-    active_names[minute] = name
+    name = letter .. minute
+    names[minute] = name
   end
   return name
 end
-local function admitted_name(minute)
-  local name = admitted_names[minute]
-  if not name then
-    name = 'm' .. minute
-    admitted_names[minute] = name
-  end
-  return name
-end
+local function active_name(minute) return named(active_names, 'a', minute) end
+local function admitted_name(minute) return named(admitted_names, 'm', minute) end
 local admitted_now_name = admitted_name(now_minute)
 
 local function count_of(text)
@@ -227,11 +224,11 @@ local function granted(free, held, weight, weights, live, rate)
 end
 
 -- Scratch space every room of the call reuses (a new table per room costs more than its work):
--- the fields read (the first two never change; the third is the digest the node most likely
+-- the fields read (the first three never change; the fourth is the digest the node most likely
 -- has not read, its next), field -> its place there, the fields
 -- written, the node's admission changes summed by field and in first-seen order (with each
 -- field's kind and minute), and the answer's items.
-local fields = {'_m', entry_field, ''}
+local fields = {'_h', '_c', entry_field, ''}
 local position, set, deltas, order, order_kind, order_minute = {}, {}, {}, {}, {}, {}
 local n_fields = n_fixed
 
@@ -294,7 +291,7 @@ local function sync_room(state_key, at)
   end
   local values = redis.call('HMGET', state_key, unpack(fields, 1, n_fields))
   for i = n_fixed + 1, n_fields do position[fields[i]] = nil end
-  if not values[HEADER_AT] and read_only then
+  if not values[COLD_AT] and read_only then
     -- Read only, and nothing there: nothing to read.
     if generation_read ~= 0 or cursor < 0 then cursor = 0 end
     return {pack(ANSWER, OK, 0, 0, 0, 0, cursor, 0, 0, now_minute, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0), ''}
@@ -305,11 +302,16 @@ local function sync_room(state_key, at)
     0, 0, 0
   local window_users, window_minute, window_length, minute_admitted, admitted_minute = 0, 0, -1, 0, 0
   local sw, sl, st, sm, so = 0, 0, 0, 0, 0 -- the node entries' sums
-  if values[HEADER_AT] then
-    generation, stored_epoch, wrote, pruned, scanned, revocation_base, revocations_pushed, failover, failover_seen, pending, raw_end,
-      digest_base, digest_end, digested, snapshot_at, snapshot_asked, merger_number, merger_seen, earlier_seen, window_users, window_minute,
-      window_length, minute_admitted, admitted_minute, sw, sl, st, sm, so = unpack_struct(HEADER, values[HEADER_AT])
+  -- The header in two parts: what most pushes move, written by every push, and the rest,
+  -- written only when it changed (`cold`).
+  if values[COLD_AT] then
+    generation, stored_epoch, wrote, pruned, revocation_base, revocations_pushed, failover, failover_seen, pending, digest_base, snapshot_at,
+      snapshot_asked, merger_number, earlier_seen, window_minute, window_length, admitted_minute = unpack_struct(COLD, values[COLD_AT])
+    if values[HOT_AT] then
+      sw, sl, st, sm, so, window_users, minute_admitted, raw_end, merger_seen, digest_end, digested, scanned = unpack_struct(HOT, values[HOT_AT])
+    end
   end
+  local cold = false
   local created = false
   local n_set = 0
 
@@ -318,11 +320,12 @@ local function sync_room(state_key, at)
   -- Generations are the store's time in µs when they move (at least one more than before): a
   -- state made anew, or taken over by another server, never has a generation a node read from
   -- another one.
-  if not values[HEADER_AT] then
+  if not values[COLD_AT] then
     stored_epoch = store_us
     generation = store_us
     wrote = server
     created = true
+    cold = true
   end
 
   local entry = values[ENTRY_AT]
@@ -350,6 +353,7 @@ local function sync_room(state_key, at)
     failover, failover_seen = store_ms, newest
     generation = math.max(generation + 1, store_us)
     wrote = server
+    cold = true
   end
 
   local status = OK
@@ -368,6 +372,7 @@ local function sync_room(state_key, at)
       -- The state this node knew is gone: every node pushes all it counts again.
       status = EPOCH_CHANGED
       failover, failover_seen, pending = store_ms, 0, 0
+      cold = true
     elseif acknowledged > stored_sequence then
       -- Batches acknowledged to the node are missing (a failover to a replica that lagged):
       -- nothing applied; the node sends again what this copy of its contribution lacks.
@@ -382,7 +387,10 @@ local function sync_room(state_key, at)
   if status == OK and not read_only then
     merger = merger_number == node_number or merger_number == 0 or merger_seen + liveness <= store_ms
     if merger then
-      merger_number = node_number
+      if merger_number ~= node_number then
+        merger_number = node_number
+        cold = true
+      end
       merger_seen = store_ms
     end
   end
@@ -404,13 +412,16 @@ local function sync_room(state_key, at)
     if window_length ~= session or now_minute < window_minute or now_minute - window_minute > 31 then
       window_users = active_sum(state_key, now_minute - session, now_minute)
       window_minute, window_length = now_minute, session
+      cold = true
     elseif now_minute > window_minute then
       window_users = window_users - active_sum(state_key, window_minute - session, now_minute - session - 1)
       window_minute = now_minute
+      cold = true
     end
     if admitted_minute ~= now_minute then
       minute_admitted = count_of(redis.call('HGET', state_key, admitted_now_name))
       admitted_minute = now_minute
+      cold = true
     end
 
     local pushes = nil
@@ -504,6 +515,7 @@ local function sync_room(state_key, at)
       digest_base = math.max(digest_base, snapshot_at)
       snapshot_at = version_read
       snapshot_asked = 0
+      cold = true
       snapshot_taken = snapshot
       set[n_set + 1], set[n_set + 2] = '_p', snapshot
       n_set = n_set + 2
@@ -511,6 +523,7 @@ local function sync_room(state_key, at)
     if merger and digest_end - snapshot_at >= limit.snapshot_digests and snapshot_asked + limit.snapshot_retry_ms <= store_ms then
       snapshot_wanted = 1
       snapshot_asked = store_ms
+      cold = true
     end
     -- The merger gets the raw records not digested yet (this push's among them, last).
     if merger then
@@ -537,6 +550,7 @@ local function sync_room(state_key, at)
       call_in_parts('RPUSH', rev_key, pushes, #pushes)
       redis.call('EXPIRE', rev_key, ttl)
       revocations_pushed = revocations_pushed + #pushes
+      cold = true
     end
     if join_writes then
       for i = 1, #join_writes, 3 do
@@ -590,6 +604,7 @@ local function sync_room(state_key, at)
       end
       pruned = now_minute
       pruned_now = true
+      cold = true
     end
   end
   for i = 1, n_order do deltas[order[i]] = nil end
@@ -626,7 +641,10 @@ local function sync_room(state_key, at)
     local weights = weight + sw
     if weights > 0 then share = math.min(1000000, math.max(0, math.floor(weight * 1000000 / weights))) else share = math.floor(1000000 / live) end
     -- A recount after a failover or a loss: no grants until the counts are whole again.
-    if entry and own_seen < failover and own_seen >= failover_seen - liveness and pending > 0 then pending = pending - 1 end
+    if entry and own_seen < failover and own_seen >= failover_seen - liveness and pending > 0 then
+      pending = pending - 1
+      cold = true
+    end
     local recounting = store_ms < failover + liveness or (pending > 0 and store_ms < failover + limit.recount_livenesses * liveness)
     if not recounting then
       grant_total = granted(free_total, st, weight, weights, live, rate)
@@ -648,13 +666,17 @@ local function sync_room(state_key, at)
     end
   end
 
-  -- The header, whenever a push writes: it holds the sums and the window, which most pushes move.
+  -- The header: its moving part whenever a push writes, the rest when it changed.
   if not read_only then
-    set[n_set + 1], set[n_set + 2] = '_m', pack(HEADER, generation, stored_epoch, wrote, pruned, scanned, revocation_base, revocations_pushed,
-                                                 failover, failover_seen, pending, raw_end, digest_base, digest_end, digested, snapshot_at,
-                                                 snapshot_asked, merger_number, merger_seen, earlier_seen, window_users, window_minute,
-                                                 window_length, minute_admitted, admitted_minute, sw, sl, st, sm, so)
+    set[n_set + 1], set[n_set + 2] = '_h', pack(HOT, sw, sl, st, sm, so, window_users, minute_admitted, raw_end, merger_seen, digest_end,
+                                                 digested, scanned)
     n_set = n_set + 2
+    if cold then
+      set[n_set + 1], set[n_set + 2] = '_c', pack(COLD, generation, stored_epoch, wrote, pruned, revocation_base, revocations_pushed, failover,
+                                                   failover_seen, pending, digest_base, snapshot_at, snapshot_asked, merger_number, earlier_seen,
+                                                   window_minute, window_length, admitted_minute)
+      n_set = n_set + 2
+    end
   end
   if n_set > 0 then call_in_parts('HSET', state_key, set, n_set) end
   -- Every key's time to live set again once a minute (longer than any count a ledger keeps) and

@@ -45,8 +45,8 @@ const std::string k_script_room = "00112233445566778899aabbccddeeff";
 
 std::string room_key(const std::string& name) { return "wr:{" + k_script_room + "}:" + name; }
 
-// The room's header (`_m`, packed doubles, reconcile.lua's HEADER) and its values; the third is
-// the server that wrote the room last.
+// The part of the room's header few pushes change (`_c`, packed doubles, reconcile.lua's COLD)
+// and its values; the third is the server that wrote the room last.
 constexpr size_t k_header_server = 2;
 std::vector<double> header_values(const std::string& packed) {
     std::vector<double> values(packed.size() / 8);
@@ -79,14 +79,14 @@ public:
             if (const auto it = m_dumps.find(name); it != m_dumps.end()) command({"RESTORE", room_key(name), "0", it->second});
         }
         // Written by another server.
-        auto* reply = static_cast<redisReply*>(redisCommand(m_context.get(), "HGET %s _m", room_key("counts").c_str()));
+        auto* reply = static_cast<redisReply*>(redisCommand(m_context.get(), "HGET %s _c", room_key("counts").c_str()));
         REQUIRE(reply);
         REQUIRE(reply->type == REDIS_REPLY_STRING);
         std::vector<double> header = header_values(std::string(reply->str, reply->len));
         freeReplyObject(reply);
         REQUIRE(header.size() > k_header_server);
         header[k_header_server] += 1;
-        command({"HSET", room_key("counts"), "_m", packed_header(header)});
+        command({"HSET", room_key("counts"), "_c", packed_header(header)});
     }
 
 private:
