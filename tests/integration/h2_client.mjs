@@ -164,14 +164,22 @@ async function raw(settings = Buffer.alloc(0), acknowledge = true) {
     head.writeUInt32BE(id, 5);
     return Buffer.concat([head, payload]);
   };
-  const connection = { socket, frame, goaway: null, closed: false, onFrame: null };
+  // goaway: the GOAWAY's error code; lastStream: the last stream the edge says it processed;
+  // pingAcks and settingsAcks: the PING and SETTINGS frames the edge acknowledged (what it read,
+  // counted on its side of the wire, however fast this client wrote).
+  const connection = { socket, frame, goaway: null, lastStream: null, pingAcks: 0, settingsAcks: 0, closed: false, onFrame: null };
   let received = Buffer.alloc(0);
   socket.on('data', (d) => {
     received = Buffer.concat([received, d]);
     while (received.length >= 9) {
       const length = received.readUIntBE(0, 3);
       if (received.length < 9 + length) break;
-      if (received[3] === 7) connection.goaway = received.readUInt32BE(9 + 4);
+      if (received[3] === 7) {
+        connection.lastStream = received.readUInt32BE(9) & 0x7fffffff;
+        connection.goaway = received.readUInt32BE(9 + 4);
+      }
+      if (received[3] === 6 && received[4] & 1) ++connection.pingAcks;
+      if (received[3] === 4 && received[4] & 1) ++connection.settingsAcks;
       if (connection.onFrame)
         connection.onFrame(received[3], received.readUInt32BE(5) & 0x7fffffff, length, received.subarray(9, 9 + length), received[4]);
       if (acknowledge && received[3] === 4 && !(received[4] & 1)) socket.write(frame(4, 1, 0, Buffer.alloc(0))); // SETTINGS ack
@@ -229,7 +237,7 @@ async function untilGoaway(c, perBatch, frames, until = Date.now() + 5000, linge
   }
   await new Promise((r) => setTimeout(r, linger));
   c.socket.destroy();
-  return { sent, goaway: c.goaway };
+  return { sent, goaway: c.goaway, lastStream: c.lastStream, pingAcks: c.pingAcks, settingsAcks: c.settingsAcks };
 }
 
 // The rapid-reset attack: HEADERS for a new stream then RST_STREAM(CANCEL) for it, in batches,
@@ -295,10 +303,12 @@ async function flood() {
   const c = await raw();
   const kind = pid;
   const priority = Buffer.from([0, 0, 0, 0, 15]); // depends on nothing, weight 16
-  const make = { ping: () => c.frame(6, 0, 0, Buffer.alloc(8)), settings: () => c.frame(4, 0, 0, Buffer.alloc(0)),
-    priority: (id) => c.frame(2, 0, id, priority) }[kind];
+  // PRIORITY frames get no answer: a PING after every 20 says, by its acknowledgement, how many
+  // of them the edge read.
+  const make = { ping: () => [c.frame(6, 0, 0, Buffer.alloc(8))], settings: () => [c.frame(4, 0, 0, Buffer.alloc(0))],
+    priority: (id) => (id % 40 === 39 ? [c.frame(2, 0, id, priority), c.frame(6, 0, 0, Buffer.alloc(8))] : [c.frame(2, 0, id, priority)]) }[kind];
   if (!make) throw new Error(`flood: no such kind ${kind}`);
-  return untilGoaway(c, 20, (id) => [make(id)]);
+  return untilGoaway(c, 20, make);
 }
 
 // `n` streams opened at once and left open (their requests never end), once the edge's SETTINGS
