@@ -58,16 +58,18 @@
 -- KEYS: each room's counts key (its other keys are named from it, in the same slot).
 -- ARGV: node, node number (its merger number), now_ms (the node's clock: minutes are the node's
 --   minutes), liveness ms, grant validity ms, ttl seconds, server run id, number of rooms, then
---   per room: packed {number of arguments the room takes, read only, total_active_users,
+--   per room: its numbers, all packed in one argument (each argument costs a parse, an object and
+--   a Lua string) — {number of arguments the room takes, read only, total_active_users,
 --   new_users_per_minute, session minutes, demand rate now (thousandths), demand over the share
 --   window (thousandths), what the node may admit while this push is on its way, revocation
 --   cursor, last batch acknowledged, digests read, generation read, number of batches, a
 --   snapshot as of the digests read (1/0), the digest's first raw record and its end (0 0:
---   none), epoch (0: none yet), the seeds wanted (1/0)}, the field of the next digest,
---   contribution, the snapshot (records, or ''), the digest (a record, or ''), then per batch:
---   packed {sequence, admission counts, revocations, seeds, joins}, the admission counts packed
---   {kind (0 active, 1 admitted), minute, delta} each, the batch's record of count changes,
---   (session, until) per revocation, (minute, seed) per seed, (minute, address, delta) per join.
+--   none), epoch (0: none yet), the seeds wanted (1/0)} and per batch {sequence, admission
+--   counts, revocations, seeds, joins} followed by its admission counts {kind (0 active, 1
+--   admitted), minute, delta} each; then the contribution, the snapshot (records; only if there
+--   is one), the digest (a record; only if there is one), then per batch: the batch's record of
+--   count changes, (session, until) per revocation, (minute, seed) per seed, (minute, address,
+--   delta) per join.
 -- Returns per room: packed {status (0 ok, 1 epoch, 2 lost, 3 failed), epoch, last batch applied
 --   before, digests' end, generation, revocation cursor, held total, held minute, minute, share
 --   (millionths), live nodes, whole (1: the first record below is the snapshot, and the digests
@@ -246,31 +248,34 @@ end
 local function key_of(state_key, name) return string.sub(state_key, 1, -7) .. name end
 
 local function sync_room(state_key, at)
+  local numbers = ARGV[at]
   local _, read_only, total, per_minute, session, rate, weight, in_flight, cursor, acknowledged, version_read, generation_read, n_batches,
-        has_snapshot, digest_from, digest_to, epoch, want_seeds = unpack_struct(ROOM, ARGV[at])
+        has_snapshot, digest_from, digest_to, epoch, want_seeds, batches_from = unpack_struct(ROOM, numbers)
   read_only = read_only == 1
-  local contribution = ARGV[at + 2]
-  local snapshot = ARGV[at + 3]
-  local digest = ARGV[at + 4]
-  local batches_at = at + 5
+  local contribution = ARGV[at + 1]
+  local a = at + 2
+  local snapshot, digest = '', ''
+  if has_snapshot == 1 then snapshot, a = ARGV[a], a + 1 end
+  if digest_to > digest_from then digest, a = ARGV[a], a + 1 end
+  local batches_at = a
   if session > 31 then session = 31 end
 
   -- One read of the room's hash: its header, this node's entry, the digest it most likely has
   -- not read (its name made by the node), the seeds if it wants them or brings one, and the
   -- admission counts its batches touch.
-  fields[DIGEST_AT] = ARGV[at + 1]
+  fields[DIGEST_AT] = digest_field(version_read)
   n_fields = n_fixed
   local n_order = 0
   local pushes_seeds = false
   if not read_only then
-    local a = batches_at
+    local a, offset = batches_at, batches_from
     for _ = 1, n_batches do
-      local _, n_counts, n_revocations, n_seeds, n_joins = unpack_struct(BATCH, ARGV[a])
+      local _, n_counts, n_revocations, n_seeds, n_joins
+      _, n_counts, n_revocations, n_seeds, n_joins, offset = unpack_struct(BATCH, numbers, offset)
       if n_counts > 0 then
-        local packed, offset = ARGV[a + 1], 1
         for _ = 1, n_counts do
           local kind, minute, delta
-          kind, minute, delta, offset = unpack_struct(DELTA, packed, offset)
+          kind, minute, delta, offset = unpack_struct(DELTA, numbers, offset)
           local field = kind == 0 and active_name(minute) or admitted_name(minute)
           if not position[field] then
             read_also(field)
@@ -280,7 +285,7 @@ local function sync_room(state_key, at)
         end
       end
       if n_seeds > 0 then pushes_seeds = true end
-      a = a + 3 + 2 * n_revocations + 2 * n_seeds + 3 * n_joins
+      a = a + 1 + 2 * n_revocations + 2 * n_seeds + 3 * n_joins
     end
   end
   local seed_last_at, seed_now_at = nil, nil
@@ -426,21 +431,23 @@ local function sync_room(state_key, at)
 
     local pushes = nil
     local join_writes = nil -- key, address, delta, …: written once nothing left can fail
-    local a = batches_at
+    local a, offset = batches_at, batches_from
     for _ = 1, n_batches do
-      local sequence, n_counts, n_revocations, n_seeds, n_joins = unpack_struct(BATCH, ARGV[a])
+      local sequence, n_counts, n_revocations, n_seeds, n_joins
+      sequence, n_counts, n_revocations, n_seeds, n_joins, offset = unpack_struct(BATCH, numbers, offset)
       local fresh = sequence > stored_sequence
       if fresh then
-        local packed, offset = ARGV[a + 1], 1
         for _ = 1, n_counts do
           local kind, minute, delta
-          kind, minute, delta, offset = unpack_struct(DELTA, packed, offset)
+          kind, minute, delta, offset = unpack_struct(DELTA, numbers, offset)
           local field = kind == 0 and active_names[minute] or admitted_names[minute]
           deltas[field] = (deltas[field] or 0) + delta
         end
-        if record == '' then record = ARGV[a + 2] else record = record .. ARGV[a + 2] end
+        if record == '' then record = ARGV[a] else record = record .. ARGV[a] end
+      else
+        offset = offset + 24 * n_counts
       end
-      a = a + 3
+      a = a + 1
       if fresh and n_revocations > 0 then
         pushes = pushes or {}
         for i = a, a + 2 * n_revocations - 1, 2 do pushes[#pushes + 1] = ARGV[i] .. ':' .. ARGV[i + 1] end

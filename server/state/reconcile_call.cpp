@@ -124,14 +124,6 @@ std::string_view reconcile_script() {
     return text ? *text : std::string_view{};
 }
 
-// The field of digest `index`, as reconcile.lua's digest_field names it: 'd' and the index in
-// four bytes, little-endian.
-std::string digest_field(int64_t index) {
-    std::string out = "d";
-    for (int i = 0; i < 4; ++i) out += static_cast<char>((static_cast<uint64_t>(index) >> (8 * i)) & 0xff);
-    return out;
-}
-
 // One EVALSHA covering `pushes` (rooms of one server, synced at one moment): the keys and
 // arguments in the order reconcile.lua reads them.
 std::vector<std::string> script_call(const std::string& sha, const std::string& server, const std::string& node_id,
@@ -147,16 +139,24 @@ std::vector<std::string> script_call(const std::string& sha, const std::string& 
                  std::to_string(pushes.size())};
     for (const RoomPush* push : pushes) {
         keys.push_back(room_key_prefix(push->room_id) + "counts");
-        const size_t header_at = arguments.size();
-        arguments.emplace_back(); // the room's header, once its number of arguments is known
-        arguments.push_back(digest_field(push->version));
+        // The room's numbers and every batch's come packed in one argument (each argument costs
+        // Redis a parse, an object and a Lua string: a room of eight cost more than its HMGET);
+        // byte strings the script stores as they are follow it, the snapshot and the digest only
+        // when there is one.
+        const size_t numbers_at = arguments.size();
+        arguments.emplace_back(); // the numbers, once the room's number of arguments is known
         arguments.push_back(push->contribution);
-        std::string snapshot;
-        if (push->snapshot) append_record(snapshot, *push->snapshot);
-        arguments.push_back(std::move(snapshot));
-        std::string digest;
-        append_record(digest, push->digest);
-        arguments.push_back(std::move(digest));
+        if (push->snapshot) {
+            std::string snapshot;
+            append_record(snapshot, *push->snapshot);
+            arguments.push_back(std::move(snapshot));
+        }
+        if (push->digest_to > push->digest_from) {
+            std::string digest;
+            append_record(digest, push->digest);
+            arguments.push_back(std::move(digest));
+        }
+        std::string batches;
         for (const PushedBatch& batch : push->batches) {
             std::vector<std::string> revocations, seeds;
             std::string admissions;
@@ -175,12 +175,10 @@ std::vector<std::string> script_call(const std::string& sha, const std::string& 
                     seeds.push_back(std::to_string(change.minute));
                 }
             }
-            std::string counts;
             for (const int64_t value : {static_cast<int64_t>(batch.sequence), n_admissions, static_cast<int64_t>(revocations.size() / 2),
                                         static_cast<int64_t>(seeds.size() / 2), static_cast<int64_t>(batch.joins.size())})
-                append_packed(counts, value);
-            arguments.push_back(std::move(counts));
-            arguments.push_back(std::move(admissions));
+                append_packed(batches, value);
+            batches += admissions;
             std::string record;
             append_record(record, batch.changes);
             arguments.push_back(std::move(record));
@@ -189,14 +187,15 @@ std::vector<std::string> script_call(const std::string& sha, const std::string& 
             for (const JoinChange& join : batch.joins)
                 arguments.insert(arguments.end(), {std::to_string(join.minute), hex_of(join.address), std::to_string(join.delta)});
         }
-        std::string& header = arguments[header_at];
-        for (const int64_t value : {static_cast<int64_t>(arguments.size() - header_at), int64_t{push->read_only}, push->total_active_users,
+        std::string& numbers = arguments[numbers_at];
+        for (const int64_t value : {static_cast<int64_t>(arguments.size() - numbers_at), int64_t{push->read_only}, push->total_active_users,
                                     push->new_users_per_minute, push->session_minutes, push->demand_rate_milli, push->share_weight_milli,
                                     push->in_flight_allowance, push->revocation_cursor, static_cast<int64_t>(push->acknowledged_sequence),
                                     push->version, push->generation, static_cast<int64_t>(push->batches.size()),
                                     int64_t{push->snapshot.has_value()}, push->digest_from, push->digest_to, push->epoch,
                                     int64_t{push->want_seeds}})
-            append_packed(header, value);
+            append_packed(numbers, value);
+        numbers += batches;
     }
     std::vector<std::string> out = {"EVALSHA", sha, std::to_string(keys.size())};
     out.insert(out.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));
