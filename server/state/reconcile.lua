@@ -261,7 +261,7 @@ local function sync_room(state_key, at)
   if session > 31 then session = 31 end
 
   -- One read of the room's hash: its header, this node's entry, the digest it most likely has
-  -- not read (its name made by the node), the seeds if it wants them or brings one, and the
+  -- not read (the one after those it read), the seeds if it wants them or brings one, and the
   -- admission counts its batches touch.
   fields[DIGEST_AT] = digest_field(version_read)
   n_fields = n_fixed

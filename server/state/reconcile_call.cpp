@@ -140,9 +140,8 @@ std::vector<std::string> script_call(const std::string& sha, const std::string& 
     for (const RoomPush* push : pushes) {
         keys.push_back(room_key_prefix(push->room_id) + "counts");
         // The room's numbers and every batch's come packed in one argument (each argument costs
-        // Redis a parse, an object and a Lua string: a room of eight cost more than its HMGET);
-        // byte strings the script stores as they are follow it, the snapshot and the digest only
-        // when there is one.
+        // Redis a parse, an object and a Lua string); byte strings the script stores as they are
+        // follow it, the snapshot and the digest only when there is one.
         const size_t numbers_at = arguments.size();
         arguments.emplace_back(); // the numbers, once the room's number of arguments is known
         arguments.push_back(push->contribution);
